@@ -3,7 +3,8 @@
  * a message that does not validate). Such failures are values the caller inspects, never exceptions
  * thrown into the host program.
  */
-export type Result<T, E> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: E };
+export type Result<T, E> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: E };
 
 /** Wraps a success value. */
 export function ok<T>(value: T): { readonly ok: true; readonly value: T } {
