@@ -1,0 +1,113 @@
+import { SdkError } from '../errors.js';
+
+const STANDARD = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const URL_SAFE = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** Maps a char code to its 6-bit value; both alphabets share one table (the defensive decoder). */
+const DECODE = buildDecodeTable();
+
+function buildDecodeTable(): Int16Array {
+  const table = new Int16Array(128).fill(-1);
+  for (let i = 0; i < 64; i++) {
+    table[STANDARD.charCodeAt(i)] = i;
+    table[URL_SAFE.charCodeAt(i)] = i;
+  }
+  return table;
+}
+
+function encodeWith(bytes: Uint8Array, alphabet: string, pad: boolean): string {
+  let out = '';
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+    out += alphabet[n >> 18]! + alphabet[(n >> 12) & 63]! + alphabet[(n >> 6) & 63]! + alphabet[n & 63]!;
+  }
+  const rest = bytes.length - i;
+  if (rest === 1) {
+    const n = bytes[i]! << 16;
+    out += alphabet[n >> 18]! + alphabet[(n >> 12) & 63]! + (pad ? '==' : '');
+  } else if (rest === 2) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8);
+    out += alphabet[n >> 18]! + alphabet[(n >> 12) & 63]! + alphabet[(n >> 6) & 63]! + (pad ? '=' : '');
+  }
+  return out;
+}
+
+function invalid(reason: string): SdkError<'crypto.invalid_base64'> {
+  return new SdkError('crypto.invalid_base64', `Not valid base64: ${reason}.`, {
+    hint: 'pass the exact string the server, app or credentials file produced, without whitespace or line breaks',
+  });
+}
+
+/**
+ * Standard base64 with padding (RFC 4648 §4): the form of every value on the Happy wire and in
+ * `access.key` / `agent.key`.
+ *
+ * @see /work/shared/spec/happy-wire.md §3.4
+ */
+export function encodeBase64(bytes: Uint8Array): string {
+  return encodeWith(bytes, STANDARD, true);
+}
+
+/**
+ * URL-safe base64 without padding (RFC 4648 §5): used only for public keys in pairing QR codes
+ * and URLs.
+ *
+ * @see /work/shared/spec/happy-wire.md §3.4
+ */
+export function encodeBase64Url(bytes: Uint8Array): string {
+  return encodeWith(bytes, URL_SAFE, false);
+}
+
+/**
+ * Decodes base64 defensively: either alphabet (standard `+/` or URL-safe `-_`, but not both in one
+ * string), padded or not. Rejects whitespace, stray characters, a wrong amount of padding, an
+ * impossible length, and non-zero leftover bits, so each byte string has exactly one accepted
+ * spelling per alphabet.
+ *
+ * @throws {SdkError} `crypto.invalid_base64` when `text` is anything else.
+ * @see /work/shared/spec/happy-wire.md §3.4
+ */
+export function decodeBase64(text: string): Uint8Array {
+  if (typeof text !== 'string') throw invalid('expected a string');
+  let end = text.length;
+  if (end % 4 === 0 && end > 0) {
+    if (text.charCodeAt(end - 1) === 61 /* = */) end--;
+    if (text.charCodeAt(end - 1) === 61) end--;
+  }
+  if (end % 4 === 1) throw invalid(`length ${text.length} cannot encode whole bytes`);
+  let standard = false;
+  let urlSafe = false;
+  const out = new Uint8Array(Math.floor((end * 3) / 4));
+  let bits = 0;
+  let buffer = 0;
+  let o = 0;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    const v = c < 128 ? DECODE[c]! : -1;
+    if (v < 0) throw invalid(`unexpected character at position ${i}`);
+    if (c === 43 || c === 47) standard = true;
+    else if (c === 45 || c === 95) urlSafe = true;
+    buffer = (buffer << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (buffer >> bits) & 0xff;
+      buffer &= (1 << bits) - 1;
+    }
+  }
+  if (standard && urlSafe) throw invalid('mixes the standard and URL-safe alphabets');
+  if (buffer !== 0) throw invalid('non-zero padding bits in the last character');
+  return out;
+}
+
+/**
+ * Decodes the URL-safe form; as lenient as {@link decodeBase64} (either alphabet, padding
+ * optional), because a QR payload may be re-encoded by whatever scanned it.
+ *
+ * @throws {SdkError} `crypto.invalid_base64` when `text` is not base64.
+ * @see /work/shared/spec/happy-wire.md §3.4
+ */
+export function decodeBase64Url(text: string): Uint8Array {
+  return decodeBase64(text);
+}
