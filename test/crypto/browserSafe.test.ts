@@ -1,0 +1,21 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const cryptoDir = fileURLToPath(new URL('../../src/crypto/', import.meta.url));
+const sources = readdirSync(cryptoDir).filter((name) => name.endsWith('.ts'));
+
+describe('src/crypto is browser-safe (architecture: the root export runs in a browser)', () => {
+  it('has source files to check', () => {
+    expect(sources).toContain('records.ts');
+  });
+
+  it.each(sources)('%s imports only our files, tweetnacl and @noble/hashes, and uses no Buffer', (name) => {
+    const text = readFileSync(`${cryptoDir}${name}`, 'utf8');
+    const imports = [...text.matchAll(/from '([^']+)'/g)].map((match) => match[1]!);
+    for (const specifier of imports) {
+      expect(specifier).toMatch(/^(\.\.?\/|tweetnacl$|@noble\/hashes\/)/);
+    }
+    expect(text).not.toMatch(/\bBuffer\b|\brequire\(|\bprocess\./);
+  });
+});
