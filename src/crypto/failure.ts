@@ -12,7 +12,7 @@ import { err } from '../result.js';
  * - `crypto.invalid_json`: the plaintext is UTF-8 but not JSON (§3.1).
  * - `crypto.bad_key`: a key of the wrong length or an unknown variant.
  *
- * @see /work/shared/spec/happy-wire.md §3
+ * @see Happy wire spec §3
  */
 export type CryptoFailureCode =
   | 'crypto.invalid_base64'
