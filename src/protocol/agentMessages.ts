@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { agentBaseShape, messageBaseShape } from './base.js';
+import { fileShape, photoShape, videoShape } from './media.js';
+
+/** How a turn ended (session-protocol-v2, "turn-end"). */
+export const TurnEndStatusSchema = z.enum(['completed', 'failed', 'cancelled']);
+
+/** The four permission option kinds, spelled as in ACP (session-protocol-v2, "permission-request"). */
+export const PermissionOptionKindSchema = z.enum([
+  'allow-once',
+  'allow-always',
+  'reject-once',
+  'reject-always',
+]);
+
+/** One choice offered to the user in a `permission-request`. */
+export const PermissionOptionSchema = z.object({
+  id: z.string().min(1),
+  label: z.string().min(1),
+  kind: PermissionOptionKindSchema,
+});
+
+/** Tool input arguments: a JSON object. */
+const ArgsSchema = z.record(z.string(), z.unknown());
+
+/** `turn-start`: the agent begins processing a prompt. */
+export const TurnStartSchema = z.object({ ...agentBaseShape, type: z.literal('turn-start') });
+
+/** `turn-end`: the agent finished the turn with a status. */
+export const TurnEndSchema = z.object({
+  ...agentBaseShape,
+  type: z.literal('turn-end'),
+  status: TurnEndStatusSchema,
+});
+
+/** `text` from the agent: markdown output, or reasoning when `thinking` is true. */
+export const AgentTextSchema = z.object({
+  ...agentBaseShape,
+  type: z.literal('text'),
+  text: z.string(),
+  thinking: z.boolean().optional(),
+});
+
+/** `tool-call-start`: the model decided to call a tool; it runs only after any permission. */
+export const ToolCallStartSchema = z.object({
+  ...agentBaseShape,
+  type: z.literal('tool-call-start'),
+  callId: z.string().min(1),
+  toolName: z.string().min(1),
+  title: z.string(),
+  description: z.string(),
+  args: ArgsSchema,
+  /** Human-readable label when this call spawns a subagent. */
+  agentTitle: z.string().optional(),
+});
+
+/** `tool-call-end`: the call is over; `error` says why when it failed. */
+export const ToolCallEndSchema = z.object({
+  ...agentBaseShape,
+  type: z.literal('tool-call-end'),
+  callId: z.string().min(1),
+  error: z.string().optional(),
+});
+
+/** `permission-request`: the agent asks the user before a tool call runs. */
+export const PermissionRequestSchema = z.object({
+  ...agentBaseShape,
+  type: z.literal('permission-request'),
+  callId: z.string().min(1),
+  toolName: z.string().min(1),
+  title: z.string(),
+  description: z.string().optional(),
+  args: ArgsSchema.optional(),
+  options: z.array(PermissionOptionSchema).min(1),
+});
+
+/** `photo` from the agent. */
+export const AgentPhotoSchema = z.object({ ...agentBaseShape, ...photoShape });
+/** `video` from the agent. */
+export const AgentVideoSchema = z.object({ ...agentBaseShape, ...videoShape });
+/** `file` from the agent. */
+export const AgentFileSchema = z.object({ ...agentBaseShape, ...fileShape });
+
+/** `service`: system messages from the agent side; the only agent message where `turn` is optional. */
+export const ServiceSchema = z.object({
+  ...messageBaseShape,
+  role: z.literal('agent'),
+  type: z.literal('service'),
+  text: z.string(),
+});

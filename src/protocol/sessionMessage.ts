@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import type { PermissionOptionSchema } from './agentMessages.js';
+import {
+  AgentFileSchema,
+  AgentPhotoSchema,
+  AgentTextSchema,
+  AgentVideoSchema,
+  PermissionRequestSchema,
+  ServiceSchema,
+  ToolCallEndSchema,
+  ToolCallStartSchema,
+  TurnEndSchema,
+  TurnStartSchema,
+} from './agentMessages.js';
+import {
+  PermissionResponseSchema,
+  UserFileSchema,
+  UserPhotoSchema,
+  UserTextSchema,
+  UserVideoSchema,
+} from './userMessages.js';
+
+/**
+ * Every v2 message: one discriminated union on `type` (session-protocol-v2, "Event Types").
+ * The four types both roles may send (`text`, `photo`, `video`, `file`) are unions on `role`, so
+ * role constraints are part of the schema: for example a `permission-response` from the agent, or a
+ * `turn-start` from the user, fails validation.
+ */
+export const SessionMessageSchema = z.discriminatedUnion('type', [
+  TurnStartSchema,
+  TurnEndSchema,
+  z.discriminatedUnion('role', [AgentTextSchema, UserTextSchema]),
+  ToolCallStartSchema,
+  ToolCallEndSchema,
+  PermissionRequestSchema,
+  PermissionResponseSchema,
+  z.discriminatedUnion('role', [AgentPhotoSchema, UserPhotoSchema]),
+  z.discriminatedUnion('role', [AgentVideoSchema, UserVideoSchema]),
+  z.discriminatedUnion('role', [AgentFileSchema, UserFileSchema]),
+  ServiceSchema,
+]);
+
+/** The 11 v2 message types, in the order of the protocol document. */
+export const SESSION_MESSAGE_TYPES = [
+  'turn-start',
+  'turn-end',
+  'text',
+  'tool-call-start',
+  'tool-call-end',
+  'permission-request',
+  'permission-response',
+  'photo',
+  'video',
+  'file',
+  'service',
+] as const;
+
+export type SessionMessageType = (typeof SESSION_MESSAGE_TYPES)[number];
+export type SessionMessage = z.infer<typeof SessionMessageSchema>;
+export type TurnStartMessage = z.infer<typeof TurnStartSchema>;
+export type TurnEndMessage = z.infer<typeof TurnEndSchema>;
+export type AgentTextMessage = z.infer<typeof AgentTextSchema>;
+export type UserTextMessage = z.infer<typeof UserTextSchema>;
+export type ToolCallStartMessage = z.infer<typeof ToolCallStartSchema>;
+export type ToolCallEndMessage = z.infer<typeof ToolCallEndSchema>;
+export type PermissionRequestMessage = z.infer<typeof PermissionRequestSchema>;
+export type PermissionResponseMessage = z.infer<typeof PermissionResponseSchema>;
+export type AgentPhotoMessage = z.infer<typeof AgentPhotoSchema>;
+export type UserPhotoMessage = z.infer<typeof UserPhotoSchema>;
+export type AgentVideoMessage = z.infer<typeof AgentVideoSchema>;
+export type UserVideoMessage = z.infer<typeof UserVideoSchema>;
+export type AgentFileMessage = z.infer<typeof AgentFileSchema>;
+export type UserFileMessage = z.infer<typeof UserFileSchema>;
+export type ServiceMessage = z.infer<typeof ServiceSchema>;
+export type AgentMessage = Extract<SessionMessage, { role: 'agent' }>;
+export type UserMessage = Extract<SessionMessage, { role: 'user' }>;
+export type PermissionOption = z.infer<typeof PermissionOptionSchema>;
+export type PermissionOptionKind = PermissionOption['kind'];
+export type TurnEndStatus = TurnEndMessage['status'];
+
+/** A message of the given type. */
+export type MessageOfType<T extends SessionMessageType> = Extract<SessionMessage, { type: T }>;

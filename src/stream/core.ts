@@ -1,0 +1,15 @@
+import type { SessionMessage } from '../protocol/sessionMessage.js';
+import type { Delivery, MessageDraft, StreamLifecycleEvent } from './types.js';
+
+/**
+ * What builders need from their writer. Kept as an interface so that Turn, ToolCall and Scope do
+ * not depend on the writer class itself.
+ */
+export interface WriterCore {
+  /** Validates, stamps, encrypts and queues one message; throws `SdkError` if it is invalid. */
+  emit(draft: MessageDraft): { message: SessionMessage; delivery: Delivery };
+  /** Announces a structural event before its message is appended. */
+  announce(event: StreamLifecycleEvent): void;
+  /** A fresh cuid2. */
+  createId(): string;
+}

@@ -1,0 +1,209 @@
+import type {
+  PermissionRequestMessage,
+  PermissionResponseMessage,
+  SessionMessage,
+  ToolCallEndMessage,
+  ToolCallStartMessage,
+  TurnEndMessage,
+  TurnEndStatus,
+  TurnStartMessage,
+} from '../protocol/sessionMessage.js';
+
+/** A message shown as it is (text, service, media...). */
+export interface FoldedMessage {
+  readonly kind: 'message';
+  readonly message: SessionMessage;
+}
+
+/** State of a tool call as far as the stream tells. */
+export type FoldedCallStatus = 'running' | 'awaiting-permission' | 'done' | 'failed' | 'cancelled';
+
+/** Children of a call written by one subagent, under the title from the spawning call. */
+export interface FoldedAgentGroup {
+  readonly agentId: string;
+  readonly title: string | undefined;
+  readonly children: FoldedNode[];
+}
+
+/** A tool call with what happened inside it. */
+export interface FoldedCall {
+  readonly kind: 'call';
+  readonly callId: string;
+  readonly start: ToolCallStartMessage;
+  end: ToolCallEndMessage | undefined;
+  status: FoldedCallStatus;
+  permission:
+    { request: PermissionRequestMessage; response: PermissionResponseMessage | undefined } | undefined;
+  /** Children by the same agent as the call (or by no subagent). */
+  readonly children: FoldedNode[];
+  /** Children by subagents, grouped by `agentId`. */
+  readonly agents: FoldedAgentGroup[];
+}
+
+export type FoldedNode = FoldedMessage | FoldedCall;
+
+/** A turn and its top-level content. */
+export interface FoldedTurn {
+  readonly kind: 'turn';
+  readonly turn: string;
+  start: TurnStartMessage | undefined;
+  end: TurnEndMessage | undefined;
+  status: 'open' | TurnEndStatus;
+  readonly children: FoldedNode[];
+}
+
+/** The folded session: a timeline of turns and the messages outside turns. */
+export interface FoldedSession {
+  readonly timeline: ReadonlyArray<FoldedTurn | FoldedMessage>;
+  /** Permission requests with neither a response nor a `tool-call-end`, in request order. */
+  readonly pendingPermissions: readonly PermissionRequestMessage[];
+  /** Looks up a call anywhere in the tree. */
+  call(callId: string): FoldedCall | undefined;
+  /** Looks up a turn. */
+  turn(turnId: string): FoldedTurn | undefined;
+}
+
+/**
+ * Builds the turn tree incrementally, one message at a time: turns, then tool calls, then children
+ * by `parentId`, grouped by `agentId` under the spawning call's `agentTitle`. Each `apply` is O(1)
+ * (maps by id), so a viewer can fold a long live stream as it arrives.
+ */
+export class SessionFold implements FoldedSession {
+  private readonly items: Array<FoldedTurn | FoldedMessage> = [];
+  private readonly turns = new Map<string, FoldedTurn>();
+  private readonly calls = new Map<string, FoldedCall>();
+  private readonly pending = new Map<string, PermissionRequestMessage>();
+
+  get timeline(): ReadonlyArray<FoldedTurn | FoldedMessage> {
+    return this.items;
+  }
+
+  get pendingPermissions(): readonly PermissionRequestMessage[] {
+    return [...this.pending.values()];
+  }
+
+  call(callId: string): FoldedCall | undefined {
+    return this.calls.get(callId);
+  }
+
+  turn(turnId: string): FoldedTurn | undefined {
+    return this.turns.get(turnId);
+  }
+
+  /** Adds one message to the tree. */
+  apply(message: SessionMessage): void {
+    switch (message.type) {
+      case 'turn-start':
+        this.turnOf(message.turn).start = message;
+        return;
+      case 'turn-end': {
+        const turn = this.turnOf(message.turn);
+        turn.end = message;
+        turn.status = message.status;
+        return;
+      }
+      case 'tool-call-start': {
+        const call: FoldedCall = {
+          kind: 'call',
+          callId: message.callId,
+          start: message,
+          end: undefined,
+          status: 'running',
+          permission: undefined,
+          children: [],
+          agents: [],
+        };
+        this.place(message, call);
+        this.calls.set(message.callId, call);
+        return;
+      }
+      case 'tool-call-end': {
+        const call = this.calls.get(message.callId);
+        this.pending.delete(message.callId);
+        if (!call) return this.place(message, { kind: 'message', message });
+        call.end = message;
+        call.status =
+          message.error === undefined ? 'done' : message.error === 'cancelled' ? 'cancelled' : 'failed';
+        return;
+      }
+      case 'permission-request': {
+        const call = this.calls.get(message.callId);
+        if (call?.end) return; // a request after its call ended is never pending
+        this.pending.set(message.callId, message);
+        if (!call) return this.place(message, { kind: 'message', message });
+        call.permission = { request: message, response: undefined };
+        call.status = 'awaiting-permission';
+        return;
+      }
+      case 'permission-response': {
+        const call = this.calls.get(message.callId);
+        this.pending.delete(message.callId);
+        if (!call?.permission) return this.place(message, { kind: 'message', message });
+        call.permission.response = message;
+        if (call.status === 'awaiting-permission') call.status = 'running';
+        return;
+      }
+      default:
+        this.place(message, { kind: 'message', message });
+    }
+  }
+
+  private turnOf(turnId: string): FoldedTurn {
+    let turn = this.turns.get(turnId);
+    if (!turn) {
+      turn = { kind: 'turn', turn: turnId, start: undefined, end: undefined, status: 'open', children: [] };
+      this.turns.set(turnId, turn);
+      this.items.push(turn);
+    }
+    return turn;
+  }
+
+  /** Puts a node under its parent call, else its turn, else on the timeline. */
+  private place(message: SessionMessage, node: FoldedNode): void {
+    const parent = message.parentId !== undefined ? this.calls.get(message.parentId) : undefined;
+    if (parent) {
+      const agentId = message.agentId;
+      if (agentId === undefined || agentId === parent.start.agentId) {
+        parent.children.push(node);
+        return;
+      }
+      let group = parent.agents.find((g) => g.agentId === agentId);
+      if (!group) {
+        group = { agentId, title: parent.start.agentTitle, children: [] };
+        parent.agents.push(group);
+      }
+      group.children.push(node);
+      return;
+    }
+    if (message.turn !== undefined) {
+      this.turnOf(message.turn).children.push(node);
+      return;
+    }
+    this.items.push(node as FoldedMessage);
+  }
+}
+
+/** Folds a list of messages into the turn tree and the pending permission set. */
+export function fold(messages: Iterable<SessionMessage>): FoldedSession {
+  const folded = new SessionFold();
+  for (const message of messages) folded.apply(message);
+  return folded;
+}
+
+/**
+ * The permission requests still pending after `messages` (any prefix of a stream): a
+ * `permission-request` with neither a user `permission-response` nor a `tool-call-end` for its call.
+ */
+export function foldPermissions(messages: Iterable<SessionMessage>): PermissionRequestMessage[] {
+  const pending = new Map<string, PermissionRequestMessage>();
+  const ended = new Set<string>();
+  for (const m of messages) {
+    if (m.type === 'permission-request' && !ended.has(m.callId)) pending.set(m.callId, m);
+    else if (m.type === 'permission-response' && m.role === 'user') pending.delete(m.callId);
+    else if (m.type === 'tool-call-end') {
+      ended.add(m.callId);
+      pending.delete(m.callId);
+    }
+  }
+  return [...pending.values()];
+}

@@ -1,0 +1,137 @@
+import { SdkError } from '../errors.js';
+import type { WriterCore } from './core.js';
+import { stepError } from './stepErrors.js';
+import { ToolCall } from './toolCall.js';
+import type { ToolCallOptions } from './toolCall.js';
+import type { TurnState } from './turnState.js';
+import type { Delivery, MessageDraft } from './types.js';
+
+type ContentDraft = MessageDraft extends infer D
+  ? D extends { role: 'agent' }
+    ? Omit<D, 'turn' | 'parentId' | 'agentId' | 'role'>
+    : never
+  : never;
+
+/** Options of {@link Scope.step}. */
+export interface StepOptions {
+  /** Tool name of the step's call; default `step`. */
+  readonly toolName?: string;
+  readonly description?: string;
+  readonly args?: Record<string, unknown>;
+}
+
+/**
+ * Where agent content goes: the turn itself, or the inside of a tool call. Every message written
+ * through a scope carries its `turn`, and inside a call `parentId` = that call and `agentId` of the
+ * subagent, if any (session-protocol-v2, "parentId", "agentId").
+ */
+export class Scope {
+  /** @internal */
+  constructor(
+    protected readonly core: WriterCore,
+    protected readonly state: TurnState,
+    /** The call this scope is inside, or undefined at the top of the turn. */
+    readonly parentId: string | undefined,
+    /** The subagent whose messages these are, if any. */
+    readonly agentId: string | undefined,
+    /** @internal the call owning this scope */
+    readonly owner: ToolCall | undefined,
+  ) {}
+
+  /** The turn id every message of this scope carries. */
+  get turnId(): string {
+    return this.state.turnId;
+  }
+
+  /**
+   * Appends agent text (markdown). `thinking: true` marks reasoning; `thinking: false` is written
+   * out explicitly, as some producers do.
+   */
+  text(text: string, options: { thinking?: boolean } = {}): Delivery {
+    return this.emitContent({
+      type: 'text',
+      text,
+      ...(options.thinking !== undefined ? { thinking: options.thinking } : {}),
+    });
+  }
+
+  /** Appends reasoning text (`thinking: true`). */
+  thinking(text: string): Delivery {
+    return this.emitContent({ type: 'text', text, thinking: true });
+  }
+
+  /** Appends a `service` message: system status, not model output. */
+  service(text: string): Delivery {
+    return this.emitContent({ type: 'service', text });
+  }
+
+  /**
+   * Appends `tool-call-start` and returns the call. The writer guarantees it gets exactly one
+   * `tool-call-end`: by {@link ToolCall.end}, or with error `cancelled` when its parent or turn ends first.
+   */
+  toolCall(options: ToolCallOptions): ToolCall {
+    this.assertOpen();
+    return new ToolCall(this.core, this.state, this, options);
+  }
+
+  /**
+   * Pipeline sugar: runs `fn` inside a new tool call's scope. The call ends when `fn` settles, with
+   * `error` when it throws; the error is rethrown, so enclosing steps fail too and name this step.
+   */
+  async step<T>(
+    title: string,
+    fn: (scope: Scope, call: ToolCall) => T | Promise<T>,
+    options: StepOptions = {},
+  ): Promise<T> {
+    const call = this.toolCall({
+      toolName: options.toolName ?? 'step',
+      title,
+      description: options.description ?? '',
+      args: options.args ?? {},
+    });
+    let result: T;
+    try {
+      result = await fn(call.scope(), call);
+    } catch (error) {
+      call.end({ error: stepError(error, title) });
+      throw error;
+    }
+    call.end();
+    return result;
+  }
+
+  /** @internal appends a content message stamped with this scope's turn, parent and agent. */
+  emitContent(draft: ContentDraft): Delivery {
+    this.assertOpen();
+    const full = {
+      ...draft,
+      role: 'agent',
+      turn: this.state.turnId,
+      ...(this.parentId !== undefined ? { parentId: this.parentId } : {}),
+      ...(this.agentId !== undefined ? { agentId: this.agentId } : {}),
+    } as MessageDraft;
+    return this.core.emit(full).delivery;
+  }
+
+  /** @internal throws when the turn or the owning call has ended. */
+  assertOpen(): void {
+    if (this.state.ended) {
+      throw new SdkError(
+        'stream.turn_ended',
+        `Turn ${this.state.turnId} has ended; nothing more can be written to it.`,
+        {
+          hint: 'start a new turn with writer.turn()',
+        },
+      );
+    }
+    if (this.owner?.ended) {
+      throw new SdkError(
+        'stream.scope_closed',
+        `Tool call ${this.owner.callId} has ended; its scope is closed.`,
+        {
+          hint: 'write before calling end() on the tool call',
+        },
+      );
+    }
+  }
+}

@@ -1,0 +1,162 @@
+import { SdkError } from '../errors.js';
+import type { MessageDraft } from './types.js';
+import type { WriterCore } from './core.js';
+import { Scope } from './scope.js';
+import type { TurnState } from './turnState.js';
+import type { Delivery } from './types.js';
+
+/** What a tool call is: the fields of its `tool-call-start` (session-protocol-v2, "tool-call-start"). */
+export interface ToolCallOptions {
+  /** Tool name, e.g. `bash`, `edit`, `grep`. */
+  readonly toolName: string;
+  /** Short human-readable summary (inline markdown); default: the tool name. */
+  readonly title?: string;
+  /** Longer description (inline markdown); default empty. */
+  readonly description?: string;
+  /** Tool input arguments; default `{}`. */
+  readonly args?: Record<string, unknown>;
+  /** Call id; default a fresh cuid2. */
+  readonly callId?: string;
+  /**
+   * Label of the subagent this call spawns. It goes on the `tool-call-start`; the subagent's
+   * messages are written through {@link ToolCall.scope}.
+   */
+  readonly agentTitle?: string;
+  /** Id of the subagent this call spawns; default a fresh cuid2 when `agentTitle` is given. */
+  readonly agentId?: string;
+  /**
+   * What the tool does (read, edit, execute, fetch, ...), for permission policy. Not on the wire;
+   * an unknown kind is treated as the most dangerous.
+   */
+  readonly kind?: string;
+}
+
+/** Options of {@link ToolCall.end}. */
+export interface ToolCallEndOptions {
+  /** Why the call failed; leave out on success. */
+  readonly error?: string;
+}
+
+/**
+ * One tool invocation, from `tool-call-start` to its one `tool-call-end`.
+ */
+export class ToolCall {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly title: string;
+  readonly description: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly kind: string | undefined;
+  readonly agentTitle: string | undefined;
+  /** The subagent id its scope uses by default (when the call spawns a subagent). */
+  readonly agentId: string | undefined;
+  /** The call whose scope this call was made in, if any. */
+  readonly parentCall: ToolCall | undefined;
+  /** Delivery of the `tool-call-start`. */
+  readonly started: Delivery;
+  private endDelivery: Delivery | undefined;
+  private endError: string | undefined;
+
+  /** @internal use `scope.toolCall()` */
+  constructor(
+    private readonly core: WriterCore,
+    private readonly state: TurnState,
+    private readonly parentScope: Scope,
+    options: ToolCallOptions,
+  ) {
+    this.callId = options.callId ?? core.createId();
+    this.toolName = options.toolName;
+    this.title = options.title ?? options.toolName;
+    this.description = options.description ?? '';
+    this.args = options.args ?? {};
+    this.kind = options.kind;
+    this.agentTitle = options.agentTitle;
+    this.agentId = options.agentId ?? (options.agentTitle !== undefined ? core.createId() : undefined);
+    this.parentCall = parentScope.owner;
+    this.started = parentScope.emitContent({
+      type: 'tool-call-start',
+      callId: this.callId,
+      toolName: this.toolName,
+      title: this.title,
+      description: this.description,
+      args: { ...this.args },
+      ...(this.agentTitle !== undefined ? { agentTitle: this.agentTitle } : {}),
+    });
+    state.openCalls.add(this);
+  }
+
+  /** The turn this call belongs to. */
+  get turnId(): string {
+    return this.state.turnId;
+  }
+
+  /** The scope the call was made in: its `tool-call-start` and `tool-call-end` carry that scope's parent and agent. */
+  get parent(): Scope {
+    return this.parentScope;
+  }
+
+  /** True once `tool-call-end` has been appended. */
+  get ended(): boolean {
+    return this.endDelivery !== undefined;
+  }
+
+  /** The error the call ended with, if it ended with one. */
+  get error(): string | undefined {
+    return this.endError;
+  }
+
+  /** True when `other` is this call or nested (at any depth) inside it. */
+  contains(other: ToolCall): boolean {
+    for (let c: ToolCall | undefined = other; c; c = c.parentCall) if (c === this) return true;
+    return false;
+  }
+
+  /**
+   * Appends the call's one `tool-call-end`. Calls still open inside it end first, with error
+   * `cancelled`. Ending twice returns the first delivery and appends nothing.
+   */
+  end(options: ToolCallEndOptions = {}): Delivery {
+    if (this.endDelivery) return this.endDelivery;
+    if (this.state.ended) {
+      throw new SdkError('stream.turn_ended', `Turn ${this.state.turnId} has ended.`);
+    }
+    const inner = [...this.state.openCalls].filter((c) => c !== this && this.contains(c)).reverse();
+    for (const call of inner) call.end({ error: 'cancelled' });
+    this.endError = options.error;
+    this.core.announce({
+      kind: 'call-closing',
+      turn: this.state.turnId,
+      callId: this.callId,
+      ...(options.error !== undefined ? { error: options.error } : {}),
+    });
+    const scope = this.parentScope;
+    const draft = {
+      type: 'tool-call-end',
+      role: 'agent',
+      turn: this.state.turnId,
+      callId: this.callId,
+      ...(scope.parentId !== undefined ? { parentId: scope.parentId } : {}),
+      ...(scope.agentId !== undefined ? { agentId: scope.agentId } : {}),
+      ...(options.error !== undefined ? { error: options.error } : {}),
+    } as MessageDraft;
+    this.state.openCalls.delete(this);
+    this.endDelivery = this.core.emit(draft).delivery;
+    return this.endDelivery;
+  }
+
+  /**
+   * A scope inside this call: messages written through it carry `parentId` = this call, and
+   * `agentId` of the subagent (given here, given at creation, or inherited from the enclosing scope).
+   */
+  scope(options: { agentId?: string; agentTitle?: string } = {}): Scope {
+    if (options.agentTitle !== undefined && options.agentTitle !== this.agentTitle) {
+      throw new SdkError(
+        'stream.agent_title_late',
+        `The subagent title must be on the tool-call-start of ${this.callId}, which is already appended.`,
+        { hint: 'pass agentTitle to toolCall({ agentTitle }) instead of scope()' },
+      );
+    }
+    const agentId = options.agentId ?? this.agentId ?? this.parentScope.agentId;
+    return new Scope(this.core, this.state, this.callId, agentId, this);
+  }
+}

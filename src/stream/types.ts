@@ -1,0 +1,31 @@
+import type { SessionMessage, TurnEndStatus } from '../protocol/sessionMessage.js';
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** A message before the writer stamps it: `id` and `time` may be left out. */
+export type MessageDraft = DistributiveOmit<SessionMessage, 'id' | 'time'> & { id?: string; time?: number };
+
+/** Where an appended message ended up. */
+export interface Delivered {
+  readonly messageId: string;
+  readonly seq: number;
+}
+
+/**
+ * Settles when the server has stored the message. Appending itself is synchronous (call order is
+ * stream order); await this only when you need to know the record is stored. A failure also reaches
+ * `writer.errors$` and `writer.flush()`, so an unawaited delivery never fails silently.
+ */
+export type Delivery = Promise<Delivered>;
+
+/** Structural events of a writer, for components that plug into it (the permission gate). */
+export type StreamLifecycleEvent =
+  | {
+      readonly kind: 'call-closing';
+      readonly turn: string;
+      readonly callId: string;
+      /** The error the call ends with, if any. */
+      readonly error?: string;
+    }
+  | { readonly kind: 'turn-closing'; readonly turn: string; readonly status: TurnEndStatus }
+  | { readonly kind: 'writer-closing' };
