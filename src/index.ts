@@ -139,7 +139,13 @@ export type {
   FoldedMessage,
   FoldedNode,
 } from './stream/index.js';
-export { MemoryTransport, isRetryableTransportError } from './transport/index.js';
+export {
+  MemoryTransport,
+  isRetryableTransportError,
+  MemoryRpc,
+  invokeRpcHandler,
+  MemorySessionState,
+} from './transport/index.js';
 export type {
   TransportErrorCode,
   Transport,
@@ -147,4 +153,11 @@ export type {
   AppendAck,
   StoredRecord,
   ReadPage,
+  RpcHandler,
+  RpcContext,
+  RpcRegistry,
+  SessionStateStore,
+  PushNotifier,
+  PushEvent,
+  StateObject,
 } from './transport/index.js';
