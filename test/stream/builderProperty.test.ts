@@ -1,0 +1,121 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { SessionMessage } from '../../src/protocol/sessionMessage.js';
+import type { Scope } from '../../src/stream/scope.js';
+import type { ToolCall } from '../../src/stream/toolCall.js';
+import type { Turn } from '../../src/stream/turn.js';
+import { memorySession } from '../helpers/memorySession.js';
+
+/** One builder call; numbers pick among what is open at that moment. */
+type Op =
+  | { op: 'turn' }
+  | { op: 'text'; pick: number }
+  | { op: 'call'; pick: number; subagent: boolean }
+  | { op: 'endCall'; pick: number; error: boolean }
+  | { op: 'endTurn'; pick: number; status: 'completed' | 'failed' | 'cancelled' }
+  | { op: 'step'; pick: number; fail: boolean };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  fc.constant({ op: 'turn' as const }),
+  fc.record({ op: fc.constant('text' as const), pick: fc.nat() }),
+  fc.record({ op: fc.constant('call' as const), pick: fc.nat(), subagent: fc.boolean() }),
+  fc.record({ op: fc.constant('endCall' as const), pick: fc.nat(), error: fc.boolean() }),
+  fc.record({
+    op: fc.constant('endTurn' as const),
+    pick: fc.nat(),
+    status: fc.constantFrom('completed' as const, 'failed' as const, 'cancelled' as const),
+  }),
+  fc.record({ op: fc.constant('step' as const), pick: fc.nat(), fail: fc.boolean() }),
+);
+
+function pick<T>(items: readonly T[], n: number): T | undefined {
+  return items.length === 0 ? undefined : items[n % items.length];
+}
+
+/** Runs the ops against a writer; calls left open are abandoned, and close() ends what is left. */
+async function run(ops: readonly Op[]): Promise<SessionMessage[]> {
+  const { writer, reader } = memorySession();
+  const turns: Turn[] = [];
+  const calls: ToolCall[] = [];
+  const scopes = (): Scope[] => [
+    ...turns.filter((t) => !t.ended),
+    ...calls.filter((c) => !c.ended && !turns.find((t) => t.id === c.turnId)?.ended).map((c) => c.scope()),
+  ];
+  for (const o of ops) {
+    switch (o.op) {
+      case 'turn':
+        turns.push(writer.turn());
+        break;
+      case 'text':
+        pick(scopes(), o.pick)?.text('x');
+        break;
+      case 'call': {
+        const scope = pick(scopes(), o.pick);
+        if (scope)
+          calls.push(scope.toolCall({ toolName: 't', ...(o.subagent ? { agentTitle: 'sub' } : {}) }));
+        break;
+      }
+      case 'endCall':
+        pick(
+          calls.filter((c) => !c.ended),
+          o.pick,
+        )?.end(o.error ? { error: 'e' } : {});
+        break;
+      case 'endTurn':
+        pick(
+          turns.filter((t) => !t.ended),
+          o.pick,
+        )?.end(o.status);
+        break;
+      case 'step': {
+        const scope = pick(scopes(), o.pick);
+        if (scope) {
+          await scope
+            .step('s', async (inner) => {
+              inner.text('in step');
+              if (o.fail) throw new Error('step failed');
+            })
+            .catch(() => undefined);
+        }
+        break;
+      }
+    }
+  }
+  await writer.close();
+  return reader.messages();
+}
+
+describe('builder invariants (fast-check)', () => {
+  it('every start has exactly one end, parentIds name earlier starts of the same turn, time never decreases', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { maxLength: 60 }), async (ops) => {
+        const messages = await run(ops);
+        const starts = new Map<string, SessionMessage>();
+        const ends = new Map<string, number>();
+        const turnStarts = new Set<string>();
+        const turnEnds = new Map<string, number>();
+        let lastTime = -Infinity;
+        for (const m of messages) {
+          expect(m.time).toBeGreaterThanOrEqual(lastTime);
+          lastTime = m.time;
+          if (m.parentId !== undefined) {
+            const parent = starts.get(m.parentId);
+            expect(parent, `parentId ${m.parentId} names an earlier tool-call-start`).toBeDefined();
+            expect(parent!.turn).toBe(m.turn);
+            expect(ends.has(m.parentId), 'nothing is written inside a call after it ended').toBe(false);
+          }
+          if (m.type === 'turn-start') turnStarts.add(m.turn);
+          if (m.type === 'turn-end') turnEnds.set(m.turn, (turnEnds.get(m.turn) ?? 0) + 1);
+          if (m.type === 'tool-call-start') starts.set(m.callId, m);
+          if (m.type === 'tool-call-end') {
+            expect(starts.has(m.callId)).toBe(true);
+            ends.set(m.callId, (ends.get(m.callId) ?? 0) + 1);
+          }
+        }
+        for (const callId of starts.keys()) expect(ends.get(callId)).toBe(1);
+        for (const turn of turnStarts) expect(turnEnds.get(turn)).toBe(1);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
