@@ -3,7 +3,7 @@ import type { MessageDraft } from './types.js';
 import type { WriterCore } from './core.js';
 import { Scope } from './scope.js';
 import type { TurnState } from './turnState.js';
-import type { Delivery } from './types.js';
+import type { Delivered, Delivery } from './types.js';
 
 /** What a tool call is: the fields of its `tool-call-start` (session-protocol-v2, "tool-call-start"). */
 export interface ToolCallOptions {
@@ -120,9 +120,14 @@ export class ToolCall {
     if (this.state.ended) {
       throw new SdkError('stream.turn_ended', `Turn ${this.state.turnId} has ended.`);
     }
+    // Claim the end before anything else runs: a listener of the lifecycle event below (the gate
+    // cancelling a pending request, say) that calls end() again gets this same delivery.
+    let settle!: { resolve: (d: Delivered) => void; reject: (e: unknown) => void };
+    this.endDelivery = new Promise<Delivered>((resolve, reject) => (settle = { resolve, reject }));
+    this.endDelivery.catch(() => undefined);
+    this.endError = options.error;
     const inner = [...this.state.openCalls].filter((c) => c !== this && this.contains(c)).reverse();
     for (const call of inner) call.end({ error: 'cancelled' });
-    this.endError = options.error;
     this.core.announce({
       kind: 'call-closing',
       turn: this.state.turnId,
@@ -140,7 +145,7 @@ export class ToolCall {
       ...(options.error !== undefined ? { error: options.error } : {}),
     } as MessageDraft;
     this.state.openCalls.delete(this);
-    this.endDelivery = this.core.emit(draft).delivery;
+    this.core.emit(draft).delivery.then(settle.resolve, settle.reject);
     return this.endDelivery;
   }
 

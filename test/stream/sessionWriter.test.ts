@@ -61,6 +61,24 @@ describe('SessionWriter', () => {
     ]);
   });
 
+  it('a lifecycle listener that ends the closing call again still gets exactly one tool-call-end', async () => {
+    const { writer, reader } = memorySession();
+    const turn = writer.turn();
+    const call = turn.toolCall({ toolName: 'x' });
+    writer.lifecycle$.subscribe((e) => {
+      if (e.kind === 'call-closing') call.end({ error: 'from listener' });
+    });
+    call.end({ error: 'first' });
+    turn.end();
+    await writer.flush();
+    expect(types(await reader.messages())).toEqual([
+      'turn-start',
+      'tool-call-start',
+      'tool-call-end(first)',
+      'turn-end',
+    ]);
+  });
+
   it('a turn that ends first closes its open calls, deepest first, with error cancelled', async () => {
     const { writer, reader } = memorySession();
     const turn = writer.turn();
