@@ -193,7 +193,6 @@ function decide(config: PolicyConfig, call: PolicyCall, toolKind: ToolKind): Pol
       ? { verdict: 'deny', reason: { kind: 'mode', mode: config.mode }, toolKind }
       : { verdict: 'ask', reason, toolKind };
 
-  // A session rule that no longer parses cannot be honoured; if it was a deny, refuse to guess.
   const denyFound = find([...config.rules.deny, ...session.deny], subject, config);
   if (denyFound && 'matched' in denyFound)
     return { verdict: 'deny', reason: ruleReason(denyFound.matched), toolKind };
@@ -205,6 +204,7 @@ function decide(config: PolicyConfig, call: PolicyCall, toolKind: ToolKind): Pol
     ...(denyFound ? denyFound.unknown : []),
     ...(askFound && 'unknown' in askFound ? askFound.unknown : []),
   ];
+  // A session deny rule that no longer parses cannot be honoured, so do not guess: ask.
   if (unknown.length > 0 || session.broken) {
     return askOr({ kind: 'undecidable', rules: unknown.map(refOf), ...shellConcernOf(subject) });
   }
