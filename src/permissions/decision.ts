@@ -1,0 +1,66 @@
+import type { PermissionOption, PermissionOptionKind } from './options.js';
+import { isAllowKind } from './options.js';
+import { describePolicyResult, type PolicyResult } from './policy.js';
+
+/** What happened to a gated call: it may run, it may not, or nobody decided (abort, shutdown). */
+export type DecisionOutcome = 'allow' | 'deny' | 'cancelled';
+
+/**
+ * Who or what decided (research R3, R15 `GateSource`): the user (by any channel), a rule, the
+ * mode, or the runtime itself on timeout, cancellation or shutdown.
+ */
+export type DecisionSource = 'user' | 'rule' | 'mode' | 'timeout' | 'cancel' | 'shutdown';
+
+/** The channel a user's answer came by (architecture, Permissions). */
+export type DecisionVia = 'stream' | 'rpc' | 'local';
+
+/**
+ * The resolution of one permission request or gated call.
+ *
+ * Automatic decisions (`rule`, `mode`) are never written as a user-role `permission-response`
+ * (research §4); they carry `source` so the gate can record them as an agent-side annotation.
+ * `rule` is an optional extension naming the rule that decided, so that a denial can end the call
+ * with an error that names it.
+ */
+export interface Decision {
+  readonly outcome: DecisionOutcome;
+  readonly optionId?: string;
+  readonly kind?: PermissionOptionKind;
+  readonly source: DecisionSource;
+  readonly via?: DecisionVia;
+  /** Text for the model (a deny reason, the user's feedback, a timeout notice). */
+  readonly message?: string;
+  /** The rule that decided, for `source: 'rule'`. */
+  readonly rule?: string;
+}
+
+/**
+ * The decision a policy result stands for, or `undefined` when the policy says to ask.
+ * A `dontAsk` refusal and every mode decision have `source: 'mode'`; a denial's message names the
+ * rule or mode (`Denied by the deny rule Bash(rm:*).`).
+ */
+export function decisionFromPolicy(result: PolicyResult): Decision | undefined {
+  if (result.verdict === 'ask') return undefined;
+  const reason = result.reason;
+  const outcome = result.verdict;
+  const message = describePolicyResult(result);
+  if (reason.kind === 'rule') return { outcome, source: 'rule', rule: reason.rule, message };
+  return { outcome, source: 'mode', message };
+}
+
+/** The decision for a user's choice of `option`, received by `via`. */
+export function decisionFromOption(option: PermissionOption, via: DecisionVia, message?: string): Decision {
+  return {
+    outcome: isAllowKind(option.kind) ? 'allow' : 'deny',
+    optionId: option.id,
+    kind: option.kind,
+    source: 'user',
+    via,
+    ...(message !== undefined ? { message } : {}),
+  };
+}
+
+/** A request closed by the runtime without a user answer: aborted (`cancel`) or the process ended (`shutdown`). */
+export function cancelledDecision(source: 'cancel' | 'shutdown', message: string): Decision {
+  return { outcome: 'cancelled', source, message };
+}

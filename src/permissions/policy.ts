@@ -1,0 +1,326 @@
+import type { SdkError } from '../errors.js';
+import { err, ok, type Result } from '../result.js';
+import { DEFAULT_MODE_TABLE, modeCell, type ModeTableOverrides, type PermissionMode } from './modes.js';
+import { matchCallRule, matchCommandText, firstStringArg, type RuleMatch } from './ruleMatch.js';
+import { parseRule, ruleCoversWholeTool, formatRule, type ParsedRule, type RuleErrorCode } from './rules.js';
+import type { SessionRule } from './sessionRules.js';
+import type { ShellParser, ShellSplit } from './shell.js';
+import { canonicalToolName, classifyTool, DEFAULT_REQUIRES_INTERACTION, type ToolKind } from './toolKinds.js';
+
+/** Which list a matching rule came from. */
+export type RuleList = 'deny' | 'ask' | 'allow' | 'session-allow' | 'session-deny';
+
+/** A rule ready for evaluation: its canonical text, its parsed form and its list. */
+export interface CompiledRule {
+  readonly text: string;
+  readonly rule: ParsedRule;
+  readonly list: RuleList;
+  /** The session rule's id, for rules from the session store. */
+  readonly id?: string;
+}
+
+/** The host's static rules, validated by {@link compileRules}. */
+export interface CompiledRules {
+  readonly deny: readonly CompiledRule[];
+  readonly ask: readonly CompiledRule[];
+  readonly allow: readonly CompiledRule[];
+}
+
+/** Rule strings as a host writes them. */
+export interface RuleLists {
+  readonly deny?: readonly string[];
+  readonly ask?: readonly string[];
+  readonly allow?: readonly string[];
+}
+
+/**
+ * Parses the host's rule strings once, at configuration. The first invalid rule is returned as a
+ * typed `permissions.invalid_rule` error naming it.
+ */
+export function compileRules(lists: RuleLists): Result<CompiledRules, SdkError<RuleErrorCode>> {
+  const out: Record<'deny' | 'ask' | 'allow', CompiledRule[]> = { deny: [], ask: [], allow: [] };
+  for (const list of ['deny', 'ask', 'allow'] as const) {
+    for (const text of lists[list] ?? []) {
+      const parsed = parseRule(text);
+      if (!parsed.ok) return err(parsed.error);
+      out[list].push(Object.freeze({ text: formatRule(parsed.value), rule: parsed.value, list }));
+    }
+  }
+  return ok(Object.freeze(out));
+}
+
+/** Everything {@link evaluatePolicy} decides by. Plain data; the gate rebuilds it when the mode or the session rules change. */
+export interface PolicyConfig {
+  readonly mode: PermissionMode;
+  readonly rules: CompiledRules;
+  /** Rules granted in this session ({@link SessionRuleStore.listRules}). */
+  readonly sessionRules?: readonly SessionRule[];
+  /** Splits Bash commands ({@link loadShellParser}). */
+  readonly shell: ShellParser;
+  /** Host retargeting of mode cells. */
+  readonly modeTable?: ModeTableOverrides;
+  /** Tools that always need the user; defaults to {@link DEFAULT_REQUIRES_INTERACTION}. */
+  readonly requiresInteraction?: readonly string[];
+  /** Absolute posix path that relative path rules are resolved against. */
+  readonly workspaceRoot?: string;
+}
+
+/** The call being judged. `kind` is the adapter's tool kind, if it supplies one. */
+export interface PolicyCall {
+  readonly toolName: string;
+  readonly kind?: string;
+  readonly args?: unknown;
+  /** The tool asks the user something (AskUserQuestion-like); no rule or mode may answer for it. */
+  readonly requiresUserInteraction?: boolean;
+}
+
+/** One rule that took part in a decision. */
+export interface RuleRef {
+  readonly rule: string;
+  readonly list: RuleList;
+  readonly id?: string;
+}
+
+/** Why a Bash command could not be allowed by rules, when that is why the user is asked. */
+export type ShellConcern =
+  | { readonly kind: 'unparsable'; readonly reason: string }
+  | { readonly kind: 'hazard'; readonly hazards: readonly string[] };
+
+/**
+ * Why the policy decided as it did.
+ *
+ * - `rule`: a rule matched (`rules` lists every rule used when each part of a compound command
+ *   was allowed by a different one);
+ * - `mode`: the mode's cell for the tool kind decided, or `dontAsk` refused what would be asked;
+ * - `interaction`: the tool needs the user whatever the mode;
+ * - `undecidable`: a deny or ask rule is about this tool but could not be checked (unparsable
+ *   command, path outside the workspace, malformed URL), so the user is asked;
+ * - `default`: nothing decided, so the user is asked (`shell` says why rules could not help).
+ */
+export type PolicyReason =
+  | ({ readonly kind: 'rule'; readonly rules?: readonly RuleRef[] } & RuleRef)
+  | { readonly kind: 'mode'; readonly mode: PermissionMode }
+  | { readonly kind: 'interaction' }
+  | { readonly kind: 'undecidable'; readonly rules: readonly RuleRef[]; readonly shell?: ShellConcern }
+  | { readonly kind: 'default'; readonly shell?: ShellConcern };
+
+/** The policy's answer for one call. */
+export interface PolicyResult {
+  readonly verdict: 'allow' | 'deny' | 'ask';
+  readonly reason: PolicyReason;
+  /** The kind the call was judged as. */
+  readonly toolKind: ToolKind;
+}
+
+/**
+ * Decides a call without asking anyone (research R4.1), or says that the user must be asked.
+ *
+ * Precedence "deny > ask > mode > allow", as this SDK reads it:
+ * 1. **deny rules** (static, then session reject-always): a match denies, in every mode,
+ *    bypassPermissions included;
+ * 2. **ask rules**, then **requires-interaction tools**: they ask in every mode, bypass included
+ *    (in `dontAsk` they are denied, since that mode never asks). A deny or ask rule about this tool
+ *    that cannot be checked also asks, in every mode;
+ * 3. **mode**: where the mode's cell for the tool kind says `allow` or `deny`, that decides — so
+ *    `plan` refuses an edit even when an allow rule covers it, and `bypassPermissions` allows
+ *    without looking at allow rules;
+ * 4. **allow rules** (static, then session allow-always) decide the cells that say `ask`;
+ * 5. otherwise the mode's unresolved answer: ask, or deny in `dontAsk`.
+ *
+ * Bash commands are split ({@link ShellParser}); deny and ask rules are checked against the whole
+ * line and against every simple command in it, nested ones included; allow rules need every simple
+ * command allowed and no hazard (substitution, subshell, file redirection, …), except that an
+ * exact `Bash(cmd)` rule equal to the whole line allows that very line. An unparsable command is
+ * never allowed by a rule; only a mode cell `allow` for its kind (bypassPermissions) lets it run.
+ *
+ * Never throws: an internal failure asks the user.
+ */
+export function evaluatePolicy(config: PolicyConfig, call: PolicyCall): PolicyResult {
+  let toolKind: ToolKind = 'other';
+  try {
+    toolKind = classifyTool(call.toolName, call.kind);
+    return decide(config, call, toolKind);
+  } catch {
+    return { verdict: 'ask', reason: { kind: 'default' }, toolKind };
+  }
+}
+
+/**
+ * One line naming why a call was decided without the user, for the model and the
+ * `tool-call-end` error, e.g. `Denied by the deny rule Bash(rm:*).`
+ */
+export function describePolicyResult(result: PolicyResult): string {
+  const verb =
+    result.verdict === 'allow' ? 'Allowed' : result.verdict === 'deny' ? 'Denied' : 'Needs approval';
+  const r = result.reason;
+  switch (r.kind) {
+    case 'rule': {
+      const all = r.rules ?? [r];
+      const names = all.map((x) => `${listName(x.list)} rule ${x.rule}`).join(', ');
+      return `${verb} by the ${names}.`;
+    }
+    case 'mode':
+      return `${verb} by permission mode ${r.mode}.`;
+    case 'interaction':
+      return `${verb}: this tool always asks the user.`;
+    case 'undecidable':
+      return `${verb}: could not check ${r.rules.map((x) => `${listName(x.list)} rule ${x.rule}`).join(', ')}.`;
+    case 'default':
+      return `${verb}: no rule or mode decides this call.`;
+  }
+}
+
+function listName(list: RuleList): string {
+  return list === 'session-allow' ? 'session allow' : list === 'session-deny' ? 'session deny' : list;
+}
+
+interface Subject {
+  readonly toolName: string;
+  readonly args: unknown;
+  /** Present for Bash calls. */
+  readonly shell?: { readonly line: string | undefined; readonly split: ShellSplit | undefined };
+}
+
+type Found = { readonly matched: CompiledRule } | { readonly unknown: readonly CompiledRule[] } | undefined;
+
+function decide(config: PolicyConfig, call: PolicyCall, toolKind: ToolKind): PolicyResult {
+  const toolName = canonicalToolName(call.toolName);
+  const subject = subjectOf(toolName, call.args, config.shell);
+  const session = compileSession(config.sessionRules ?? []);
+  const neverAsks = DEFAULT_MODE_TABLE[config.mode].unresolved === 'deny';
+  const askOr = (reason: PolicyReason): PolicyResult =>
+    neverAsks
+      ? { verdict: 'deny', reason: { kind: 'mode', mode: config.mode }, toolKind }
+      : { verdict: 'ask', reason, toolKind };
+
+  const denyFound = find([...config.rules.deny, ...session.deny], subject, config);
+  if (denyFound && 'matched' in denyFound)
+    return { verdict: 'deny', reason: ruleReason(denyFound.matched), toolKind };
+
+  const askFound = find(config.rules.ask, subject, config);
+  if (askFound && 'matched' in askFound) return askOr(ruleReason(askFound.matched));
+
+  const unknown = [
+    ...(denyFound ? denyFound.unknown : []),
+    ...(askFound && 'unknown' in askFound ? askFound.unknown : []),
+  ];
+  // A session deny rule that no longer parses cannot be honoured, so do not guess: ask.
+  if (unknown.length > 0 || session.broken) {
+    return askOr({ kind: 'undecidable', rules: unknown.map(refOf), ...shellConcernOf(subject) });
+  }
+
+  const interaction = config.requiresInteraction ?? DEFAULT_REQUIRES_INTERACTION;
+  if (call.requiresUserInteraction === true || interaction.includes(toolName)) {
+    return askOr({ kind: 'interaction' });
+  }
+
+  const cell = modeCell(config.mode, toolKind, config.modeTable);
+  if (cell !== 'ask') return { verdict: cell, reason: { kind: 'mode', mode: config.mode }, toolKind };
+
+  const allowed = findAllow([...config.rules.allow, ...session.allow], subject, config);
+  if (allowed.length > 0) {
+    const [first, ...rest] = allowed;
+    return {
+      verdict: 'allow',
+      reason: { kind: 'rule', ...refOf(first!), ...(rest.length > 0 ? { rules: allowed.map(refOf) } : {}) },
+      toolKind,
+    };
+  }
+  return askOr({ kind: 'default', ...shellConcernOf(subject) });
+}
+
+function subjectOf(toolName: string, args: unknown, shell: ShellParser): Subject {
+  if (toolName !== 'Bash') return { toolName, args };
+  const line = firstStringArg(args, ['command']);
+  return { toolName, args, shell: { line, split: line === undefined ? undefined : shell.split(line) } };
+}
+
+/** The first matching rule; otherwise the rules about this call that could not be checked. */
+function find(rules: readonly CompiledRule[], subject: Subject, config: PolicyConfig): Found {
+  const unknown: CompiledRule[] = [];
+  for (const compiled of rules) {
+    const m = matchOne(compiled.rule, subject, config);
+    if (m === 'match') return { matched: compiled };
+    if (m === 'unknown') unknown.push(compiled);
+  }
+  return unknown.length > 0 ? { unknown } : undefined;
+}
+
+/** Deny/ask matching: the whole line or any simple command in it, nested ones included. */
+function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): RuleMatch {
+  if (rule.type !== 'command') return matchCallRule(rule, subject.toolName, subject.args, config);
+  if (subject.toolName !== 'Bash' || !subject.shell) return 'no-match';
+  const { line, split } = subject.shell;
+  if (line === undefined) return 'unknown';
+  if (matchCommandText(rule, line)) return 'match';
+  if (!split || !split.ok) return 'unknown';
+  return split.commands.some((c) => matchCommandText(rule, c.text)) ? 'match' : 'no-match';
+}
+
+/** Allow matching; returns the rules used (empty when the call is not allowed by rules). */
+function findAllow(rules: readonly CompiledRule[], subject: Subject, config: PolicyConfig): CompiledRule[] {
+  if (subject.toolName !== 'Bash' || !subject.shell) {
+    const hit = rules.find((r) => matchCallRule(r.rule, subject.toolName, subject.args, config) === 'match');
+    return hit ? [hit] : [];
+  }
+  const { line, split } = subject.shell;
+  if (line === undefined || !split || !split.ok) return [];
+  const whole = rules.find((r) => ruleCoversWholeTool(r.rule, 'Bash'));
+  if (whole) return [whole];
+  const exact = rules.find(
+    (r) => r.rule.type === 'command' && !r.rule.prefix && matchCommandText(r.rule, line),
+  );
+  if (exact) return [exact];
+  if (split.hazards.length > 0 || split.commands.length === 0) return [];
+  const used: CompiledRule[] = [];
+  for (const command of split.commands) {
+    const hit = rules.find((r) => r.rule.type === 'command' && matchCommandText(r.rule, command.text));
+    if (!hit) return [];
+    if (!used.includes(hit)) used.push(hit);
+  }
+  return used;
+}
+
+function compileSession(rules: readonly SessionRule[]): {
+  allow: CompiledRule[];
+  deny: CompiledRule[];
+  broken: boolean;
+} {
+  const allow: CompiledRule[] = [];
+  const deny: CompiledRule[] = [];
+  let broken = false;
+  for (const s of rules) {
+    const parsed = parseRule(s.rule);
+    if (!parsed.ok) {
+      if (s.behavior === 'deny') broken = true;
+      continue;
+    }
+    const list: RuleList = s.behavior === 'allow' ? 'session-allow' : 'session-deny';
+    (s.behavior === 'allow' ? allow : deny).push({
+      text: formatRule(parsed.value),
+      rule: parsed.value,
+      list,
+      id: s.id,
+    });
+  }
+  return { allow, deny, broken };
+}
+
+function refOf(rule: CompiledRule): RuleRef {
+  return { rule: rule.text, list: rule.list, ...(rule.id !== undefined ? { id: rule.id } : {}) };
+}
+
+function ruleReason(rule: CompiledRule): PolicyReason {
+  return { kind: 'rule', ...refOf(rule) };
+}
+
+function shellConcernOf(subject: Subject): { shell?: ShellConcern } {
+  if (!subject.shell) return {};
+  const { line, split } = subject.shell;
+  if (line === undefined) return { shell: { kind: 'unparsable', reason: 'missing_command' } };
+  if (!split) return {};
+  if (!split.ok) return { shell: { kind: 'unparsable', reason: split.reason } };
+  if (split.hazards.length > 0)
+    return { shell: { kind: 'hazard', hazards: [...new Set(split.hazards.map((h) => h.kind))] } };
+  return {};
+}

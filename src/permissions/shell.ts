@@ -1,0 +1,235 @@
+import { createRequire } from 'node:module';
+import { Language, Parser, type Node } from 'web-tree-sitter';
+import { SdkError } from '../errors.js';
+
+/**
+ * Splitting a shell command into the simple commands it runs, so that each can be checked
+ * against `Bash(...)` rules on its own (research R5.2, E12).
+ *
+ * The parser is tree-sitter's Bash grammar (`tree-sitter-bash`, run by `web-tree-sitter` as
+ * WebAssembly): a real, maintained grammar that gives a typed syntax tree, so `$(…)`, backticks,
+ * subshells, redirections and heredocs are seen as what they are. `shell-quote` was not enough: it
+ * joins the two lines of `a\nb` into one command and accepts an unterminated quote.
+ * `sh-syntax` (mvdan/sh) returns its tree without node types.
+ *
+ * Anything the splitter cannot classify safely is reported, never guessed: a syntax error makes
+ * the command {@link ShellSplit unparsable}; constructs that run or hide other code, or write
+ * files, are {@link ShellHazard hazards}. The policy asks the user about both.
+ */
+export interface ShellParser {
+  /** Splits one command line. Never throws; failures are an `ok: false` result. */
+  split(command: string): ShellSplit;
+}
+
+/** One simple command found in a command line. */
+export interface ShellCommand {
+  /** The command as written, without the redirections of its statement. */
+  readonly text: string;
+  /**
+   * True when the command sits inside something else — a command or process substitution, a
+   * subshell, a `{ …; }` group, a function or control-flow body. Such commands always come with a
+   * hazard; they are listed so that deny rules can still see them.
+   */
+  readonly nested: boolean;
+}
+
+/** A construct that stops a command line from being allowed by rules (the user is asked instead). */
+export type ShellHazardKind =
+  | 'command_substitution'
+  | 'process_substitution'
+  | 'subshell'
+  | 'group'
+  | 'redirection'
+  | 'heredoc'
+  | 'assignment'
+  | 'function_definition'
+  | 'control_flow'
+  | 'unsupported_syntax';
+
+/** A hazard and the source text it was found in. */
+export interface ShellHazard {
+  readonly kind: ShellHazardKind;
+  readonly text: string;
+}
+
+/** Why a command line could not be split. */
+export type ShellUnparsableReason = 'empty' | 'too_long' | 'syntax_error' | 'parser_failed';
+
+/** The result of {@link ShellParser.split}. */
+export type ShellSplit =
+  | {
+      readonly ok: true;
+      readonly commands: readonly ShellCommand[];
+      readonly hazards: readonly ShellHazard[];
+    }
+  | { readonly ok: false; readonly reason: ShellUnparsableReason };
+
+/** Longest command line the splitter looks at; longer ones are unparsable (and so asked about). */
+export const MAX_SHELL_COMMAND_LENGTH = 64 * 1024;
+
+/** Options of {@link loadShellParser}. */
+export interface LoadShellParserOptions {
+  /**
+   * The `tree-sitter-bash.wasm` grammar, as a file path or bytes. Defaults to the file shipped in
+   * the `tree-sitter-bash` package; pass bytes where there is no file system (a browser).
+   */
+  readonly bashWasm?: string | Uint8Array;
+}
+
+let runtimeReady: Promise<void> | undefined;
+let defaultLanguage: Promise<Language> | undefined;
+
+/**
+ * Loads the Bash grammar (once per process for the default grammar) and returns a parser.
+ * Asynchronous because WebAssembly is compiled asynchronously; splitting afterwards is synchronous,
+ * so policy evaluation stays synchronous. Rejects with `permissions.shell_unavailable` if the
+ * grammar cannot be loaded.
+ */
+export async function loadShellParser(options: LoadShellParserOptions = {}): Promise<ShellParser> {
+  try {
+    runtimeReady ??= Parser.init();
+    await runtimeReady;
+    const language =
+      options.bashWasm === undefined
+        ? await (defaultLanguage ??= Language.load(defaultBashWasmPath()))
+        : await Language.load(options.bashWasm);
+    const parser = new Parser();
+    parser.setLanguage(language);
+    return { split: (command) => splitWith(parser, command) };
+  } catch (cause) {
+    if (options.bashWasm === undefined) defaultLanguage = undefined;
+    throw new SdkError(
+      'permissions.shell_unavailable',
+      'Could not load the Bash grammar for splitting shell commands.',
+      {
+        hint: 'Check that the tree-sitter-bash and web-tree-sitter packages are installed',
+        cause,
+      },
+    );
+  }
+}
+
+function defaultBashWasmPath(): string {
+  // In the CommonJS build `import.meta.url` is empty and `__filename` exists.
+  const base = typeof import.meta.url === 'string' ? import.meta.url : __filename;
+  return createRequire(base).resolve('tree-sitter-bash/tree-sitter-bash.wasm');
+}
+
+function splitWith(parser: Parser, command: string): ShellSplit {
+  if (command.trim().length === 0) return { ok: false, reason: 'empty' };
+  if (command.length > MAX_SHELL_COMMAND_LENGTH) return { ok: false, reason: 'too_long' };
+  let tree;
+  try {
+    tree = parser.parse(command);
+  } catch {
+    return { ok: false, reason: 'parser_failed' };
+  }
+  if (!tree) return { ok: false, reason: 'parser_failed' };
+  try {
+    if (tree.rootNode.hasError) return { ok: false, reason: 'syntax_error' };
+    return walk(tree.rootNode);
+  } finally {
+    tree.delete();
+  }
+}
+
+const TRANSPARENT = new Set([
+  'program',
+  'list',
+  'pipeline',
+  'negated_command',
+  'redirected_statement',
+  'command_name',
+  'word',
+  'string',
+  'string_content',
+  'raw_string',
+  'ansi_c_string',
+  'translated_string',
+  'simple_expansion',
+  'expansion',
+  'variable_name',
+  'special_variable_name',
+  'number',
+  'concatenation',
+  'comment',
+  'file_descriptor',
+  'heredoc_start',
+  'heredoc_body',
+  'heredoc_content',
+  'heredoc_end',
+]);
+
+const NESTING: Readonly<Record<string, ShellHazardKind>> = {
+  command_substitution: 'command_substitution',
+  process_substitution: 'process_substitution',
+  subshell: 'subshell',
+  compound_statement: 'group',
+  function_definition: 'function_definition',
+  if_statement: 'control_flow',
+  elif_clause: 'control_flow',
+  else_clause: 'control_flow',
+  for_statement: 'control_flow',
+  c_style_for_statement: 'control_flow',
+  while_statement: 'control_flow',
+  do_group: 'control_flow',
+  case_statement: 'control_flow',
+  case_item: 'control_flow',
+};
+
+const FLAT: Readonly<Record<string, ShellHazardKind>> = {
+  heredoc_redirect: 'heredoc',
+  herestring_redirect: 'redirection',
+  variable_assignments: 'assignment',
+  declaration_command: 'assignment',
+  unset_command: 'assignment',
+};
+
+function walk(root: Node): ShellSplit {
+  const commands: ShellCommand[] = [];
+  const hazards: ShellHazard[] = [];
+  // Iterative, so a deeply nested command line cannot overflow the stack.
+  const stack: { node: Node; nested: boolean; parent: string }[] = [
+    { node: root, nested: false, parent: '' },
+  ];
+  while (stack.length > 0) {
+    const { node, nested, parent } = stack.pop()!;
+    if (node.isError || node.isMissing) return { ok: false, reason: 'syntax_error' };
+    if (!node.isNamed) continue;
+    const type = node.type;
+    let innerNested = nested;
+    if (type === 'command') {
+      commands.push({ text: node.text, nested });
+    } else if (type === 'variable_assignment') {
+      // `FOO=1 cmd` only affects `cmd`; a bare `PATH=/evil` changes what later commands run.
+      if (parent !== 'command') hazards.push({ kind: 'assignment', text: node.text });
+    } else if (type === 'file_redirect') {
+      if (!isHarmlessRedirect(node)) hazards.push({ kind: 'redirection', text: node.text });
+    } else if (Object.hasOwn(NESTING, type)) {
+      hazards.push({ kind: NESTING[type]!, text: node.text });
+      innerNested = true;
+    } else if (Object.hasOwn(FLAT, type)) {
+      hazards.push({ kind: FLAT[type]!, text: node.text });
+    } else if (!TRANSPARENT.has(type)) {
+      hazards.push({ kind: 'unsupported_syntax', text: node.text });
+      innerNested = true;
+    }
+    const children = node.children;
+    for (let i = children.length - 1; i >= 0; i--) {
+      const child = children[i];
+      if (child) stack.push({ node: child, nested: innerNested, parent: type });
+    }
+  }
+  // Children are pushed in reverse, so both lists come out in source order.
+  return { ok: true, commands, hazards };
+}
+
+/** `2>&1`, `>&2`, `3<&-` and writes to `/dev/null` neither read nor write files. */
+function isHarmlessRedirect(node: Node): boolean {
+  const operator = node.children.find((c) => c !== null && !c.isNamed)?.type;
+  const destination = node.childForFieldName('destination')?.text;
+  if (operator === undefined || destination === undefined) return false;
+  if ((operator === '>&' || operator === '<&') && /^(\d+-?|-)$/.test(destination)) return true;
+  const writes = ['>', '>>', '&>', '&>>', '>|', '>&'];
+  return writes.includes(operator) && destination === '/dev/null';
+}

@@ -1,0 +1,217 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  DEFAULT_PERMISSION_OPTIONS,
+  SessionRuleStore,
+  loadShellParser,
+  ruleForCall,
+  type PermissionMessageLike,
+  type ShellParser,
+} from '../../src/permissions/index.js';
+import { bash, judge } from './helpers.js';
+
+let shell: ShellParser;
+beforeAll(async () => {
+  shell = await loadShellParser();
+});
+
+function request(
+  callId: string,
+  toolName: string,
+  args: unknown,
+  extra: Partial<PermissionMessageLike> = {},
+): PermissionMessageLike {
+  return {
+    type: 'permission-request',
+    role: 'agent',
+    callId,
+    toolName,
+    args,
+    options: DEFAULT_PERMISSION_OPTIONS,
+    ...extra,
+  };
+}
+
+function response(
+  id: string,
+  callId: string,
+  optionId: string,
+  extra: Partial<PermissionMessageLike> = {},
+): PermissionMessageLike {
+  return { id, time: 1000, type: 'permission-response', role: 'user', callId, optionId, ...extra };
+}
+
+describe('ruleForCall', () => {
+  it('is Bash(<exact command>) for Bash, the tool name otherwise', () => {
+    expect(ruleForCall('Bash', { command: '  npm test  ' })).toBe('Bash(npm test)');
+    expect(ruleForCall('bash', { command: 'echo $(date)' })).toBe('Bash(echo $(date))');
+    expect(ruleForCall('WebFetch', { url: 'https://a.io' })).toBe('WebFetch');
+    expect(ruleForCall('mcp__db__query', { sql: 'x' })).toBe('mcp__db__query');
+  });
+
+  it('has no rule when it cannot state one exactly', () => {
+    expect(ruleForCall('Bash', {})).toBeUndefined();
+    expect(ruleForCall('Bash', { command: '  ' })).toBeUndefined();
+    expect(ruleForCall('Bash', { command: 'echo a:*' })).toBeUndefined();
+    expect(ruleForCall('CodexBash', { command: 'ls' })).toBeUndefined();
+    expect(ruleForCall('bad name(', {})).toBeUndefined();
+  });
+});
+
+describe('SessionRuleStore', () => {
+  it('adds an allow rule from allow-always and a deny rule from reject-always, nothing from *-once', () => {
+    const store = new SessionRuleStore();
+    expect(
+      store.addFromAnswer({ toolName: 'WebFetch', args: {}, kind: 'allow-always', grantedBy: 'm1', at: 5 }),
+    ).toEqual({
+      id: 'allow:WebFetch',
+      behavior: 'allow',
+      rule: 'WebFetch',
+      grantedBy: 'm1',
+      createdAt: 5,
+    });
+    expect(
+      store.addFromAnswer({ toolName: 'Bash', args: { command: 'curl x' }, kind: 'reject-always' }),
+    ).toEqual({
+      id: 'deny:Bash(curl x)',
+      behavior: 'deny',
+      rule: 'Bash(curl x)',
+    });
+    expect(store.addFromAnswer({ toolName: 'Edit', args: {}, kind: 'allow-once' })).toBeUndefined();
+    expect(store.addFromAnswer({ toolName: 'Edit', args: {}, kind: 'reject-once' })).toBeUndefined();
+    expect(store.listRules().map((r) => r.id)).toEqual(['allow:WebFetch', 'deny:Bash(curl x)']);
+  });
+
+  it('granting the same rule twice keeps the first grant', () => {
+    const store = new SessionRuleStore();
+    store.addFromAnswer({ toolName: 'WebFetch', args: {}, kind: 'allow-always', grantedBy: 'm1' });
+    store.addFromAnswer({ toolName: 'WebFetch', args: {}, kind: 'allow-always', grantedBy: 'm2' });
+    expect(store.listRules()).toEqual([
+      { id: 'allow:WebFetch', behavior: 'allow', rule: 'WebFetch', grantedBy: 'm1' },
+    ]);
+  });
+
+  it('adds a host rule by text, canonically, and refuses an invalid one', () => {
+    const store = new SessionRuleStore();
+    expect(store.add('bash(npm test:*)', 'allow')).toMatchObject({
+      ok: true,
+      value: { id: 'allow:Bash(npm test:*)' },
+    });
+    const bad = store.add('Bash(', 'allow');
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error.code).toBe('permissions.invalid_rule');
+  });
+
+  it('revokes by id; the next call asks again', () => {
+    const store = new SessionRuleStore();
+    store.addFromAnswer({ toolName: 'Bash', args: { command: 'npm test' }, kind: 'allow-always' });
+    expect(judge(shell, { sessionRules: store.listRules() }, bash('npm test')).verdict).toBe('allow');
+    expect(store.revokeRule('allow:Bash(npm test)')).toBe(true);
+    expect(store.revokeRule('allow:Bash(npm test)')).toBe(false);
+    expect(judge(shell, { sessionRules: store.listRules() }, bash('npm test')).verdict).toBe('ask');
+  });
+
+  it('allow-always on WebFetch covers later WebFetch calls but not Edit (research scenario 3)', () => {
+    const store = new SessionRuleStore();
+    store.addFromAnswer({
+      toolName: 'WebFetch',
+      args: { url: 'https://a.io' },
+      kind: 'allow-always',
+      grantedBy: 'msg_user017',
+    });
+    const second = judge(
+      shell,
+      { sessionRules: store.listRules() },
+      { toolName: 'WebFetch', args: { url: 'https://b.io' } },
+    );
+    expect(second).toMatchObject({
+      verdict: 'allow',
+      reason: { kind: 'rule', rule: 'WebFetch', list: 'session-allow', id: 'allow:WebFetch' },
+    });
+    expect(judge(shell, { sessionRules: store.listRules() }, { toolName: 'Edit', args: {} }).verdict).toBe(
+      'ask',
+    );
+    expect(new SessionRuleStore().listRules()).toEqual([]);
+  });
+});
+
+describe('SessionRuleStore.rebuildFromMessages (research scenario 13)', () => {
+  it('rebuilds exactly the rules granted live', () => {
+    const live = new SessionRuleStore();
+    live.addFromAnswer({
+      toolName: 'Bash',
+      args: { command: 'npm test' },
+      kind: 'allow-always',
+      grantedBy: 'r1',
+      at: 1000,
+    });
+    live.addFromAnswer({ toolName: 'WebFetch', args: {}, kind: 'reject-always', grantedBy: 'r2', at: 1000 });
+
+    const messages: PermissionMessageLike[] = [
+      { type: 'tool-call-start', role: 'agent', callId: 'c1' },
+      request('c1', 'Bash', { command: 'npm test' }),
+      response('r1', 'c1', 'allow-session'),
+      request('c2', 'WebFetch', { url: 'https://a.io' }),
+      response('r2', 'c2', 'deny-always'),
+      request('c3', 'Edit', {}),
+      response('r3', 'c3', 'allow-once'),
+    ];
+    const rebuilt = new SessionRuleStore();
+    expect(rebuilt.rebuildFromMessages(messages)).toEqual(live.listRules());
+    expect(judge(shell, { sessionRules: rebuilt.listRules() }, bash('npm test')).verdict).toBe('allow');
+  });
+
+  it('ignores agent-authored responses, unknown options, responses before their request, and later answers', () => {
+    const messages: PermissionMessageLike[] = [
+      response('early', 'c1', 'allow-session'),
+      request('c1', 'Bash', { command: 'ls' }),
+      { ...response('forged', 'c1', 'allow-session'), role: 'agent' },
+      response('bad', 'c1', 'allow-forever'),
+      response('first', 'c1', 'deny'),
+      response('late', 'c1', 'allow-session'),
+    ];
+    expect(new SessionRuleStore().rebuildFromMessages(messages)).toEqual([]);
+  });
+
+  it('answers the latest request of a re-raised call, and honours requestId when present', () => {
+    const messages: PermissionMessageLike[] = [
+      request('c1', 'Bash', { command: 'ls' }, { requestId: 'q1' }),
+      response('a1', 'c1', 'allow-once', { requestId: 'q1' }),
+      request('c1', 'Bash', { command: 'ls -la /' }, { requestId: 'q2' }),
+      response('a2', 'c1', 'allow-session', { requestId: 'q1' }),
+      response('a3', 'c1', 'allow-session', { requestId: 'q2' }),
+    ];
+    expect(new SessionRuleStore().rebuildFromMessages(messages)).toEqual([
+      {
+        id: 'allow:Bash(ls -la /)',
+        behavior: 'allow',
+        rule: 'Bash(ls -la /)',
+        grantedBy: 'a3',
+        createdAt: 1000,
+      },
+    ]);
+  });
+
+  it('uses the options the request offered, by kind', () => {
+    const messages: PermissionMessageLike[] = [
+      request(
+        'c1',
+        'WebFetch',
+        {},
+        {
+          options: [
+            { id: 'x', kind: 'allow-always' },
+            { id: 'y', kind: 'reject-once' },
+          ],
+        },
+      ),
+      response('r', 'c1', 'x'),
+    ];
+    expect(new SessionRuleStore().rebuildFromMessages(messages).map((r) => r.id)).toEqual(['allow:WebFetch']);
+  });
+
+  it('replaces what the store held', () => {
+    const store = new SessionRuleStore();
+    store.add('Edit', 'allow');
+    expect(store.rebuildFromMessages([])).toEqual([]);
+  });
+});
