@@ -1,0 +1,207 @@
+/**
+ * Media preparation benchmarks.
+ *
+ * 1. `prepareMedia` (read + detect + probe + thumbhash) of a 12-megapixel JPEG, as a ratio to sharp's
+ *    bare resize of the same bytes to 100x100 in the same run. Target: ratio <= 1.3, i.e. preparation
+ *    costs little more than the one decode it cannot avoid.
+ * 2. Peak memory (RSS) of preparing a JPEG of almost 10 MB from a path, measured in a fresh child
+ *    process, as a ratio to the file size. Preparation only: encryption and upload come later.
+ *
+ * Run directly: `npx tsx bench/media.bench.ts`.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import { DEFAULT_MAX_MEDIA_BYTES, prepareMedia } from '../src/media/index.js';
+import type { BenchResult } from './types.js';
+
+const ITERATIONS = 21;
+const WARMUP = 3;
+const MB = 1024 * 1024;
+
+/** Runs the media benchmarks and returns their results. */
+export default async function run(): Promise<BenchResult[]> {
+  return [await preparePhotoVersusResize(), await peakMemoryOfPreparing10MB()];
+}
+
+async function preparePhotoVersusResize(): Promise<BenchResult> {
+  // Smooth noise upscaled: a photo-like 12 MP JPEG of a few MB, not a flat one that decodes for free.
+  const texture = await sharp({
+    create: {
+      width: 1000,
+      height: 750,
+      channels: 3,
+      background: 'black',
+      noise: { type: 'gaussian', mean: 128, sigma: 40 },
+    },
+  })
+    .png()
+    .toBuffer();
+  const jpeg = await sharp(texture).resize(4000, 3000).jpeg({ quality: 90 }).toBuffer();
+
+  const bare = (): Promise<unknown> => sharp(jpeg).resize(100, 100).toBuffer();
+  const prepare = (): Promise<unknown> => prepareMedia(jpeg);
+  for (let i = 0; i < WARMUP; i++) {
+    await bare();
+    await prepare();
+  }
+  // Interleaved, so drift (thermal, other load) hits both sides alike.
+  const bareTimes: number[] = [];
+  const prepareTimes: number[] = [];
+  for (let i = 0; i < ITERATIONS; i++) {
+    bareTimes.push(await timed(bare));
+    prepareTimes.push(await timed(prepare));
+  }
+  const value = median(prepareTimes);
+  const baseline = median(bareTimes);
+  return {
+    name: 'media.prepare.photo-12mp',
+    value: round(value),
+    baseline: round(baseline),
+    ratio: round(value / baseline),
+    unit: 'ms',
+    target: 'ratio <= 1.3',
+    note: `prepareMedia(Buffer) of a 4000x3000 JPEG (${(jpeg.length / MB).toFixed(1)} MB) vs sharp(jpeg).resize(100, 100).toBuffer(); median of ${ITERATIONS}`,
+  };
+}
+
+async function peakMemoryOfPreparing10MB(): Promise<BenchResult> {
+  const dir = await mkdtemp(join(tmpdir(), 'happy-media-bench-'));
+  try {
+    const path = join(dir, 'ten-megabytes.jpg');
+    const jpeg = await jpegJustUnder(DEFAULT_MAX_MEDIA_BYTES);
+    await writeFile(path, jpeg);
+    const child = await measureInChild(path);
+    return {
+      name: 'media.prepare.peak-rss-10mb',
+      value: round(child.peakDelta / MB),
+      baseline: round(jpeg.length / MB),
+      ratio: round(child.peakDelta / jpeg.length),
+      unit: 'MB',
+      note:
+        `peak RSS above the idle process while preparing a ${child.width}x${child.height} JPEG of ${jpeg.length} bytes ` +
+        'from a path (fresh child process, sharp warmed up' +
+        (child.peakWasReset ? ', peak reset via clear_refs' : ', lifetime peak: may include start-up') +
+        '); preparation only, upload not yet included',
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A noise JPEG (12 MP) at the highest quality whose size still fits under `limit`. */
+async function jpegJustUnder(limit: number): Promise<Buffer> {
+  const noise = sharp({
+    create: {
+      width: 4000,
+      height: 3000,
+      channels: 3,
+      background: 'black',
+      noise: { type: 'gaussian', mean: 128, sigma: 30 },
+    },
+  });
+  for (let quality = 97; quality >= 80; quality--) {
+    const jpeg = await noise.clone().jpeg({ quality }).toBuffer();
+    if (jpeg.length <= limit) return jpeg;
+  }
+  throw new Error('could not make a JPEG under the limit');
+}
+
+interface ChildReport {
+  peakDelta: number;
+  peakWasReset: boolean;
+  width: number;
+  height: number;
+}
+
+const CHILD_FLAG = '--media-rss-child';
+
+async function measureInChild(path: string): Promise<ChildReport> {
+  const self = fileURLToPath(import.meta.url);
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--expose-gc', '--import', import.meta.resolve('tsx'), self, CHILD_FLAG, path],
+    { maxBuffer: MB },
+  );
+  return JSON.parse(stdout) as ChildReport;
+}
+
+/**
+ * In the child: warm sharp up on a tiny image, settle, reset the kernel's high-water mark of RSS
+ * (Linux `clear_refs`; elsewhere the process-lifetime peak is all there is), then prepare the file.
+ */
+async function childMain(path: string): Promise<void> {
+  await prepareMedia(
+    await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } })
+      .png()
+      .toBuffer(),
+  );
+  (globalThis as { gc?: () => void }).gc?.();
+  const resetPeak = await resetPeakRss();
+  const idle = process.memoryUsage().rss;
+  const prepared = await prepareMedia(path);
+  const peak = (await readPeakRss()) ?? process.resourceUsage().maxRSS * 1024;
+  const report: ChildReport = {
+    peakDelta: peak - idle,
+    peakWasReset: resetPeak,
+    width: prepared.photo?.width ?? 0,
+    height: prepared.photo?.height ?? 0,
+  };
+  process.stdout.write(JSON.stringify(report));
+}
+
+/** Writing 5 to `/proc/self/clear_refs` resets VmHWM, the peak RSS the kernel tracks (Linux). */
+async function resetPeakRss(): Promise<boolean> {
+  try {
+    await writeFile('/proc/self/clear_refs', '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** VmHWM of `/proc/self/status`, in bytes; undefined where there is no procfs. */
+async function readPeakRss(): Promise<number | undefined> {
+  try {
+    const status = await readFile('/proc/self/status', 'utf8');
+    const kb = status.match(/^VmHWM:\s+(\d+)\s+kB/m)?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+const invokedDirectly =
+  process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (invokedDirectly) {
+  const childIndex = process.argv.indexOf(CHILD_FLAG);
+  const childPath = process.argv[childIndex + 1];
+  if (childIndex !== -1 && childPath !== undefined) {
+    await childMain(childPath);
+  } else {
+    const results = await run();
+    console.table(results.map(({ note: _note, ...rest }) => rest));
+    for (const result of results) console.log(`${result.name}: ${result.note ?? ''}`);
+    console.log(JSON.stringify(results, null, 2));
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * Media preparation (Node only; happy-wire §8): read an input, detect its kind from its content,
+ * probe photos and videos, and compute thumbhashes. Encryption and upload build on this.
+ */
+export { readMediaInput } from './input.js';
+export type { MediaInput, MediaBytes, ReadMediaInputOptions } from './input.js';
+export { detectKind, UNKNOWN_MIME_TYPE } from './detect.js';
+export type { DetectedKind, MediaKind } from './detect.js';
+export { thumbhashFromRgba, thumbhashFromImage } from './thumbhash.js';
+export { probeImage } from './probeImage.js';
+export type { ImageProbe } from './probeImage.js';
+export { locateFfmpeg } from './ffmpeg.js';
+export type { FfmpegTools, LocateFfmpegOptions } from './ffmpeg.js';
+export { probeVideo } from './probeVideo.js';
+export type { ProbeVideoOptions, VideoProbe } from './probeVideo.js';
+export { prepareMedia } from './prepare.js';
+export type { PrepareMediaOptions, PrepareStage, PreparedMedia } from './prepare.js';
+export {
+  BLOB_OVERHEAD_BYTES,
+  DEFAULT_MAX_MEDIA_BYTES,
+  MAX_ENCRYPTED_ATTACHMENT_BYTES,
+  MAX_IMAGE_PIXELS,
+  POSTER_MAX_SIDE,
+  THUMBHASH_MAX_SIDE,
+} from './limits.js';
+export type { MediaError, MediaErrorCode } from './mediaError.js';
