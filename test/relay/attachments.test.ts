@@ -85,7 +85,8 @@ describe('attachment rules (§8)', () => {
   it('refuses refs of another session or with path tricks', async () => {
     const { token, sessionId, api } = await setup();
     const other = (await createSession(relay!, token)).id as string;
-    const download = (ref: string) => api.post(`/v1/sessions/${sessionId}/attachments/request-download`, { ref });
+    const download = (ref: string) =>
+      api.post(`/v1/sessions/${sessionId}/attachments/request-download`, { ref });
     expect(await download(`sessions/${other}/attachments/a.enc`)).toMatchObject({
       status: 400,
       body: { error: 'Ref does not belong to this session' },
@@ -95,7 +96,10 @@ describe('attachment rules (§8)', () => {
       body: { error: 'Invalid attachment ref' },
     });
     expect(await download(`sessions/${sessionId}/attachments/`)).toMatchObject({ status: 400 });
-    const traversal = await api.put(`/v1/sessions/${sessionId}/attachments/..%2Fescape.enc`, new Uint8Array(4));
+    const traversal = await api.put(
+      `/v1/sessions/${sessionId}/attachments/..%2Fescape.enc`,
+      new Uint8Array(4),
+    );
     expect(traversal).toMatchObject({ status: 404, body: { error: 'Invalid attachment file' } });
   });
 

@@ -108,7 +108,9 @@ describe('isolation between accounts over HTTP', () => {
       expect(await api.get('/v1/sessions')).toMatchObject({ status: 401, body: { error: 'Invalid token' } });
       expect(await api.delete(`/v1/sessions/${session.id}`)).toMatchObject({ status: 401 });
       expect(
-        await api.post(`/v3/sessions/${session.id}/messages`, { messages: [{ content: 'eA==', localId: 'x' }] }),
+        await api.post(`/v3/sessions/${session.id}/messages`, {
+          messages: [{ content: 'eA==', localId: 'x' }],
+        }),
       ).toMatchObject({ status: 401, body: { error: 'Invalid token' } });
       expect(await connectError(relay, { token: bad, clientType: 'user-scoped' })).toBe(
         'Invalid authentication token',
@@ -136,15 +138,24 @@ describe('isolation between accounts over the socket', () => {
     // The handshake does not check session ownership (as on the real server); events do.
     const agentB = await connect(relay, { token: tokenB, clientType: 'session-scoped', sessionId: sid });
     const acks: unknown[] = [];
-    agentB.emit('update-metadata', { sid, metadata: 'Qg==', expectedVersion: 0 }, (ack: unknown) => acks.push(ack));
-    expect(await agentB.emitWithAck('update-state', { sid, agentState: 'Qg==', expectedVersion: 0 })).toEqual({
-      result: 'error',
-    });
+    agentB.emit('update-metadata', { sid, metadata: 'Qg==', expectedVersion: 0 }, (ack: unknown) =>
+      acks.push(ack),
+    );
+    expect(await agentB.emitWithAck('update-state', { sid, agentState: 'Qg==', expectedVersion: 0 })).toEqual(
+      {
+        result: 'error',
+      },
+    );
     agentB.emit('message', { sid, message: 'Qg==', localId: 'b-legacy' });
     agentB.emit('session-alive', { sid, time: Date.now(), thinking: true });
     agentB.emit('session-end', { sid, time: Date.now() });
     expect(
-      await agentB.emitWithAck('usage-report', { key: 'k', sessionId: sid, tokens: { total: 1 }, cost: { total: 1 } }),
+      await agentB.emitWithAck('usage-report', {
+        key: 'k',
+        sessionId: sid,
+        tokens: { total: 1 },
+        cost: { total: 1 },
+      }),
     ).toEqual({ success: false, error: 'Session not found' });
     expect(await agentB.emitWithAck('rpc-call', { method: `${sid}:permission`, params: 'eA==' })).toEqual({
       ok: false,

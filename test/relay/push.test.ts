@@ -32,7 +32,9 @@ const event = {
 function storedPushEvents(): { kind: string; title: string; body: string; data: string; result: string }[] {
   const db = new Database(join(dataDir, 'relay.sqlite'), { readonly: true });
   try {
-    return db.prepare('SELECT kind, title, body, data, result FROM push_events ORDER BY rowid').all() as never;
+    return db
+      .prepare('SELECT kind, title, body, data, result FROM push_events ORDER BY rowid')
+      .all() as never;
   } finally {
     db.close();
   }
