@@ -138,6 +138,16 @@ export type {
   FoldedAgentGroup,
   FoldedMessage,
   FoldedNode,
+  RunResult,
+  RunContext,
+  PermissionRequestOptions,
+  PermissionDecision,
+  PermissionRuntime,
+  AttachInput,
+  AttachOptions,
+  AttachProgress,
+  MediaRuntime,
+  WriterPlugins,
 } from './stream/index.js';
 export {
   MemoryTransport,

@@ -1,4 +1,5 @@
 import type { SessionMessage } from '../protocol/sessionMessage.js';
+import type { WriterPlugins } from './plugins.js';
 import type { Delivery, MessageDraft, StreamLifecycleEvent } from './types.js';
 
 /**
@@ -12,4 +13,6 @@ export interface WriterCore {
   announce(event: StreamLifecycleEvent): void;
   /** A fresh cuid2. */
   createId(): string;
+  /** The permission gate and media pipeline, when installed. */
+  readonly plugins: WriterPlugins;
 }

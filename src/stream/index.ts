@@ -27,3 +27,14 @@ export type {
   FoldedMessage,
   FoldedNode,
 } from './fold.js';
+export type { RunResult, RunContext } from './toolCall.js';
+export type {
+  PermissionRequestOptions,
+  PermissionDecision,
+  PermissionRuntime,
+  AttachInput,
+  AttachOptions,
+  AttachProgress,
+  MediaRuntime,
+  WriterPlugins,
+} from './plugins.js';

@@ -5,6 +5,9 @@ import { ToolCall } from './toolCall.js';
 import type { ToolCallOptions } from './toolCall.js';
 import type { TurnState } from './turnState.js';
 import type { Delivery, MessageDraft } from './types.js';
+import type { SessionMessage } from '../protocol/sessionMessage.js';
+import { requirePlugin } from './plugins.js';
+import type { AttachInput, AttachOptions } from './plugins.js';
 
 type ContentDraft = MessageDraft extends infer D
   ? D extends { role: 'agent' }
@@ -98,6 +101,16 @@ export class Scope {
     }
     call.end();
     return result;
+  }
+
+  /**
+   * Sends a photo, video or file: detects the kind from the content, computes dimensions and a
+   * ThumbHash, encrypts and uploads it, and only then appends the message that references it.
+   * Needs the media pipeline (`happy-session/media`, installed by `connect()`).
+   */
+  attach(input: AttachInput, options: AttachOptions = {}): Promise<SessionMessage> {
+    this.assertOpen();
+    return requirePlugin(this.core.plugins, 'media').attach(this, input, options);
   }
 
   /** @internal appends a content message stamped with this scope's turn, parent and agent. */

@@ -13,6 +13,7 @@ import { MonotonicClock } from './clock.js';
 import type { WriterCore } from './core.js';
 import { Outbox } from './outbox.js';
 import type { OutboxOptions } from './outbox.js';
+import type { WriterPlugins } from './plugins.js';
 import { Turn } from './turn.js';
 import type { Delivery, MessageDraft, StreamLifecycleEvent } from './types.js';
 
@@ -50,6 +51,7 @@ export class SessionWriter {
   private readonly turns = new Set<Turn>();
   private closed = false;
   private readonly core: WriterCore;
+  private readonly installed: WriterPlugins = {};
 
   /** Every appended message, in append order, at the moment it is appended. */
   readonly messages$: Observable<SessionMessage> = this.messagesSubject.asObservable();
@@ -68,6 +70,7 @@ export class SessionWriter {
       emit: (draft) => this.emit(draft),
       announce: (event) => this.lifecycleSubject.next(event),
       createId: () => this.makeId(),
+      plugins: this.installed,
     };
   }
 
@@ -81,6 +84,20 @@ export class SessionWriter {
     });
     this.turns.add(turn);
     return turn;
+  }
+
+  /**
+   * Installs a plug-in: the permission gate (`PermissionGate` does this itself) or the media
+   * pipeline. One of each per writer; installing a second replaces the first.
+   */
+  use(plugins: WriterPlugins): this {
+    Object.assign(this.installed, plugins);
+    return this;
+  }
+
+  /** The installed plug-ins. */
+  get plugins(): Readonly<WriterPlugins> {
+    return this.installed;
   }
 
   /** Turns started and not yet ended. */

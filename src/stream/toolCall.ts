@@ -4,6 +4,9 @@ import type { WriterCore } from './core.js';
 import { Scope } from './scope.js';
 import type { TurnState } from './turnState.js';
 import type { Delivered, Delivery } from './types.js';
+import { requirePlugin } from './plugins.js';
+import type { PermissionDecision, PermissionRequestOptions } from './plugins.js';
+import { errorMessage } from './stepErrors.js';
 
 /** What a tool call is: the fields of its `tool-call-start` (session-protocol-v2, "tool-call-start"). */
 export interface ToolCallOptions {
@@ -35,6 +38,22 @@ export interface ToolCallOptions {
 export interface ToolCallEndOptions {
   /** Why the call failed; leave out on success. */
   readonly error?: string;
+}
+
+/** What {@link ToolCall.run} did. */
+export type RunResult<T> =
+  | { readonly status: 'done'; readonly value: T; readonly decision: PermissionDecision }
+  | { readonly status: 'failed'; readonly error: unknown; readonly decision: PermissionDecision }
+  | { readonly status: 'denied' | 'cancelled'; readonly decision: PermissionDecision };
+
+/** What the executor of {@link ToolCall.run} is given. */
+export interface RunContext {
+  /** The call being run. */
+  readonly call: ToolCall;
+  /** The decision that allowed it. */
+  readonly decision: PermissionDecision;
+  /** The turn's signal: aborted when the user stops the turn. */
+  readonly signal: AbortSignal | undefined;
 }
 
 /**
@@ -147,6 +166,41 @@ export class ToolCall {
     this.state.openCalls.delete(this);
     this.core.emit(draft).delivery.then(settle.resolve, settle.reject);
     return this.endDelivery;
+  }
+
+  /**
+   * Asks the user (or the policy) whether this call may run: appends `permission-request` and
+   * waits for the first valid answer. Resolves, never rejects, for every outcome; every outcome
+   * other than `allow` has already ended the call. Needs the permission gate (installed by
+   * `connect()`, or `new PermissionGate({ writer })`). Throws `SdkError` only for bad configuration
+   * (invalid options, `onTimeout: 'allow'`).
+   */
+  requestPermission(options: PermissionRequestOptions = {}): Promise<PermissionDecision> {
+    return requirePlugin(this.core.plugins, 'permissions').requestPermission(this, options);
+  }
+
+  /**
+   * Gates, then runs: the executor runs only on allow, with the approved arguments (or the user's
+   * validated `updatedInput`), and the call ends with the outcome (`error` on deny, cancel or a
+   * throwing executor). Never rejects: the result says what happened.
+   */
+  async run<T>(
+    executor: (args: Readonly<Record<string, unknown>>, context: RunContext) => T | Promise<T>,
+    options: PermissionRequestOptions & { readonly signal?: AbortSignal } = {},
+  ): Promise<RunResult<T>> {
+    const decision = await this.requestPermission(options);
+    if (decision.outcome !== 'allow') {
+      return { status: decision.outcome === 'deny' ? 'denied' : 'cancelled', decision };
+    }
+    const args = decision.updatedInput ?? this.args;
+    try {
+      const value = await executor(args, { call: this, decision, signal: options.signal });
+      this.end();
+      return { status: 'done', value, decision };
+    } catch (error) {
+      this.end({ error: errorMessage(error) });
+      return { status: 'failed', error, decision };
+    }
   }
 
   /**
