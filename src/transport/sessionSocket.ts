@@ -129,7 +129,11 @@ export class SessionSocket {
   async emitWithAck(event: string, payload: unknown, timeoutMs: number): Promise<unknown> {
     if (this.closed) throw closedError();
     try {
-      return (await this.socket.timeout(timeoutMs).emitWithAck(event, payload)) as unknown;
+      const socket = this.socket.timeout(timeoutMs);
+      // `ping` takes only the ack callback: an undefined payload would take its place.
+      return (await (payload === undefined
+        ? socket.emitWithAck(event)
+        : socket.emitWithAck(event, payload))) as unknown;
     } catch (error) {
       throw new SdkError('transport.timeout', `No answer to ${event} within ${timeoutMs} ms.`, {
         hint: 'the socket may be reconnecting, or the session belongs to another account',
