@@ -24,6 +24,8 @@ export interface RelayContext {
   presence: SessionPresence;
   logger: Logger;
   publicUrl: string | undefined;
+  /** The relay's own base URL; known once it listens, used when a request names no host. */
+  url: string;
   rpcWaitMs: number;
   rpcCallTimeoutMs: number;
   /** Aborted when the relay closes, so pending waits (RPC lookups) end at once. */

@@ -87,6 +87,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     presence,
     logger,
     publicUrl: options.publicUrl,
+    url: '',
     rpcWaitMs: options.rpcWaitMs ?? DEFAULT_RPC_WAIT_MS,
     rpcCallTimeoutMs: options.rpcCallTimeoutMs ?? DEFAULT_RPC_CALL_TIMEOUT_MS,
     closing: lifetime.signal,
@@ -95,6 +96,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   app.setValidatorCompiler(zodValidatorCompiler);
   installCors(app);
   installErrorHandlers(app, logger);
+  app.addHook('onResponse', async (request, reply) => {
+    logger.debug('relay request', { method: request.method, url: request.url, status: reply.statusCode });
+  });
   // Attachment uploads are raw encrypted bytes; fastify would refuse the media type otherwise.
   app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer' }, (_request, body, done) => {
     done(null, body);
@@ -123,6 +127,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   const url = formatUrl(host, port);
+  ctx.url = url;
   logger.info('relay listening', { url, dataDir: options.dataDir ?? null });
 
   let closing: Promise<void> | undefined;

@@ -11,7 +11,7 @@ export function installCors(app: FastifyInstance): void {
     reply.header('Access-Control-Allow-Origin', '*');
     if (request.method !== 'OPTIONS') return;
     const requestedHeaders = request.headers['access-control-request-headers'];
-    reply
+    return reply
       .header('Access-Control-Allow-Methods', ALLOWED_METHODS)
       .header('Access-Control-Allow-Headers', requestedHeaders ?? '*')
       .header('Access-Control-Max-Age', '86400')

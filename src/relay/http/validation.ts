@@ -17,6 +17,6 @@ export const zodValidatorCompiler: FastifySchemaCompiler<ZodType> = ({ schema })
       params: {},
       message: issue.message,
     }));
-    return { error: errors as unknown as Error };
+    return { error: errors };
   };
 };

@@ -42,7 +42,7 @@ class UploadRateLimiter {
 export function attachmentRoutes(app: FastifyInstance, ctx: RelayContext, authenticate: Authenticate): void {
   const limiter = new UploadRateLimiter();
   const baseUrl = (headers: Parameters<typeof resolveBaseUrl>[1]) =>
-    resolveBaseUrl(ctx.publicUrl, headers, 'http://127.0.0.1');
+    resolveBaseUrl(ctx.publicUrl, headers, ctx.url);
 
   app.post<{ Params: SessionParams; Body: z.infer<typeof uploadBody> }>(
     '/v1/sessions/:sessionId/attachments/request-upload',

@@ -56,36 +56,6 @@ export class ActivityStore {
     return record;
   }
 
-  /** Push events recorded for a session of `accountId`, oldest first. */
-  listPushEvents(accountId: string, sessionId: string): PushEventRecord[] {
-    const rows = this.db
-      .prepare(
-        'SELECT * FROM push_events WHERE account_id = ? AND session_id = ? ORDER BY created_at ASC, rowid ASC',
-      )
-      .all(accountId, sessionId) as {
-      id: string;
-      account_id: string;
-      session_id: string;
-      kind: string;
-      title: string;
-      body: string;
-      data: string | null;
-      result: string;
-      created_at: number;
-    }[];
-    return rows.map((row) => ({
-      id: row.id,
-      accountId: row.account_id,
-      sessionId: row.session_id,
-      kind: row.kind,
-      title: row.title,
-      body: row.body,
-      data: row.data === null ? null : (JSON.parse(row.data) as Record<string, unknown>),
-      result: row.result,
-      createdAt: row.created_at,
-    }));
-  }
-
   /** Upserts the report of `(account, session, key)`. */
   upsertUsage(accountId: string, sessionId: string | null, key: string, data: UsageData): UsageReportRecord {
     const now = Date.now();
