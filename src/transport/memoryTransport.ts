@@ -44,7 +44,11 @@ export class MemoryTransport implements Transport {
         );
       }
     }
+    const answered = new Set<string>();
     for (const record of records) {
+      // Like the server, one row per localId: a repeat within the batch is not listed twice.
+      if (answered.has(record.localId)) continue;
+      answered.add(record.localId);
       const existing = this.byLocalId.get(record.localId);
       if (existing) {
         acks.push({ localId: record.localId, seq: existing.seq });

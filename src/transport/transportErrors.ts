@@ -8,7 +8,10 @@ export type TransportErrorCode =
   | 'transport.rejected'
   | 'transport.unauthorized'
   | 'transport.not_found'
-  | 'transport.closed';
+  | 'transport.closed'
+  | 'transport.bad_response'
+  | 'transport.format_unsupported'
+  | 'transport.invalid_metadata';
 
 const retryable: ReadonlySet<string> = new Set([
   'transport.network',

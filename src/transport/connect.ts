@@ -1,0 +1,175 @@
+import { SdkError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { silentLogger } from '../logger.js';
+import { SessionReader } from '../stream/sessionReader.js';
+import { SessionWriter } from '../stream/sessionWriter.js';
+import type { OutboxOptions } from '../stream/outbox.js';
+import { mintToken } from './authToken.js';
+import { loadCredentials } from './credentials.js';
+import type { Credentials } from './credentials.js';
+import { resolveHappyHome, resolveServerUrl } from './happyHome.js';
+import type { HappyEnv } from './happyHome.js';
+import { HappyServerTransport } from './happyServerTransport.js';
+import { HappyHttp } from './httpClient.js';
+import { HttpPushNotifier } from './pushNotifier.js';
+import { ServerSessionState } from './serverSessionState.js';
+import { Session } from './session.js';
+import { sessionMetadata } from './sessionMetadata.js';
+import { createSessionRecord, openSessionRecord } from './sessionRecord.js';
+import type { SessionRecord } from './sessionRecord.js';
+import type { StateObject } from './sessionState.js';
+import { SocketRpc } from './socketRpc.js';
+
+/** Options of {@link connect}. */
+export interface ConnectOptions {
+  /** Metadata fields added to (or replacing) the defaults of a new session (happy-wire §4.2). */
+  readonly metadata?: StateObject;
+  /** Session title (`metadata.summary.text`); default the working directory's name. */
+  readonly title?: string;
+  /** Initial agentState of a new session; `{controlledByUser: false}` is always the base. */
+  readonly agentState?: StateObject;
+  /** Server URL; default `HAPPY_SERVER_URL`, then settings.json, then Happy's server (§0). */
+  readonly server?: string;
+  /** Credentials; default loaded from the Happy home directory (§1.5). */
+  readonly credentials?: Credentials;
+  /** Happy home directory; default `HAPPY_HOME_DIR` or `~/.happy`. */
+  readonly homeDir?: string;
+  /** Environment to read `HAPPY_*` from; default `process.env`. */
+  readonly env?: HappyEnv;
+  /**
+   * Wire format of the stream. Only `'v2'` exists yet; `'v1'` (what today's app renders) is
+   * planned and throws `transport.format_unsupported` for now.
+   */
+  readonly format?: 'v2' | 'v1';
+  /** Open this existing session instead of creating one (needs the master secret). */
+  readonly sessionId?: string;
+  /** Archive the session on `close()`; default true. */
+  readonly archiveOnClose?: boolean;
+  readonly logger?: Logger;
+  /** Outbox tuning of the writer. */
+  readonly outbox?: OutboxOptions;
+  /** Transport tuning. */
+  readonly heartbeatIntervalMs?: number;
+  readonly reconnectionDelayMs?: number;
+  readonly reconnectionDelayMaxMs?: number;
+  readonly httpTimeoutMs?: number;
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * Connects to a Happy server (or the embedded relay) and returns a live {@link Session}: picks the
+ * server and credentials from the environment as the Happy CLI does, mints a token from the master
+ * secret when there is none, creates a session (fresh tag, encrypted metadata, wrapped data key;
+ * then agentState from version 0) or opens `sessionId`, connects the session socket and registers
+ * the built-in RPC handlers.
+ *
+ * @throws {SdkError} `transport.format_unsupported` for `format: 'v1'`; `credentials.*` when no
+ *   usable credentials are found; `transport.*` when the server cannot be reached or refuses.
+ * @see Happy wire spec §0-§7
+ */
+export async function connect(options: ConnectOptions = {}): Promise<Session> {
+  if ((options.format ?? 'v2') !== 'v2') {
+    throw new SdkError(
+      'transport.format_unsupported',
+      `The ${String(options.format)} output format is not available yet.`,
+      {
+        hint: "use format: 'v2' (the default); v1 output for today's Happy app is planned",
+      },
+    );
+  }
+  const logger = options.logger ?? silentLogger;
+  const env = options.env ?? process.env;
+  const home = options.homeDir ?? resolveHappyHome(env);
+  const serverUrl = options.server ?? resolveServerUrl(env, home);
+  const credentials = options.credentials ?? loadCredentials({ homeDir: home });
+  const anonymous = new HappyHttp({
+    serverUrl,
+    logger,
+    ...(options.httpTimeoutMs !== undefined ? { timeoutMs: options.httpTimeoutMs } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const token =
+    credentials.token ??
+    (credentials.kind === 'master' ? await mintToken(anonymous, credentials.masterSecret) : undefined);
+  if (!token) {
+    throw new SdkError(
+      'credentials.malformed',
+      'The credentials hold no token and no master secret to mint one.',
+      {
+        hint: 'log in again with `happy-session login`',
+      },
+    );
+  }
+  const http = anonymous.withToken(token);
+  const record: SessionRecord = options.sessionId
+    ? await openSessionRecord(http, credentials, options.sessionId, logger)
+    : await createSessionRecord(
+        http,
+        credentials,
+        sessionMetadata(options.metadata, {
+          ...(options.title !== undefined ? { title: options.title } : {}),
+          happyHomeDir: home,
+        }),
+      );
+
+  const transport = new HappyServerTransport({
+    serverUrl: http.serverUrl,
+    token,
+    sessionId: record.id,
+    logger,
+    ...pick(options, [
+      'heartbeatIntervalMs',
+      'reconnectionDelayMs',
+      'reconnectionDelayMaxMs',
+      'httpTimeoutMs',
+      'fetch',
+    ]),
+  });
+  try {
+    await transport.ready();
+    const state = new ServerSessionState({
+      transport,
+      key: record.key,
+      metadata: record.metadata,
+      agentState: record.agentState,
+      logger,
+    });
+    if (!options.sessionId) {
+      await state.updateAgentState((current) => ({
+        ...current,
+        controlledByUser: false,
+        ...options.agentState,
+      }));
+    } else if (options.metadata) {
+      const extra = options.metadata;
+      await state.updateMetadata((current) => ({ ...current, ...extra }));
+    }
+    return new Session({
+      id: record.id,
+      key: record.key,
+      transport,
+      writer: new SessionWriter({
+        transport,
+        key: record.key,
+        logger,
+        ...(options.outbox ? { outbox: options.outbox } : {}),
+      }),
+      reader: new SessionReader({ transport, key: record.key }),
+      rpc: new SocketRpc(transport.socket, record.id, record.key, logger),
+      state,
+      push: new HttpPushNotifier(transport.http, record.id),
+      inputAfterSeq: record.seq,
+      ...(options.archiveOnClose !== undefined ? { archiveOnClose: options.archiveOnClose } : {}),
+      logger,
+    });
+  } catch (error) {
+    await transport.close({ end: false, archive: false });
+    throw error;
+  }
+}
+
+function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const k of keys) if (source[k] !== undefined) out[k] = source[k];
+  return out;
+}

@@ -1,0 +1,89 @@
+import type { Socket } from 'socket.io-client';
+import { deriveAccountKeys } from '../../src/crypto/accountKeys.js';
+import { unwrapDataKey } from '../../src/crypto/dataKey.js';
+import { decryptRecord, encryptRecordBase64 } from '../../src/crypto/records.js';
+import type { RecordKey } from '../../src/crypto/records.js';
+import type { HappyHttp } from '../../src/transport/httpClient.js';
+import { appSocket } from './helpers.js';
+
+/** A session row as `GET /v1/sessions` lists it. */
+export interface ListedSession {
+  id: string;
+  seq: number;
+  metadata: string;
+  metadataVersion: number;
+  agentState: string | null;
+  agentStateVersion: number;
+  dataEncryptionKey: string | null;
+  active: boolean;
+}
+
+/**
+ * Plays the Happy app against a server: raw HTTP, a user-scoped socket and the crypto module only
+ * (no SDK transport code), so tests check the SDK from the other side of the wire.
+ */
+export class AppClient {
+  private constructor(
+    readonly http: HappyHttp,
+    readonly socket: Socket,
+    private readonly masterSecret: Uint8Array,
+  ) {}
+
+  static async open(
+    url: string,
+    http: HappyHttp,
+    token: string,
+    masterSecret: Uint8Array,
+  ): Promise<AppClient> {
+    return new AppClient(http, await appSocket(url, token), masterSecret);
+  }
+
+  async session(id: string): Promise<ListedSession> {
+    const { sessions } = await this.http.request<{ sessions: ListedSession[] }>('GET', '/v1/sessions');
+    const found = sessions.find((s) => s.id === id);
+    if (!found) throw new Error(`session ${id} is not listed`);
+    return found;
+  }
+
+  /** The session key as the app derives it: unwrap with the content key, or the master secret. */
+  async keyOf(id: string): Promise<RecordKey> {
+    const row = await this.session(id);
+    if (row.dataEncryptionKey === null) return { variant: 'legacy', key: this.masterSecret };
+    const unwrapped = unwrapDataKey(
+      row.dataEncryptionKey,
+      deriveAccountKeys(this.masterSecret).content.secretKey,
+    );
+    if (!unwrapped.ok) throw new Error(unwrapped.error.message);
+    return { variant: 'dataKey', key: unwrapped.value };
+  }
+
+  async decrypt(value: string | null, key: RecordKey): Promise<unknown> {
+    if (value === null) return null;
+    const result = await decryptRecord(value, key);
+    if (!result.ok) throw new Error(result.error.message);
+    return result.value;
+  }
+
+  /** Sends a user record as the app does (v3 POST, random localId). */
+  async send(id: string, record: unknown, key: RecordKey): Promise<string> {
+    const localId = globalThis.crypto.randomUUID();
+    await this.http.request('POST', `/v3/sessions/${id}/messages`, {
+      messages: [{ content: await encryptRecordBase64(record, key), localId }],
+    });
+    return localId;
+  }
+
+  /** Calls a session RPC; resolves with the decrypted result, or throws the `{ok:false}` error. */
+  async call(id: string, method: string, params: unknown, key: RecordKey): Promise<unknown> {
+    const answer = (await this.socket.timeout(20_000).emitWithAck('rpc-call', {
+      method: `${id}:${method}`,
+      params: await encryptRecordBase64(params, key),
+    })) as { ok: boolean; result?: string; error?: string };
+    if (!answer.ok) throw new Error(answer.error);
+    return this.decrypt(answer.result ?? null, key);
+  }
+
+  close(): void {
+    this.socket.disconnect();
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * One contract, every transport: the same scenarios run against MemoryTransport and against
+ * HappyServerTransport on the embedded relay (real HTTP, real socket.io). Set HAPPY_SERVER_URL
+ * (plus credentials in HAPPY_HOME_DIR) to run them against any Happy-compatible server too; see
+ * docs/transport.md.
+ */
+import { filter, firstValueFrom, take, toArray } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { SdkError } from '../../src/errors.js';
+import type { SessionMessage } from '../../src/protocol/sessionMessage.js';
+import type { Relay } from '../../src/relay/index.js';
+import { startRelay } from '../../src/relay/index.js';
+import { SessionReader } from '../../src/stream/sessionReader.js';
+import type { ReaderEvent } from '../../src/stream/sessionReader.js';
+import { SessionWriter } from '../../src/stream/sessionWriter.js';
+import { loadCredentials } from '../../src/transport/credentials.js';
+import type { Credentials } from '../../src/transport/credentials.js';
+import { HappyServerTransport } from '../../src/transport/happyServerTransport.js';
+import { HappyHttp } from '../../src/transport/httpClient.js';
+import { mintToken } from '../../src/transport/authToken.js';
+import { MemoryTransport } from '../../src/transport/memoryTransport.js';
+import { createSessionRecord } from '../../src/transport/sessionRecord.js';
+import type { RecordKey } from '../../src/crypto/records.js';
+import { generateDataKey } from '../../src/crypto/dataKey.js';
+import type { StoredRecord, Transport } from '../../src/transport/transport.js';
+import { accountOn } from './helpers.js';
+
+/** One session's transports, as a test needs them. */
+interface Harness {
+  readonly transport: Transport;
+  readonly key: RecordKey;
+  /** Another client of the same session. */
+  other(): Promise<Transport>;
+  close(): Promise<void>;
+}
+
+interface Target {
+  readonly name: string;
+  setup(): Promise<void>;
+  teardown(): Promise<void>;
+  session(): Promise<Harness>;
+}
+
+const memoryTarget: Target = {
+  name: 'MemoryTransport',
+  setup: async () => {},
+  teardown: async () => {},
+  session: async () => {
+    const transport = new MemoryTransport();
+    return {
+      transport,
+      key: { variant: 'dataKey', key: generateDataKey() },
+      other: async () => transport,
+      close: async () => {},
+    };
+  },
+};
+
+function serverTarget(
+  name: string,
+  start: () => Promise<{ url: string; credentials: Credentials; stop?: () => Promise<void> }>,
+): Target {
+  let url = '';
+  let credentials: Credentials;
+  let token = '';
+  let stop: (() => Promise<void>) | undefined;
+  return {
+    name,
+    setup: async () => {
+      const started = await start();
+      url = started.url;
+      credentials = started.credentials;
+      stop = started.stop;
+      token =
+        credentials.token ??
+        (credentials.kind === 'master'
+          ? await mintToken(new HappyHttp({ serverUrl: url }), credentials.masterSecret)
+          : '');
+    },
+    teardown: async () => {
+      await stop?.();
+    },
+    session: async () => {
+      const http = new HappyHttp({ serverUrl: url, token });
+      const record = await createSessionRecord(http, credentials, {
+        path: '/contract',
+        host: 'contract-suite',
+      });
+      const opened: HappyServerTransport[] = [];
+      const open = async (): Promise<HappyServerTransport> => {
+        const t = new HappyServerTransport({ serverUrl: url, token, sessionId: record.id });
+        opened.push(t);
+        await t.ready();
+        return t;
+      };
+      const transport = await open();
+      return {
+        transport,
+        key: record.key,
+        other: open,
+        close: async () => {
+          await Promise.all(opened.map((t) => t.close()));
+        },
+      };
+    },
+  };
+}
+
+let relay: Relay | undefined;
+const targets: Target[] = [
+  memoryTarget,
+  serverTarget('HappyServerTransport on the relay', async () => {
+    relay = await startRelay();
+    const account = await accountOn(relay.url);
+    return { url: relay.url, credentials: account.credentials, stop: () => relay!.close() };
+  }),
+];
+const externalUrl = process.env.HAPPY_SERVER_URL;
+if (externalUrl) {
+  targets.push(
+    serverTarget(`HappyServerTransport on ${externalUrl}`, async () => ({
+      url: externalUrl.replace(/\/+$/, ''),
+      credentials: loadCredentials(),
+    })),
+  );
+}
+
+function records(count: number, prefix = 'r'): { localId: string; content: string }[] {
+  return Array.from({ length: count }, (_, i) => ({
+    localId: `${prefix}-${i}-${Math.random().toString(36).slice(2)}`,
+    content: Buffer.from(`ciphertext ${prefix} ${i}`).toString('base64'),
+  }));
+}
+
+async function readAll(transport: Transport): Promise<StoredRecord[]> {
+  const all: StoredRecord[] = [];
+  let cursor = 0;
+  for (;;) {
+    const page = await transport.read(cursor, { limit: 500 });
+    all.push(...page.records);
+    if (!page.hasMore || page.records.length === 0) return all;
+    cursor = page.records[page.records.length - 1]!.seq;
+  }
+}
+
+/** A transport whose live hints skip some records, as after a dropped socket. */
+function withLostHints(inner: Transport, keep: (record: StoredRecord) => boolean): Transport {
+  return {
+    append: (batch) => inner.append(batch),
+    read: (after, options) => inner.read(after, options),
+    records$: inner.records$.pipe(filter(keep)),
+    ...(inner.resync$ ? { resync$: inner.resync$ } : {}),
+  };
+}
+
+describe.each(targets)('Transport contract: $name', (target) => {
+  let h: Harness;
+  beforeAll(() => target.setup());
+  afterAll(() => target.teardown());
+  beforeEach(async () => {
+    h = await target.session();
+  });
+  afterEach(() => h.close());
+
+  test('append stores a batch in order with consecutive seqs from 1, read returns it', async () => {
+    const batch = records(3);
+    const acks = await h.transport.append(batch);
+    expect(acks.map((a) => a.seq)).toEqual([1, 2, 3]);
+    expect(acks.map((a) => a.localId)).toEqual(batch.map((r) => r.localId));
+    const page = await h.transport.read(0);
+    expect(page.hasMore).toBe(false);
+    expect(page.records.map((r) => [r.seq, r.localId, r.content])).toEqual(
+      batch.map((r, i) => [i + 1, r.localId, r.content]),
+    );
+  });
+
+  test('reads page by page with hasMore, ascending after a cursor', async () => {
+    const all = records(250);
+    for (let i = 0; i < all.length; i += 100) await h.transport.append(all.slice(i, i + 100));
+    const first = await h.transport.read(0, { limit: 100 });
+    expect(first.records.map((r) => r.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(first.hasMore).toBe(true);
+    const last = await h.transport.read(200, { limit: 100 });
+    expect(last.records.map((r) => r.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i + 201));
+    expect(last.hasMore).toBe(false);
+    expect(await h.transport.read(250)).toEqual({ records: [], hasMore: false });
+    expect((await readAll(h.transport)).map((r) => r.localId)).toEqual(all.map((r) => r.localId));
+  });
+
+  test('localId is an idempotency key: within a batch and across retries nothing is stored twice', async () => {
+    const [a, b] = records(2);
+    const first = await h.transport.append([a!, { ...a!, content: 'QUFBQQ==' }, b!]);
+    expect(first.map((x) => [x.localId, x.seq])).toEqual([
+      [a!.localId, 1],
+      [b!.localId, 2],
+    ]);
+    const retry = await h.transport.append([a!, b!]);
+    expect(retry.map((x) => [x.localId, x.seq])).toEqual([
+      [a!.localId, 1],
+      [b!.localId, 2],
+    ]);
+    const stored = await readAll(h.transport);
+    expect(stored.map((r) => [r.seq, r.content])).toEqual([
+      [1, a!.content],
+      [2, b!.content],
+    ]);
+  });
+
+  test('a batch of more than 100 records is refused as transport.rejected', async () => {
+    const error = await h.transport.append(records(101)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SdkError);
+    expect((error as SdkError).code).toBe('transport.rejected');
+    expect((await h.transport.read(0)).records).toEqual([]);
+  });
+
+  test("records$ hints every stored record, the writer's own included", async () => {
+    const seen = firstValueFrom(h.transport.records$.pipe(take(3), toArray()));
+    const batch = records(3);
+    await h.transport.append(batch);
+    expect((await seen).map((r) => [r.seq, r.localId, r.content])).toEqual(
+      batch.map((r, i) => [i + 1, r.localId, r.content]),
+    );
+  });
+
+  test('a live reader catches up over gaps in the hints: every record once, in order', async () => {
+    const writer = new SessionWriter({ transport: h.transport, key: h.key, outbox: { maxBatch: 7 } });
+    const lossy = withLostHints(await h.other(), (r) => r.seq % 3 !== 0 && r.seq % 5 !== 1);
+    const reader = new SessionReader({ transport: lossy, key: h.key });
+    const events = firstValueFrom((reader.events$() as Observable<ReaderEvent>).pipe(take(60), toArray()));
+    const written: SessionMessage[] = [];
+    writer.messages$.subscribe((m) => written.push(m));
+    const turn = writer.turn();
+    for (let i = 0; i < 58; i++) {
+      turn.text(`line ${i}`);
+      if (i % 10 === 0) await writer.flush();
+    }
+    turn.end();
+    await writer.flush();
+    const got = await events;
+    expect(got.map((e) => e.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect(got.map((e) => (e.kind === 'message' ? e.message : e))).toEqual(written);
+  });
+
+  test('writer and reader end to end: what was written reads back, typed, in append order', async () => {
+    const writer = new SessionWriter({ transport: h.transport, key: h.key });
+    const written: SessionMessage[] = [];
+    writer.messages$.subscribe((m) => written.push(m));
+    const turn = writer.turn();
+    turn.thinking('planning');
+    const call = turn.toolCall({ toolName: 'bash', title: 'List files', args: { command: 'ls' } });
+    call.scope().text('nested output');
+    call.end();
+    turn.text('done');
+    turn.end();
+    await writer.close();
+    const reader = new SessionReader({ transport: await h.other(), key: h.key });
+    const read = await reader.readAll();
+    expect(read.every((e) => e.kind === 'message')).toBe(true);
+    expect(read.map((e) => (e.kind === 'message' ? e.message : null))).toEqual(written);
+    expect(written.map((m) => m.type)).toEqual([
+      'turn-start',
+      'text',
+      'tool-call-start',
+      'text',
+      'tool-call-end',
+      'text',
+      'turn-end',
+    ]);
+  });
+});
