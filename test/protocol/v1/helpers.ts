@@ -5,13 +5,14 @@ import { isCuid } from '../../../src/protocol/ids.js';
 import { V1RecordSchema } from '../../../src/protocol/v1/schemas.js';
 import type { V1Envelope, V1Record } from '../../../src/protocol/v1/schemas.js';
 import { createV1Encoder } from '../../../src/protocol/v1/toV1.js';
+import type { SessionWriterOptions } from '../../../src/stream/sessionWriter.js';
 import type { Transport } from '../../../src/transport/transport.js';
 import { memorySession } from '../../helpers/memorySession.js';
 
 /** A writer in v1 format over an in-memory transport, as `connect({format: 'v1'})` builds it. */
-export function v1MemorySession() {
+export function v1MemorySession(options: Partial<SessionWriterOptions> = {}) {
   const encoder = createV1Encoder();
-  return memorySession({ encode: (message) => encoder.encode(message) });
+  return memorySession({ ...options, encode: (message) => encoder.encode(message) });
 }
 
 /** Every stored record, decrypted, in seq order, with its localId. */
