@@ -48,8 +48,10 @@ export interface V1Encoder {
  * | `video` | `ev file {ref, name, size, mimeType, image}` | duration, playback |
  * | `file` | `ev file {ref, name, size, mimeType}` | — (the app draws non-images as broken images) |
  * | any agent message with `agentId` | `subagent` (cuid2), `start` before its first message | `parentId` nesting within one agent |
+ * | any message with only `parentId` | the same record, at the top of its turn | the nesting |
  *
- * Every record's `time` strictly increases: the message's time, or one past the previous record's.
+ * `time` strictly increases over the session records: each takes its message's time, or one past
+ * the previous record's. The legacy records carry no time (the app uses the server's).
  */
 export function createV1Encoder(options: V1EncoderOptions = {}): V1Encoder {
   return new V1StreamEncoder(options);
