@@ -8,7 +8,7 @@ import { silentLogger } from '../logger.js';
 import { newId } from '../protocol/ids.js';
 import { parseSessionMessage } from '../protocol/parse.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
-import type { Transport } from '../transport/transport.js';
+import type { AppendAck, Transport } from '../transport/transport.js';
 import { MonotonicClock } from './clock.js';
 import type { WriterCore } from './core.js';
 import { Outbox } from './outbox.js';
@@ -29,6 +29,14 @@ export interface SessionWriterOptions {
   readonly createId?: () => string;
   readonly logger?: Logger;
   readonly outbox?: OutboxOptions;
+  /**
+   * Writes another wire format: each validated v2 message is stored as the 0..n records this
+   * returns, in order, instead of itself (`connect({format: 'v1'})` passes the v1 encoder). It is
+   * called once per message, in append order. {@link SessionWriter.messages$} still emits the v2
+   * message, and its delivery settles when the last of its records is stored (see {@link Delivered}).
+   * Default: the v2 message is the record.
+   */
+  readonly encode?: (message: SessionMessage) => readonly unknown[];
 }
 
 /**
@@ -52,6 +60,9 @@ export class SessionWriter {
   private closed = false;
   private readonly core: WriterCore;
   private readonly installed: WriterPlugins = {};
+  private readonly encode: ((message: SessionMessage) => readonly unknown[]) | undefined;
+  /** Ack of the last record queued: a message with no records settles with it. */
+  private lastRecord: Promise<AppendAck> | undefined;
 
   /** Every appended message, in append order, at the moment it is appended. */
   readonly messages$: Observable<SessionMessage> = this.messagesSubject.asObservable();
@@ -65,6 +76,7 @@ export class SessionWriter {
     this.clock = new MonotonicClock(options.clock);
     this.makeId = options.createId ?? newId;
     this.logger = options.logger ?? silentLogger;
+    this.encode = options.encode;
     this.outbox = new Outbox(options.transport, { logger: this.logger, ...options.outbox });
     this.core = {
       emit: (draft) => this.emit(draft),
@@ -180,10 +192,7 @@ export class SessionWriter {
       });
     }
     const message = parsed.value;
-    const content = encryptRecordBase64(message, this.key);
-    const delivery = this.outbox
-      .enqueue(message.id, content)
-      .then((ack) => ({ messageId: message.id, seq: ack.seq }));
+    const delivery = this.enqueue(message.id, this.recordsOf(message));
     delivery.catch((error: unknown) => {
       this.errorsSubject.next(
         error instanceof SdkError
@@ -195,5 +204,37 @@ export class SessionWriter {
     });
     this.messagesSubject.next(message);
     return { message, delivery };
+  }
+
+  private recordsOf(message: SessionMessage): readonly unknown[] {
+    if (!this.encode) return [message];
+    try {
+      return this.encode(message);
+    } catch (error) {
+      throw new SdkError(
+        'stream.encode_failed',
+        `Message ${message.id} (${message.type}) could not be encoded for the session's wire format.`,
+        { cause: error, hint: 'the message was not appended; see the cause' },
+      );
+    }
+  }
+
+  /**
+   * Queues a message's records. The first takes the message id as `localId` (the session spots its
+   * own echo by it), the others `<id>:<n>`. No records: it settles once everything before it is
+   * stored, with the seq of the last record queued before it (0 if none).
+   */
+  private enqueue(messageId: string, records: readonly unknown[]): Delivery {
+    if (records.length === 0) {
+      const previous = this.lastRecord;
+      return previous
+        ? previous.then((ack) => ({ messageId, seq: ack.seq }))
+        : Promise.resolve({ messageId, seq: 0 });
+    }
+    const acks = records.map((record, i) =>
+      this.outbox.enqueue(i === 0 ? messageId : `${messageId}:${i}`, encryptRecordBase64(record, this.key)),
+    );
+    this.lastRecord = acks[acks.length - 1];
+    return Promise.all(acks).then((stored) => ({ messageId, seq: stored[stored.length - 1]!.seq }));
   }
 }

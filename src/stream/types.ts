@@ -8,6 +8,10 @@ export type MessageDraft = DistributiveOmit<SessionMessage, 'id' | 'time'> & { i
 /** Where an appended message ended up. */
 export interface Delivered {
   readonly messageId: string;
+  /**
+   * Seq of the message's record; with a writer `encode` hook, of its last record, or for a message
+   * that became no record, of the last record queued before it (0 when there was none).
+   */
   readonly seq: number;
 }
 

@@ -1,6 +1,8 @@
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
+import { createV1Encoder } from '../protocol/v1/toV1.js';
+import type { SessionMessage } from '../protocol/sessionMessage.js';
 import { SessionReader } from '../stream/sessionReader.js';
 import { SessionWriter } from '../stream/sessionWriter.js';
 import type { OutboxOptions } from '../stream/outbox.js';
@@ -37,8 +39,9 @@ export interface ConnectOptions {
   /** Environment to read `HAPPY_*` from; default `process.env`. */
   readonly env?: HappyEnv;
   /**
-   * Wire format of the stream. Only `'v2'` exists yet; `'v1'` (what today's app renders) is
-   * planned and throws `transport.format_unsupported` for now.
+   * Wire format of the stream: `'v2'` (default) stores each v2 message as is; `'v1'` stores the
+   * v1 / legacy records today's Happy app renders, lossy where v1 has no equivalent
+   * (`createV1Encoder`, `docs/v1-format.md`). The writer's API and `messages$` are v2 either way.
    */
   readonly format?: 'v2' | 'v1';
   /** Open this existing session instead of creating one (needs the master secret). */
@@ -63,19 +66,17 @@ export interface ConnectOptions {
  * then agentState from version 0) or opens `sessionId`, connects the session socket and registers
  * the built-in RPC handlers.
  *
- * @throws {SdkError} `transport.format_unsupported` for `format: 'v1'`; `credentials.*` when no
- *   usable credentials are found; `transport.*` when the server cannot be reached or refuses.
+ * @throws {SdkError} `transport.format_unsupported` for a format other than `'v2'` / `'v1'`;
+ *   `credentials.*` when no usable credentials are found; `transport.*` when the server cannot be
+ *   reached or refuses.
  * @see Happy wire spec §0-§7
  */
 export async function connect(options: ConnectOptions = {}): Promise<Session> {
-  if ((options.format ?? 'v2') !== 'v2') {
-    throw new SdkError(
-      'transport.format_unsupported',
-      `The ${String(options.format)} output format is not available yet.`,
-      {
-        hint: "use format: 'v2' (the default); v1 output for today's Happy app is planned",
-      },
-    );
+  const format: unknown = options.format ?? 'v2';
+  if (format !== 'v2' && format !== 'v1') {
+    throw new SdkError('transport.format_unsupported', `There is no ${String(format)} output format.`, {
+      hint: "use format: 'v2' (the default) or 'v1' (what today's Happy app renders)",
+    });
   }
   const logger = options.logger ?? silentLogger;
   const env = options.env ?? process.env;
@@ -153,6 +154,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
         key: record.key,
         logger,
         ...(options.outbox ? { outbox: options.outbox } : {}),
+        ...(format === 'v1' ? { encode: v1Encode() } : {}),
       }),
       reader: new SessionReader({ transport, key: record.key }),
       rpc: new SocketRpc(transport.socket, record.id, record.key, logger),
@@ -166,6 +168,12 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
     await transport.close({ end: false, archive: false });
     throw error;
   }
+}
+
+/** A fresh v1 encoder per session: it keeps the stream's subagents and last time. */
+function v1Encode(): (message: SessionMessage) => readonly unknown[] {
+  const encoder = createV1Encoder();
+  return (message) => encoder.encode(message);
 }
 
 function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {

@@ -60,11 +60,12 @@ describe('connect() on the relay', () => {
     expect(session.state.agentStateVersion).toBe(1);
   });
 
-  test("format 'v1' is refused with transport.format_unsupported before any network call", async () => {
-    const error = await connect({ format: 'v1', server: 'http://127.0.0.1:1' }).catch((e: unknown) => e);
+  test('an unknown format is refused with transport.format_unsupported before any network call', async () => {
+    const format = 'v3' as unknown as 'v2';
+    const error = await connect({ format, server: 'http://127.0.0.1:1' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SdkError);
     expect((error as SdkError).code).toBe('transport.format_unsupported');
-    expect((error as SdkError).hint).toContain("'v2'");
+    expect((error as SdkError).hint).toContain("'v1'");
   });
 
   test('RPC round trip from the app: params decrypt, result encrypts; errors come back as {error}', async () => {

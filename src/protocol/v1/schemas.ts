@@ -1,0 +1,225 @@
+import { z } from 'zod';
+import { isCuid } from '../ids.js';
+
+/**
+ * The records today's Happy app renders (happy-wire §6.2, §6.3): session protocol "v1"
+ * (`role: 'session'`) plus the two legacy agent records the v1 encoder needs. These schemas are
+ * the definition of what `format: 'v1'` writes; they are not a copy of the app's, and they are
+ * non-strict like the app's (unknown fields are ignored by readers).
+ */
+
+/** `text`: agent markdown, or a thinking block when `thinking` is true; from the user, a bubble. */
+export const V1TextEventSchema = z.object({
+  t: z.literal('text'),
+  text: z.string(),
+  thinking: z.boolean().optional(),
+});
+
+/** `service`: agent-only status text, shown as a normal agent text row. */
+export const V1ServiceEventSchema = z.object({ t: z.literal('service'), text: z.string() });
+
+/** `tool-call-start`: a tool card; `name` picks the app's renderer, `args` is its input. */
+export const V1ToolCallStartEventSchema = z.object({
+  t: z.literal('tool-call-start'),
+  call: z.string().min(1),
+  name: z.string(),
+  title: z.string(),
+  description: z.string(),
+  args: z.record(z.string(), z.unknown()),
+});
+
+/**
+ * `tool-call-end`: marks the card completed. `output` / `isError` are read by recent app and
+ * happy-wire versions only; older ones drop them (their schemas are non-strict), which is why the
+ * encoder also writes a legacy `acp` `tool-result` for a failed call (happy-wire §6.5, §9 item 10).
+ */
+export const V1ToolCallEndEventSchema = z.object({
+  t: z.literal('tool-call-end'),
+  call: z.string().min(1),
+  output: z.string().optional(),
+  isError: z.boolean().optional(),
+});
+
+/** Image geometry of a `file` event; happy-wire requires the thumbhash when `image` is present. */
+export const V1ImageSchema = z.object({
+  width: z.number(),
+  height: z.number(),
+  thumbhash: z.string(),
+});
+
+/** `file`: an uploaded blob, rendered as a completed tool call named `file` (happy-wire §8.4). */
+export const V1FileEventSchema = z.object({
+  t: z.literal('file'),
+  ref: z.string().min(1),
+  name: z.string(),
+  size: z.number(),
+  /** Not in the app's schema (dropped there); happy-wire and the CLI read it. */
+  mimeType: z.string().optional(),
+  image: V1ImageSchema.optional(),
+});
+
+/** `turn-start`: opens a turn; invisible; sets thinking. */
+export const V1TurnStartEventSchema = z.object({ t: z.literal('turn-start') });
+
+/** `turn-end`: closes a turn; the app turns it into an invisible `ready` event. */
+export const V1TurnEndEventSchema = z.object({
+  t: z.literal('turn-end'),
+  status: z.enum(['completed', 'failed', 'cancelled']),
+});
+
+/** `start`: opens a sub-agent's output (lifecycle marker, not rendered). */
+export const V1StartEventSchema = z.object({ t: z.literal('start'), title: z.string().optional() });
+
+/** `stop`: closes a sub-agent's output (lifecycle marker, not rendered). */
+export const V1StopEventSchema = z.object({ t: z.literal('stop') });
+
+/** The nine v1 event kinds, on `t` (happy-wire §6.3). */
+export const V1EventSchema = z.discriminatedUnion('t', [
+  V1TextEventSchema,
+  V1ServiceEventSchema,
+  V1ToolCallStartEventSchema,
+  V1ToolCallEndEventSchema,
+  V1FileEventSchema,
+  V1TurnStartEventSchema,
+  V1TurnEndEventSchema,
+  V1StartEventSchema,
+  V1StopEventSchema,
+]);
+
+/** Token usage on an envelope: feeds the app's context meter, never rendered (happy-wire §9 item 3). */
+export const V1UsageSchema = z.object({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  cache_creation_input_tokens: z.number().int().nonnegative().optional(),
+  cache_read_input_tokens: z.number().int().nonnegative().optional(),
+  context_window: z.number().int().positive().optional(),
+  service_tier: z.string().optional(),
+});
+
+const AGENT_ONLY_EVENTS: ReadonlySet<string> = new Set(['service', 'start', 'stop']);
+
+/**
+ * The v1 envelope (happy-wire §6.3). Beyond the field shapes it enforces the two rules the app
+ * applies: `service`, `start` and `stop` come from the agent; every agent envelope carries `turn`
+ * (the app drops it otherwise), except a usage-only `service` with empty text.
+ */
+export const V1EnvelopeSchema = z
+  .object({
+    /** Unique per record; the app dedupes rows on it. */
+    id: z.string().min(1),
+    /** Unix ms; the app's display time and order. */
+    time: z.number(),
+    role: z.enum(['user', 'agent']),
+    turn: z.string().min(1).optional(),
+    /** Groups a sub-agent's output; the app refuses anything not shaped like a cuid2. */
+    subagent: z
+      .string()
+      .refine((value) => isCuid(value), { message: 'subagent must be a cuid2 value' })
+      .optional(),
+    claudeUuid: z.string().min(1).optional(),
+    codexItemId: z.string().min(1).optional(),
+    usage: V1UsageSchema.optional(),
+    ev: V1EventSchema,
+  })
+  .superRefine((envelope, ctx) => {
+    if (AGENT_ONLY_EVENTS.has(envelope.ev.t) && envelope.role !== 'agent') {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${envelope.ev.t} events must use role "agent"`,
+        path: ['role'],
+      });
+    }
+    const usageOnly = envelope.ev.t === 'service' && envelope.ev.text === '' && envelope.usage !== undefined;
+    if (envelope.role === 'agent' && envelope.turn === undefined && !usageOnly) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'agent envelopes must carry turn (the app drops them otherwise)',
+        path: ['turn'],
+      });
+    }
+  });
+
+/** Record `meta`: `sentFrom` and whatever else the writer puts there (happy-wire §6.1). */
+export const V1MetaSchema = z.looseObject({ sentFrom: z.string().optional() });
+
+/** A v1 record as the CLI writes it: the envelope directly in `content`. */
+export const V1SessionRecordSchema = z.object({
+  role: z.literal('session'),
+  content: V1EnvelopeSchema,
+  meta: V1MetaSchema.optional(),
+});
+
+/** A v1 record in the wrapped form the app itself writes, `content: {type:'session', data}`. */
+export const V1WrappedSessionRecordSchema = z.object({
+  role: z.literal('session'),
+  content: z.object({ type: z.literal('session'), data: V1EnvelopeSchema }),
+  meta: V1MetaSchema.optional(),
+});
+
+/** The providers the app's `acp` schema accepts; any other value fails parsing (happy-wire §6.2). */
+export const V1AcpProviderSchema = z.enum(['claude', 'codex', 'gemini', 'opencode']);
+
+/**
+ * Legacy `acp` `tool-result`: the only legacy path that shows tool output with an error flag
+ * (happy-wire §6.2 item 3). The app matches `callId` to the tool card's `call`.
+ */
+export const V1AcpToolResultRecordSchema = z.object({
+  role: z.literal('agent'),
+  content: z.object({
+    type: z.literal('acp'),
+    provider: V1AcpProviderSchema,
+    data: z.object({
+      type: z.literal('tool-result'),
+      callId: z.string().min(1),
+      output: z.unknown(),
+      id: z.string().min(1),
+      isError: z.boolean().optional(),
+    }),
+  }),
+  meta: V1MetaSchema.optional(),
+});
+
+/**
+ * Legacy `event` `message`: a centered status line that needs no turn (happy-wire §6.2 item 4).
+ * The app treats the texts `Turn started` (hidden) and `Context was reset` (resets todos and usage)
+ * specially.
+ */
+export const V1EventMessageRecordSchema = z.object({
+  role: z.literal('agent'),
+  content: z.object({
+    type: z.literal('event'),
+    id: z.string().min(1),
+    data: z.object({ type: z.literal('message'), message: z.string() }),
+  }),
+  meta: V1MetaSchema.optional(),
+});
+
+/** Every record the v1 encoder writes. */
+export const V1RecordSchema = z.union([
+  V1SessionRecordSchema,
+  V1AcpToolResultRecordSchema,
+  V1EventMessageRecordSchema,
+]);
+
+/** One v1 event (`ev`). */
+export type V1Event = z.infer<typeof V1EventSchema>;
+/** The nine values of `ev.t`. */
+export type V1EventKind = V1Event['t'];
+/** A v1 envelope: `{id, time, role, turn?, subagent?, usage?, ev}`. */
+export type V1Envelope = z.infer<typeof V1EnvelopeSchema>;
+/** Token usage on an envelope. */
+export type V1Usage = z.infer<typeof V1UsageSchema>;
+/** A record's `meta`. */
+export type V1Meta = z.infer<typeof V1MetaSchema>;
+/** `{role: 'session', content: envelope, meta?}`. */
+export type V1SessionRecord = z.infer<typeof V1SessionRecordSchema>;
+/** `{role: 'session', content: {type: 'session', data: envelope}, meta?}`. */
+export type V1WrappedSessionRecord = z.infer<typeof V1WrappedSessionRecordSchema>;
+/** The `provider` of a legacy `acp` record. */
+export type V1AcpProvider = z.infer<typeof V1AcpProviderSchema>;
+/** A legacy `acp` `tool-result` record. */
+export type V1AcpToolResultRecord = z.infer<typeof V1AcpToolResultRecordSchema>;
+/** A legacy `event` `message` record (a status line). */
+export type V1EventMessageRecord = z.infer<typeof V1EventMessageRecordSchema>;
+/** Any record the v1 encoder writes. */
+export type V1Record = z.infer<typeof V1RecordSchema>;

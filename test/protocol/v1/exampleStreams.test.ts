@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { expectValidV1Stream, normaliseV1, storedRecords, v1MemorySession } from './helpers.js';
+
+// The three example streams of session-protocol-v2.md ("Example Streams"), produced through the
+// builders as in test/stream/exampleStreams.test.ts, written in v1 format and read back decrypted.
+
+const META = { sentFrom: 'cli' };
+const agent = (turn: string, ev: Record<string, unknown>, subagent?: string) => ({
+  role: 'session',
+  content: { role: 'agent', turn, ...(subagent ? { subagent } : {}), ev },
+  meta: META,
+});
+const user = (ev: Record<string, unknown>) => ({
+  role: 'session',
+  content: { role: 'user', ev },
+  meta: META,
+});
+
+describe('the example streams of the protocol document, written as v1', () => {
+  it('simple tool call: one v1 record per v2 message, user text without turn', async () => {
+    const { writer, transport, key } = v1MemorySession();
+    writer.append({ role: 'user', type: 'text', text: 'Find TODOs' });
+    const turn = writer.turn();
+    turn.text('Searching...', { thinking: false });
+    turn
+      .toolCall({
+        toolName: 'grep',
+        title: 'Searching for TODO',
+        description: 'Searching for `TODO` in project root',
+        args: { pattern: 'TODO' },
+      })
+      .end();
+    turn.text('Found 3 TODOs.');
+    turn.end('completed');
+    await writer.flush();
+
+    const stored = await storedRecords(transport, key);
+    const records = expectValidV1Stream(stored.map((s) => s.record));
+    expect(normaliseV1(records)).toEqual([
+      user({ t: 'text', text: 'Find TODOs' }),
+      agent('#1', { t: 'turn-start' }),
+      agent('#1', { t: 'text', text: 'Searching...', thinking: false }),
+      agent('#1', {
+        t: 'tool-call-start',
+        call: '#2',
+        name: 'grep',
+        title: 'Searching for TODO',
+        description: 'Searching for `TODO` in project root',
+        args: { pattern: 'TODO' },
+      }),
+      agent('#1', { t: 'tool-call-end', call: '#2' }),
+      agent('#1', { t: 'text', text: 'Found 3 TODOs.' }),
+      agent('#1', { t: 'turn-end', status: 'completed' }),
+    ]);
+  });
+
+  it('tool call with permission: the request and the response leave no record', async () => {
+    const { writer, transport, key } = v1MemorySession();
+    writer.append({ role: 'user', type: 'text', text: 'Delete node_modules' });
+    const turn = writer.turn();
+    const bash = turn.toolCall({
+      toolName: 'bash',
+      title: 'Run `rm -rf node_modules`',
+      description: 'Delete node_modules directory',
+      args: { command: 'rm -rf node_modules' },
+    });
+    writer.append({
+      role: 'agent',
+      type: 'permission-request',
+      turn: turn.id,
+      callId: bash.callId,
+      toolName: 'bash',
+      title: 'Run `rm -rf node_modules`',
+      args: { command: 'rm -rf node_modules' },
+      options: [
+        { id: 'allow-once', label: 'Allow once', kind: 'allow-once' },
+        { id: 'allow-session', label: 'Allow for session', kind: 'allow-always' },
+        { id: 'deny', label: 'Deny', kind: 'reject-once' },
+        { id: 'deny-always', label: 'Always deny', kind: 'reject-always' },
+      ],
+    });
+    writer.append({ role: 'user', type: 'permission-response', callId: bash.callId, optionId: 'allow-once' });
+    bash.end();
+    turn.text('Done. Deleted node_modules.');
+    turn.end();
+    await writer.flush();
+
+    const records = expectValidV1Stream((await storedRecords(transport, key)).map((s) => s.record));
+    expect(normaliseV1(records)).toEqual([
+      user({ t: 'text', text: 'Delete node_modules' }),
+      agent('#1', { t: 'turn-start' }),
+      agent('#1', {
+        t: 'tool-call-start',
+        call: '#2',
+        name: 'bash',
+        title: 'Run `rm -rf node_modules`',
+        description: 'Delete node_modules directory',
+        args: { command: 'rm -rf node_modules' },
+      }),
+      agent('#1', { t: 'tool-call-end', call: '#2' }),
+      agent('#1', { t: 'text', text: 'Done. Deleted node_modules.' }),
+      agent('#1', { t: 'turn-end', status: 'completed' }),
+    ]);
+  });
+
+  it("subagent: its output is bracketed by start/stop and carries the spawning call's id", async () => {
+    const { writer, transport, key } = v1MemorySession();
+    const turn = writer.turn();
+    const task = turn.toolCall({
+      toolName: 'task',
+      title: 'Exploring codebase',
+      description: 'Searching for auth implementations',
+      args: { prompt: 'Find auth code' },
+      agentTitle: 'Auth research',
+    });
+    const sub = task.scope();
+    sub.text('Looking at src/auth/...');
+    sub
+      .toolCall({
+        toolName: 'grep',
+        title: 'Searching for login',
+        description: 'Searching for `login` in src/auth/',
+        args: { pattern: 'login' },
+      })
+      .end();
+    sub.text('Found auth handler.');
+    task.end();
+    turn.end();
+    await writer.flush();
+
+    const records = expectValidV1Stream((await storedRecords(transport, key)).map((s) => s.record));
+    // '#2' is both the task's call id and the subagent id: the app nests the output under that card.
+    expect(normaliseV1(records)).toEqual([
+      agent('#1', { t: 'turn-start' }),
+      agent('#1', {
+        t: 'tool-call-start',
+        call: '#2',
+        name: 'task',
+        title: 'Exploring codebase',
+        description: 'Searching for auth implementations',
+        args: { prompt: 'Find auth code' },
+      }),
+      agent('#1', { t: 'start', title: 'Auth research' }, '#2'),
+      agent('#1', { t: 'text', text: 'Looking at src/auth/...' }, '#2'),
+      agent(
+        '#1',
+        {
+          t: 'tool-call-start',
+          call: '#3',
+          name: 'grep',
+          title: 'Searching for login',
+          description: 'Searching for `login` in src/auth/',
+          args: { pattern: 'login' },
+        },
+        '#2',
+      ),
+      agent('#1', { t: 'tool-call-end', call: '#3' }, '#2'),
+      agent('#1', { t: 'text', text: 'Found auth handler.' }, '#2'),
+      agent('#1', { t: 'stop' }, '#2'),
+      agent('#1', { t: 'tool-call-end', call: '#2' }),
+      agent('#1', { t: 'turn-end', status: 'completed' }),
+    ]);
+    const subagentRecord = records.find((r) => r.role === 'session' && r.content.subagent);
+    expect(subagentRecord?.role === 'session' && subagentRecord.content.subagent).toBe(task.callId);
+  });
+});
