@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { thumbHashToDataURL } from 'thumbhash';
 import type { Page } from 'playwright-core';
@@ -41,19 +41,30 @@ async function quadrantPng(): Promise<Buffer> {
     .toBuffer();
 }
 
-/** Uploads encrypted bytes with the relay's attachment routes (happy-wire §8.1); returns the ref. */
-async function uploadAttachment(relay: Relay, session: Session, master: Uint8Array, bytes: Uint8Array) {
+/** A bearer token for the account, by the challenge flow (happy-wire §1.2). */
+async function tokenFor(relay: Relay, master: Uint8Array): Promise<string> {
   const auth = await fetch(`${relay.url}/v1/auth`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(authChallengeBody(master)),
   });
-  const { token } = (await auth.json()) as { token: string };
+  return ((await auth.json()) as { token: string }).token;
+}
+
+/** Uploads encrypted bytes with the relay's attachment routes (happy-wire §8.1); returns the ref. */
+async function uploadAttachment(
+  relay: Relay,
+  session: Session,
+  master: Uint8Array,
+  bytes: Uint8Array,
+  filename: string,
+) {
+  const token = await tokenFor(relay, master);
   const encrypted = encryptBlob(bytes, blobKeyFor(session.key));
   const request = await fetch(`${relay.url}/v1/sessions/${session.id}/attachments/request-upload`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ filename: 'quadrants.png', size: encrypted.length }),
+    body: JSON.stringify({ filename, size: encrypted.length }),
   });
   const { ref, uploadUrl } = (await request.json()) as { ref: string; uploadUrl: string };
   const put = await fetch(uploadUrl, {
@@ -216,7 +227,7 @@ describe('web viewer in Chromium', () => {
   it('shows a photo as its ThumbHash first, then the decrypted image with its real pixels', async () => {
     const png = await quadrantPng();
     const thumbhash = await thumbhashFromImage(png);
-    const ref = await uploadAttachment(relay, session, master, png);
+    const ref = await uploadAttachment(relay, session, master, png, 'quadrants.png');
 
     // Hold the blob download so the placeholder stage can be seen for certain.
     let release!: () => void;
@@ -285,6 +296,51 @@ describe('web viewer in Chromium', () => {
       distinctColors: 4,
     });
 
+    expect(pageErrors).toEqual([]);
+  });
+  it('downloads a file decrypted, shows service messages, and lists a record that does not decrypt', async () => {
+    const report = new TextEncoder().encode('name,score\nada,10\n');
+    const ref = await uploadAttachment(relay, session, master, report, 'report.csv');
+    const turn = session.turn();
+    turn.service('Context window compacted');
+    session.writer.append({
+      type: 'file',
+      role: 'agent',
+      turn: turn.id,
+      ref,
+      name: 'report.csv',
+      size: report.length,
+      mimeType: 'text/csv',
+    });
+    turn.end();
+    await session.writer.flush();
+    const garbage = await fetch(`${relay.url}/v3/sessions/${session.id}/messages`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${await tokenFor(relay, master)}`,
+      },
+      body: JSON.stringify({
+        messages: [{ content: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g', localId: 'garbage-1' }],
+      }),
+    });
+    expect(garbage.status).toBe(200);
+
+    const turnBox = page.locator(`.turn[data-turn="${turn.id}"]`);
+    await expect(turnBox.locator('.service').textContent()).resolves.toBe('Context window compacted');
+    const file = turnBox.locator('.media.file');
+    await expect(file.locator('.file-name').textContent()).resolves.toBe('report.csv');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      file.locator('button.file-download').click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('report.csv');
+    const saved = await download.path();
+    expect(readFileSync(saved)).toEqual(Buffer.from(report));
+
+    const problem = page.locator('.record-errors li');
+    await problem.waitFor();
+    expect(await problem.textContent()).toMatch(/^Record \d+ could not be read: /);
     await page.screenshot({ path: `${OUTPUT_DIR}/session.png`, fullPage: true });
     expect(pageErrors).toEqual([]);
   });
