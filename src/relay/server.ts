@@ -26,6 +26,7 @@ import { MessageStore } from './store/messages.js';
 import { SessionStore } from './store/sessions.js';
 import { TokenSigner } from './tokens.js';
 import type { Relay, RelayOptions } from './types.js';
+import { viewerRoutes } from './viewer/route.js';
 
 /** Fastify body limit of the real server: 100 MB (happy-wire.md §0). */
 const BODY_LIMIT = 100 * 1024 * 1024;
@@ -103,7 +104,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer' }, (_request, body, done) => {
     done(null, body);
   });
-  app.get('/', async (_request, reply) => reply.type('text/plain').send('happy-session relay'));
+  viewerRoutes(app, logger);
   const authenticate = createAuthenticate(ctx);
   authRoutes(app, ctx, authenticate);
   sessionRoutes(app, ctx, authenticate);

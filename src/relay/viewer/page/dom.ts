@@ -1,0 +1,34 @@
+/** A child for {@link h}: a node, text (set as text, never parsed as HTML), or nothing. */
+export type Child = Node | string | null | undefined | false;
+
+/**
+ * Creates an element with attributes and children. Strings become text nodes, so data from the
+ * stream can never inject markup; only the markdown renderer (which sanitises) sets HTML.
+ */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Readonly<Record<string, string | undefined>> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value !== undefined) element.setAttribute(name, value);
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child);
+  }
+  return element;
+}
+
+/** Local wall-clock time of a unix-ms timestamp, e.g. `14:03:22`. */
+export function clockTime(ms: number): string {
+  return new Date(ms).toLocaleTimeString(undefined, { hour12: false });
+}
+
+/** A byte count for people: `812 B`, `4.2 KB`, `3.1 MB`. */
+export function byteSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
