@@ -95,6 +95,8 @@ export class MediaPipeline implements MediaRuntime {
     throwIfAborted(signal);
     if (options.upload === false) return this.attachLocal(scope, input, options);
     const prepared = await prepareMedia(toMediaInput(input), this.prepareOptions(options));
+    // The turn may have ended while the input was probed; then there is nothing to upload for.
+    scope.assertOpen();
     const encrypted = encryptBlob(prepared.bytes, this.blobKey);
     const messageId = newId();
     const report = (sent: number, total: number): void => {

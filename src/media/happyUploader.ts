@@ -71,6 +71,11 @@ export class HappyUploader implements MediaUploader {
     this.logger = options.logger ?? silentLogger;
   }
 
+  /** The path of the server's own upload and download routes for this session. */
+  private get ownPath(): string {
+    return `/v1/sessions/${this.sessionId}/attachments/`;
+  }
+
   /** The prefix every ref of this session starts with; the server refuses others (§8.2). */
   get refPrefix(): string {
     return `sessions/${this.sessionId}/attachments/`;
@@ -137,12 +142,12 @@ export class HappyUploader implements MediaUploader {
       { ...retry, what: 'request-download' },
     );
     const { downloadUrl } = parseTicket(downloadTicketSchema, answer, 'request-download');
-    const url = reachableUrl(downloadUrl, this.http.serverUrl);
+    const url = reachableUrl(downloadUrl, this.http.serverUrl, this.ownPath);
     return withRetries(() => this.fetchBlob(url, signal), { ...retry, what: 'download' });
   }
 
   private async send(ticket: UploadTicket, encrypted: Uint8Array, options: UploadOptions): Promise<void> {
-    const url = reachableUrl(ticket.uploadUrl, this.http.serverUrl);
+    const url = reachableUrl(ticket.uploadUrl, this.http.serverUrl, this.ownPath);
     const headers: Record<string, string> = {};
     let body;
     if (ticket.method === 'POST') {

@@ -2,15 +2,17 @@
 const LOCAL_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]', '0.0.0.0']);
 
 /**
- * The URL to use for an upload or download URL the server handed out. A server that builds it
- * from its own idea of its address (no `PUBLIC_URL`, behind a port forward) may name localhost;
- * like the Happy app, send such a request to the server URL we reached it at instead
- * (happy-wire §8.1).
+ * The URL to use for an upload or download URL the server handed out. A server in local-storage
+ * mode builds it from its own idea of its address (no `PUBLIC_URL`, behind a port forward) and
+ * may name localhost; like the Happy app, send such a request to the server URL we reached it at
+ * instead (happy-wire §8.1). Only URLs of the server's own attachment routes (`ownPath`) are
+ * rewritten: a presigned URL of a storage service on this machine (a local MinIO) stays as it is.
  */
-export function reachableUrl(url: string, serverUrl: string): string {
+export function reachableUrl(url: string, serverUrl: string, ownPath: string): string {
   const parsed = new URL(url);
   const server = new URL(serverUrl);
   if (!LOCAL_HOSTS.has(parsed.hostname) || parsed.host === server.host) return url;
+  if (!parsed.pathname.startsWith(ownPath)) return url;
   return `${server.origin}${parsed.pathname}${parsed.search}`;
 }
 
