@@ -48,8 +48,8 @@ describe('attach() over a MemoryTransport session with the memory uploader', () 
     const total = PDF.length + 40;
     expect(seen[0]).toEqual({ messageId: message.id, name: 'r.pdf', kind: 'file', sent: 0, total });
     expect(seen.at(-1)).toEqual({ messageId: message.id, name: 'r.pdf', kind: 'file', sent: total, total });
-    expect(total).toBe(119);
-    expect(seen.map((e) => e.sent)).toEqual([0, 32, 64, 96, 119]);
+    expect(total).toBe(117);
+    expect(seen.map((e) => e.sent)).toEqual([0, 32, 64, 96, 117]);
   });
 
   it('uploads and appends nothing when the turn ended during preparation', async () => {
