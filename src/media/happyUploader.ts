@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
+import { isSdkError } from '../errors.js';
 import type { SdkError } from '../errors.js';
 import type { HappyHttp } from '../transport/httpClient.js';
 import { httpNetworkError, httpStatusError } from '../transport/httpErrors.js';
@@ -253,7 +254,7 @@ async function readCapped(response: Response, limit: number, url: string): Promi
       chunks.push(chunk);
     }
   } catch (error) {
-    if ((error as SdkError).code === 'media.download_failed') throw error;
+    if (isSdkError(error, 'media.download_failed')) throw error;
     // The connection died mid-body: a network failure, retried like one.
     throw httpNetworkError(error, 'GET', withoutQuery(url), new URL(url).origin);
   }
