@@ -5,7 +5,9 @@
  *    bare resize of the same bytes to 100x100 in the same run. Target: ratio <= 1.3, i.e. preparation
  *    costs little more than the one decode it cannot avoid.
  * 2. Peak memory (RSS) of preparing a JPEG of almost 10 MB from a path, measured in a fresh child
- *    process, as a ratio to the file size. Preparation only: encryption and upload come later.
+ *    process, as a ratio to the file size. Preparation only.
+ * 3. Peak memory (RSS) of attaching the same JPEG end to end: prepare + encrypt + upload to a relay
+ *    running in the same child process (its copy of the received body included), then append.
  *
  * Run directly: `npx tsx bench/media.bench.ts`.
  */
@@ -16,7 +18,12 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
+import { randomBytes } from '../src/crypto/random.js';
 import { DEFAULT_MAX_MEDIA_BYTES, prepareMedia } from '../src/media/index.js';
+import { startRelay } from '../src/relay/index.js';
+import { mintToken } from '../src/transport/authToken.js';
+import { connect } from '../src/transport/connect.js';
+import { HappyHttp } from '../src/transport/httpClient.js';
 import type { BenchResult } from './types.js';
 
 const ITERATIONS = 21;
@@ -25,7 +32,11 @@ const MB = 1024 * 1024;
 
 /** Runs the media benchmarks and returns their results. */
 export default async function run(): Promise<BenchResult[]> {
-  return [await preparePhotoVersusResize(), await peakMemoryOfPreparing10MB()];
+  return [
+    await preparePhotoVersusResize(),
+    await peakMemoryOf10MB('prepare'),
+    await peakMemoryOf10MB('upload'),
+  ];
 }
 
 async function preparePhotoVersusResize(): Promise<BenchResult> {
@@ -69,24 +80,30 @@ async function preparePhotoVersusResize(): Promise<BenchResult> {
   };
 }
 
-async function peakMemoryOfPreparing10MB(): Promise<BenchResult> {
+type ChildMode = 'prepare' | 'upload';
+
+async function peakMemoryOf10MB(mode: ChildMode): Promise<BenchResult> {
   const dir = await mkdtemp(join(tmpdir(), 'happy-media-bench-'));
   try {
     const path = join(dir, 'ten-megabytes.jpg');
     const jpeg = await jpegJustUnder(DEFAULT_MAX_MEDIA_BYTES);
     await writeFile(path, jpeg);
-    const child = await measureInChild(path);
+    const child = await measureInChild(mode, path);
+    const what =
+      mode === 'prepare'
+        ? 'preparing'
+        : 'attaching (prepare + encrypt + upload to an in-process relay, whose received copy counts too, + append)';
     return {
-      name: 'media.prepare.peak-rss-10mb',
+      name: mode === 'prepare' ? 'media.prepare.peak-rss-10mb' : 'media.attach.peak-rss-10mb',
       value: round(child.peakDelta / MB),
       baseline: round(jpeg.length / MB),
       ratio: round(child.peakDelta / jpeg.length),
       unit: 'MB',
       note:
-        `peak RSS above the idle process while preparing a ${child.width}x${child.height} JPEG of ${jpeg.length} bytes ` +
-        'from a path (fresh child process, sharp warmed up' +
+        `peak RSS above the idle process while ${what} a ${child.width}x${child.height} JPEG of ${jpeg.length} bytes ` +
+        'from a path (fresh child process, warmed up on a tiny image' +
         (child.peakWasReset ? ', peak reset via clear_refs' : ', lifetime peak: may include start-up') +
-        '); preparation only, upload not yet included',
+        ')',
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -120,37 +137,60 @@ interface ChildReport {
 
 const CHILD_FLAG = '--media-rss-child';
 
-async function measureInChild(path: string): Promise<ChildReport> {
+async function measureInChild(mode: ChildMode, path: string): Promise<ChildReport> {
   const self = fileURLToPath(import.meta.url);
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--expose-gc', '--import', import.meta.resolve('tsx'), self, CHILD_FLAG, path],
+    ['--expose-gc', '--import', import.meta.resolve('tsx'), self, CHILD_FLAG, mode, path],
     { maxBuffer: MB },
   );
   return JSON.parse(stdout) as ChildReport;
 }
 
 /**
- * In the child: warm sharp up on a tiny image, settle, reset the kernel's high-water mark of RSS
- * (Linux `clear_refs`; elsewhere the process-lifetime peak is all there is), then prepare the file.
+ * In the child: warm up on a tiny image (sharp; for `upload` also the relay, the session and the
+ * upload path), settle, reset the kernel's high-water mark of RSS (Linux `clear_refs`; elsewhere
+ * the process-lifetime peak is all there is), then prepare or attach the file.
  */
-async function childMain(path: string): Promise<void> {
-  await prepareMedia(
-    await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } })
-      .png()
-      .toBuffer(),
-  );
+async function childMain(mode: ChildMode, path: string): Promise<void> {
+  const tiny = await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } })
+    .png()
+    .toBuffer();
+  let measure: () => Promise<{ width: number; height: number }>;
+  let finish = async (): Promise<void> => {};
+  if (mode === 'prepare') {
+    await prepareMedia(tiny);
+    measure = async () => {
+      const prepared = await prepareMedia(path);
+      return { width: prepared.photo?.width ?? 0, height: prepared.photo?.height ?? 0 };
+    };
+  } else {
+    const relay = await startRelay();
+    const masterSecret = randomBytes(32);
+    const token = await mintToken(new HappyHttp({ serverUrl: relay.url }), masterSecret);
+    const session = await connect({
+      server: relay.url,
+      credentials: { kind: 'master', masterSecret, token },
+    });
+    const turn = session.turn();
+    await turn.attach(tiny);
+    measure = async () => {
+      const message = await turn.attach(path);
+      await session.writer.flush();
+      return message.type === 'photo' ? message : { width: 0, height: 0 };
+    };
+    finish = async () => {
+      await session.close();
+      await relay.close();
+    };
+  }
   (globalThis as { gc?: () => void }).gc?.();
   const resetPeak = await resetPeakRss();
   const idle = process.memoryUsage().rss;
-  const prepared = await prepareMedia(path);
+  const { width, height } = await measure();
   const peak = (await readPeakRss()) ?? process.resourceUsage().maxRSS * 1024;
-  const report: ChildReport = {
-    peakDelta: peak - idle,
-    peakWasReset: resetPeak,
-    width: prepared.photo?.width ?? 0,
-    height: prepared.photo?.height ?? 0,
-  };
+  await finish();
+  const report: ChildReport = { peakDelta: peak - idle, peakWasReset: resetPeak, width, height };
   process.stdout.write(JSON.stringify(report));
 }
 
@@ -195,9 +235,10 @@ const invokedDirectly =
   process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (invokedDirectly) {
   const childIndex = process.argv.indexOf(CHILD_FLAG);
-  const childPath = process.argv[childIndex + 1];
-  if (childIndex !== -1 && childPath !== undefined) {
-    await childMain(childPath);
+  const childMode = process.argv[childIndex + 1];
+  const childPath = process.argv[childIndex + 2];
+  if (childIndex !== -1 && (childMode === 'prepare' || childMode === 'upload') && childPath !== undefined) {
+    await childMain(childMode, childPath);
   } else {
     const results = await run();
     console.table(results.map(({ note: _note, ...rest }) => rest));

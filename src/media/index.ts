@@ -1,6 +1,8 @@
 /**
- * Media preparation (Node only; happy-wire §8): read an input, detect its kind from its content,
- * probe photos and videos, and compute thumbhashes. Encryption and upload build on this.
+ * The media pipeline (`happy-session/media`, Node only; happy-wire §8): read an input, detect its
+ * kind from its content, probe photos and videos, compute thumbhashes (preparation); encrypt,
+ * upload and append the `photo` / `video` / `file` message (`useMedia`, `scope.attach()`); and
+ * download and decrypt attachments again (`MediaReader`, `fetchMedia`).
  */
 export { readMediaInput } from './input.js';
 export type { MediaInput, MediaBytes, ReadMediaInputOptions } from './input.js';
@@ -24,3 +26,16 @@ export {
   THUMBHASH_MAX_SIDE,
 } from './limits.js';
 export type { MediaError, MediaErrorCode } from './mediaError.js';
+export { MediaPipeline, useMedia } from './attach.js';
+export type { MediaPipelineOptions, MediaProgress } from './attach.js';
+export { MediaReader, fetchMedia } from './fetchMedia.js';
+export type { MediaReaderOptions } from './fetchMedia.js';
+export { HappyUploader } from './happyUploader.js';
+export type { HappyUploaderOptions } from './happyUploader.js';
+export { MemoryUploader } from './memoryUploader.js';
+export type { MemoryUploaderOptions } from './memoryUploader.js';
+export type { DownloadOptions, MediaUploader, UploadOptions, UploadResult } from './uploader.js';
+export type { RetryOptions } from './retry.js';
+export { MACHINE_FILE_PREFIX, isMediaMessage, mediaMessageFields } from './mediaMessage.js';
+export type { MediaMessage, MediaMessageFields } from './mediaMessage.js';
+export { DEFAULT_UPLOAD_CHUNK_BYTES } from './uploadBody.js';

@@ -1,7 +1,7 @@
 import { SdkError } from '../errors.js';
 
 /**
- * Every failure kind of media preparation (happy-wire §8). Each is raised as an {@link SdkError}
+ * Every failure kind of the media pipeline: preparation, upload, download (happy-wire §8). Each is raised as an {@link SdkError}
  * whose `hint` says what the user can do about it.
  */
 export type MediaErrorCode =
@@ -16,7 +16,13 @@ export type MediaErrorCode =
   | 'media.ffmpeg_missing'
   | 'media.unsupported'
   | 'media.invalid_pixels'
-  | 'media.aborted';
+  | 'media.aborted'
+  | 'media.upload_rejected'
+  | 'media.upload_failed'
+  | 'media.download_failed'
+  | 'media.decrypt_failed'
+  | 'media.bad_ref'
+  | 'media.not_a_path';
 
 /** An {@link SdkError} raised by the media layer. */
 export type MediaError = SdkError<MediaErrorCode>;
@@ -40,8 +46,8 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 export function abortedError(signal: AbortSignal | undefined): MediaError {
   return mediaError(
     'media.aborted',
-    'Media preparation was aborted',
-    'Nothing was uploaded; call again to retry',
+    'The attachment was aborted',
+    'No message was appended; call again to retry',
     { cause: signal?.reason },
   );
 }

@@ -3,6 +3,9 @@ import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { createV1Encoder } from '../protocol/v1/toV1.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
+import { useMedia } from '../media/attach.js';
+import { MediaReader } from '../media/fetchMedia.js';
+import { HappyUploader } from '../media/happyUploader.js';
 import { SessionReader } from '../stream/sessionReader.js';
 import { SessionWriter } from '../stream/sessionWriter.js';
 import type { OutboxOptions } from '../stream/outbox.js';
@@ -63,8 +66,9 @@ export interface ConnectOptions {
  * Connects to a Happy server (or the embedded relay) and returns a live {@link Session}: picks the
  * server and credentials from the environment as the Happy CLI does, mints a token from the master
  * secret when there is none, creates a session (fresh tag, encrypted metadata, wrapped data key;
- * then agentState from version 0) or opens `sessionId`, connects the session socket and registers
- * the built-in RPC handlers.
+ * then agentState from version 0) or opens `sessionId`, connects the session socket, registers
+ * the built-in RPC handlers and installs the media pipeline (`attach()` uploads to the same server;
+ * `session.fetchMedia()` reads attachments back).
  *
  * @throws {SdkError} `transport.format_unsupported` for a format other than `'v2'` / `'v1'`;
  *   `credentials.*` when no usable credentials are found; `transport.*` when the server cannot be
@@ -145,21 +149,32 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       const extra = options.metadata;
       await state.updateMetadata((current) => ({ ...current, ...extra }));
     }
+    const writer = new SessionWriter({
+      transport,
+      key: record.key,
+      logger,
+      ...(options.outbox ? { outbox: options.outbox } : {}),
+      ...(format === 'v1' ? { encode: v1Encode() } : {}),
+    });
+    // Attachments go to the same server with the same token (happy-wire §8).
+    const uploader = new HappyUploader({
+      http,
+      token,
+      sessionId: record.id,
+      logger,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    useMedia(writer, { uploader, key: record.key, logger });
     return new Session({
       id: record.id,
       key: record.key,
       transport,
-      writer: new SessionWriter({
-        transport,
-        key: record.key,
-        logger,
-        ...(options.outbox ? { outbox: options.outbox } : {}),
-        ...(format === 'v1' ? { encode: v1Encode() } : {}),
-      }),
+      writer,
       reader: new SessionReader({ transport, key: record.key }),
       rpc: new SocketRpc(transport.socket, record.id, record.key, logger),
       state,
       push: new HttpPushNotifier(transport.http, record.id),
+      media: new MediaReader({ uploader, key: record.key }),
       inputAfterSeq: record.seq,
       ...(options.archiveOnClose !== undefined ? { archiveOnClose: options.archiveOnClose } : {}),
       logger,

@@ -3,7 +3,8 @@ import type { Observable } from 'rxjs';
 import type { RecordKey } from '../crypto/records.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
-import type { UserMessage } from '../protocol/sessionMessage.js';
+import type { MediaReader } from '../media/fetchMedia.js';
+import type { SessionMessage, UserMessage } from '../protocol/sessionMessage.js';
 import type { SessionReader } from '../stream/sessionReader.js';
 import type { SessionWriter } from '../stream/sessionWriter.js';
 import type { Turn } from '../stream/turn.js';
@@ -25,6 +26,8 @@ export interface SessionParts {
   readonly rpc: SocketRpc;
   readonly state: ServerSessionState;
   readonly push: HttpPushNotifier;
+  /** Downloads and decrypts this session's attachments. */
+  readonly media: MediaReader;
   /** Records up to this `seq` are history, not input for this run. */
   readonly inputAfterSeq: number;
   /** Archive the session on `close()` unless told otherwise; default true. */
@@ -62,6 +65,7 @@ export class Session {
   readonly closed: Promise<void>;
 
   private readonly inbox: UserInbox;
+  private readonly media: MediaReader;
   private readonly controller = new AbortController();
   private readonly ownLocalIds = new Set<string>();
   private readonly openTurns = new Set<string>();
@@ -78,6 +82,7 @@ export class Session {
     this.rpc = parts.rpc;
     this.state = parts.state;
     this.push = parts.push;
+    this.media = parts.media;
     this.transport = parts.transport;
     this.archiveOnClose = parts.archiveOnClose ?? true;
     this.logger = parts.logger ?? silentLogger;
@@ -123,6 +128,18 @@ export class Session {
    */
   prompts(): AsyncGenerator<Prompt> {
     return this.inbox.prompts();
+  }
+
+  /**
+   * The plaintext of a `photo` / `video` / `file` message of this session, the agent's or the
+   * user's: downloaded and decrypted with the session's blob key (happy-wire §8.2), or read from
+   * disk for an agent's `machine-file://` ref.
+   *
+   * Errors: `media.bad_ref`, `media.download_failed`, `media.decrypt_failed`,
+   * `media.unreadable_path`, `media.aborted`.
+   */
+  fetchMedia(message: SessionMessage, options: { signal?: AbortSignal } = {}): Promise<Buffer> {
+    return this.media.fetch(message, options);
   }
 
   /**

@@ -1,0 +1,180 @@
+import { isAbsolute, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { Subject } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { blobKeyFor, encryptBlob } from '../crypto/blob.js';
+import type { RecordKey } from '../crypto/records.js';
+import type { Logger } from '../logger.js';
+import { silentLogger } from '../logger.js';
+import { newId } from '../protocol/ids.js';
+import type { SessionMessage } from '../protocol/sessionMessage.js';
+import type { AttachInput, AttachOptions, MediaRuntime } from '../stream/plugins.js';
+import type { Scope } from '../stream/scope.js';
+import type { SessionWriter } from '../stream/sessionWriter.js';
+import type { MediaKind } from './detect.js';
+import type { MediaInput } from './input.js';
+import { DEFAULT_MAX_MEDIA_BYTES } from './limits.js';
+import { mediaError, throwIfAborted } from './mediaError.js';
+import { MACHINE_FILE_PREFIX, mediaMessageFields } from './mediaMessage.js';
+import type { MediaMessage, MediaMessageFields } from './mediaMessage.js';
+import { prepareMedia } from './prepare.js';
+import type { PreparedMedia } from './prepare.js';
+import type { MediaUploader } from './uploader.js';
+
+/** Options of {@link useMedia} and {@link MediaPipeline}. */
+export interface MediaPipelineOptions {
+  /** Where encrypted blobs go: `HappyUploader` for a server, `MemoryUploader` in process. */
+  readonly uploader: MediaUploader;
+  /** The session's record key; attachments are encrypted with its blob key (happy-wire §3.2). */
+  readonly key: RecordKey;
+  /**
+   * Largest plaintext accepted, in bytes. Default: what still fits the server's 10 MiB limit once
+   * encrypted. Also applies to `upload: false`, since the file is read to probe it.
+   */
+  readonly maxBytes?: number;
+  readonly logger?: Logger;
+}
+
+/** Upload progress of one attachment, on {@link MediaPipeline.progress$}. */
+export interface MediaProgress {
+  /** The id the attachment's message will have. */
+  readonly messageId: string;
+  readonly name: string;
+  readonly kind: MediaKind;
+  /** Encrypted bytes sent so far; a retried upload starts again from 0. */
+  readonly sent: number;
+  /** The encrypted size. */
+  readonly total: number;
+}
+
+/**
+ * The media pipeline of a writer (architecture.md, "Media"; happy-wire §8): prepares an input
+ * (kind from its bytes, oriented size, duration, thumbhash; limits checked before any byte is
+ * sent), encrypts it with the session's blob key, uploads it, and only once the store holds it
+ * appends the `photo` / `video` / `file` message with the returned `ref`. A failure at any step
+ * appends nothing.
+ */
+export class MediaPipeline implements MediaRuntime {
+  private readonly uploader: MediaUploader;
+  private readonly blobKey: Uint8Array;
+  private readonly maxBytes: number;
+  private readonly logger: Logger;
+  private readonly progress = new Subject<MediaProgress>();
+
+  /** Upload progress of every attachment of this pipeline; completes when the writer closes. */
+  readonly progress$: Observable<MediaProgress> = this.progress.asObservable();
+
+  constructor(
+    private readonly writer: SessionWriter,
+    options: MediaPipelineOptions,
+  ) {
+    this.uploader = options.uploader;
+    this.blobKey = blobKeyFor(options.key);
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
+    this.logger = options.logger ?? silentLogger;
+    writer.lifecycle$.subscribe({
+      next: (event) => {
+        if (event.kind === 'writer-closing') this.progress.complete();
+      },
+      complete: () => this.progress.complete(),
+    });
+  }
+
+  /**
+   * Prepares, encrypts and uploads `input`, then appends its message through `scope` and resolves
+   * with it (appended, its delivery under way as for any append). With `upload: false`, a path is
+   * probed and referenced as `machine-file://<absolute path>`; nothing is uploaded.
+   *
+   * Errors (`SdkError`, each with a hint; nothing appended): those of `prepareMedia`
+   * (`media.unreadable_path`, `media.empty_file`, `media.too_large`, `media.corrupt_image`,
+   * `media.truncated_video`, ...), `media.not_a_path`, `media.upload_rejected`,
+   * `media.upload_failed`, `media.aborted`, and `stream.*` when the scope closed meanwhile.
+   */
+  async attach(scope: Scope, input: AttachInput, options: AttachOptions = {}): Promise<SessionMessage> {
+    const { signal } = options;
+    throwIfAborted(signal);
+    if (options.upload === false) return this.attachLocal(scope, input, options);
+    const prepared = await prepareMedia(toMediaInput(input), this.prepareOptions(options));
+    // The turn may have ended while the input was probed; then there is nothing to upload for.
+    scope.assertOpen();
+    const encrypted = encryptBlob(prepared.bytes, this.blobKey);
+    const messageId = newId();
+    const report = (sent: number, total: number): void => {
+      options.onProgress?.({ sent, total });
+      this.progress.next({ messageId, name: prepared.name, kind: prepared.kind, sent, total });
+    };
+    const { ref } = await this.uploader.upload(encrypted, {
+      filename: prepared.name,
+      ...(signal ? { signal } : {}),
+      onProgress: report,
+    });
+    // Uploaded but not yet referenced: an abort now still leaves the stream untouched.
+    throwIfAborted(signal);
+    this.logger.debug('attachment uploaded', { ref, kind: prepared.kind, size: prepared.size });
+    return this.append(scope, messageId, mediaMessageFields(prepared, ref));
+  }
+
+  private async attachLocal(
+    scope: Scope,
+    input: AttachInput,
+    options: AttachOptions,
+  ): Promise<SessionMessage> {
+    if (typeof input !== 'string') {
+      throw mediaError(
+        'media.not_a_path',
+        'upload: false needs a file path: only a file on this machine can be referenced without uploading it',
+        'Pass the path of the file, or leave out upload: false to upload the data',
+      );
+    }
+    const path = isAbsolute(input) ? input : resolve(input);
+    const prepared: PreparedMedia = await prepareMedia(path, this.prepareOptions(options));
+    throwIfAborted(options.signal);
+    return this.append(scope, newId(), mediaMessageFields(prepared, `${MACHINE_FILE_PREFIX}${path}`));
+  }
+
+  private prepareOptions(options: AttachOptions): Parameters<typeof prepareMedia>[1] {
+    return {
+      maxBytes: this.maxBytes,
+      ...(options.name !== undefined ? { name: options.name } : {}),
+      ...(options.mimeType !== undefined ? { mimeType: options.mimeType } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
+  }
+
+  /** Appends through the scope (so turn, parent and agent are stamped) and returns the message as appended. */
+  private append(scope: Scope, id: string, fields: MediaMessageFields): SessionMessage {
+    let appended: SessionMessage | undefined;
+    const watch = this.writer.messages$.subscribe((message) => {
+      if (message.id === id) appended = message;
+    });
+    try {
+      // The writer emits synchronously inside emitContent, so `appended` is set when it returns.
+      void scope.emitContent({ ...fields, id });
+    } finally {
+      watch.unsubscribe();
+    }
+    return appended as MediaMessage;
+  }
+}
+
+/**
+ * Installs the media pipeline on `writer`, so `scope.attach()` works on its turns and calls, and
+ * returns it (for {@link MediaPipeline.progress$}). `connect()` does this with a `HappyUploader`.
+ *
+ * @example
+ * const media = useMedia(writer, { uploader: new MemoryUploader(), key });
+ * const photo = await writer.turn().attach('./chart.png');
+ */
+export function useMedia(writer: SessionWriter, options: MediaPipelineOptions): MediaPipeline {
+  const pipeline = new MediaPipeline(writer, options);
+  writer.use({ media: pipeline });
+  return pipeline;
+}
+
+/** Async iterables that are not Node streams (web streams, generators) are read as a Node stream. */
+function toMediaInput(input: AttachInput): MediaInput {
+  if (typeof input === 'string' || input instanceof Uint8Array) return input;
+  if (typeof (input as { pipe?: unknown }).pipe === 'function') return input as NodeJS.ReadableStream;
+  if (Symbol.asyncIterator in (input as object)) return Readable.from(input as AsyncIterable<Uint8Array>);
+  return input as MediaInput;
+}

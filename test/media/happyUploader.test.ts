@@ -1,0 +1,277 @@
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { blobKeyFor, decryptBlob } from '../../src/crypto/blob.js';
+import { randomBytes } from '../../src/crypto/random.js';
+import { HappyUploader, MediaReader, fetchMedia, useMedia } from '../../src/media/index.js';
+import type { HappyUploaderOptions, MediaMessage } from '../../src/media/index.js';
+import type { Relay } from '../../src/relay/index.js';
+import { startRelay } from '../../src/relay/index.js';
+import { connect } from '../../src/transport/connect.js';
+import { HappyHttp } from '../../src/transport/httpClient.js';
+import type { Session } from '../../src/transport/session.js';
+import { accountOn } from '../transport/helpers.js';
+import type { RelayAccount } from '../transport/helpers.js';
+import { FaultProxy } from './faultProxy.js';
+import type { SeenRequest, Verdict } from './faultProxy.js';
+
+const PDF = Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
+const FAST_RETRY = { attempts: 4, baseDelayMs: 1, maxDelayMs: 5 };
+
+let relay: Relay;
+let account: Omit<RelayAccount, 'relay'>;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  relay = await startRelay();
+  account = await accountOn(relay.url);
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+afterAll(() => relay.close());
+
+/**
+ * A session on the relay whose attachments go through a fault proxy: the uploader under test is
+ * real and talks HTTP to the real relay; only the proxy in between misbehaves on purpose.
+ */
+async function sessionBehindProxy(
+  decide: (request: SeenRequest, index: number) => Verdict,
+  options: Partial<HappyUploaderOptions> = {},
+): Promise<{ session: Session; proxy: FaultProxy; uploader: HappyUploader }> {
+  const proxy = await new FaultProxy(relay.url, decide).start();
+  cleanups.push(() => proxy.close());
+  const session = await connect({ server: relay.url, credentials: account.credentials });
+  cleanups.push(() => session.close());
+  const uploader = new HappyUploader({
+    http: new HappyHttp({ serverUrl: proxy.url, token: account.token }),
+    token: account.token,
+    sessionId: session.id,
+    retry: FAST_RETRY,
+    ...options,
+  });
+  useMedia(session.writer, { uploader, key: session.key });
+  return { session, proxy, uploader };
+}
+
+async function streamTypes(session: Session): Promise<string[]> {
+  await session.writer.flush();
+  return (await session.reader.messages()).map((m) => m.type);
+}
+
+const forward: Verdict = { kind: 'forward' };
+
+describe('HappyUploader retries', () => {
+  it('retries a PUT answered with 503, then the attachment is stored and appended', async () => {
+    let failed = false;
+    const { session, proxy } = await sessionBehindProxy((r) => {
+      if (r.method === 'PUT' && !failed) {
+        failed = true;
+        return { kind: 'answer', status: 503, body: { error: 'upstream busy' } };
+      }
+      return forward;
+    });
+    const message = await session.turn().attach(PDF, { name: 'report.pdf' });
+    expect(proxy.count('PUT', '/attachments/')).toBe(2);
+    expect(proxy.count('POST', '/request-upload')).toBe(1);
+    expect(await streamTypes(session)).toEqual(['turn-start', 'file']);
+    expect((await session.fetchMedia(message)).equals(PDF)).toBe(true);
+  });
+
+  it('retries request-upload answered with 429 (the rate limit)', async () => {
+    let refused = 0;
+    const { session, proxy } = await sessionBehindProxy((r) => {
+      if (r.url.endsWith('/request-upload') && refused < 2) {
+        refused++;
+        return { kind: 'answer', status: 429, body: { error: 'Too many upload requests' } };
+      }
+      return forward;
+    });
+    await session.turn().attach(PDF, { name: 'a.pdf' });
+    expect(proxy.count('POST', '/request-upload')).toBe(3);
+    expect(proxy.count('PUT', '/attachments/')).toBe(1);
+  });
+
+  it('retries a dropped connection during the PUT', async () => {
+    let dropped = false;
+    const { session, proxy } = await sessionBehindProxy((r) => {
+      if (r.method === 'PUT' && !dropped) {
+        dropped = true;
+        return { kind: 'drop' };
+      }
+      return forward;
+    });
+    const message = await session.turn().attach(PDF, { name: 'a.pdf' });
+    expect(proxy.count('PUT', '/attachments/')).toBe(2);
+    expect((await session.fetchMedia(message)).equals(PDF)).toBe(true);
+  });
+
+  it('gives up with media.upload_failed after the configured tries, appending nothing', async () => {
+    const { session, proxy } = await sessionBehindProxy((r) =>
+      r.method === 'PUT' ? { kind: 'answer', status: 502, body: { error: 'bad gateway' } } : forward,
+    );
+    const error = await session
+      .turn()
+      .attach(PDF)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'media.upload_failed',
+      hint: expect.any(String),
+      details: { attempts: 4, status: 502 },
+    });
+    expect(proxy.count('PUT', '/attachments/')).toBe(4);
+    expect(await streamTypes(session)).toEqual(['turn-start']);
+  });
+
+  it.each([400, 403, 413])(
+    'does not retry a PUT answered with %i: media.upload_rejected, nothing appended',
+    async (status) => {
+      const { session, proxy } = await sessionBehindProxy((r) =>
+        r.method === 'PUT' ? { kind: 'answer', status, body: { error: 'no' } } : forward,
+      );
+      const error = await session
+        .turn()
+        .attach(PDF)
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        code: 'media.upload_rejected',
+        details: { status, body: { error: 'no' } },
+      });
+      expect(proxy.count('PUT', '/attachments/')).toBe(1);
+      expect(await streamTypes(session)).toEqual(['turn-start']);
+    },
+  );
+
+  it('stops at once with media.aborted when the signal fires during the upload, appending nothing', async () => {
+    const { session } = await sessionBehindProxy(() => forward, { chunkSize: 16 });
+    const controller = new AbortController();
+    const error = await session
+      .turn()
+      .attach(PDF, {
+        signal: controller.signal,
+        onProgress: ({ sent }) => {
+          if (sent >= 32) controller.abort();
+        },
+      })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'media.aborted' });
+    expect(await streamTypes(session)).toEqual(['turn-start']);
+  });
+});
+
+describe('HappyUploader with a presigned POST (S3)', () => {
+  interface Received {
+    headers: IncomingHttpHeaders;
+    body: Buffer;
+  }
+  let storage: Server;
+  let storageUrl: string;
+  const received: Received[] = [];
+
+  beforeAll(async () => {
+    // Stands in for S3: accepts the multipart POST and keeps what it got.
+    storage = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body: Buffer.concat(chunks) });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => storage.listen(0, '127.0.0.1', resolve));
+    storageUrl = `http://127.0.0.1:${(storage.address() as AddressInfo).port}/bucket`;
+  });
+  afterAll(() => new Promise<void>((resolve) => storage.close(() => resolve())));
+
+  it('sends the form fields first, then the file part, with no Authorization header', async () => {
+    const formFields = { key: 'sessions/x/attachments/y.enc', policy: 'cG9saWN5', 'x-amz-signature': 'abc' };
+    const { session, proxy } = await sessionBehindProxy((r) =>
+      r.url.endsWith('/request-upload')
+        ? {
+            kind: 'forward',
+            rewrite: (_status, body) => {
+              const ticket = JSON.parse(body.toString()) as { ref: string };
+              return Buffer.from(
+                JSON.stringify({ ref: ticket.ref, uploadUrl: storageUrl, method: 'POST', formFields }),
+              );
+            },
+          }
+        : forward,
+    );
+    const progress: number[] = [];
+    const message = (await session
+      .turn()
+      .attach(PDF, { name: 'r.pdf', onProgress: ({ sent }) => progress.push(sent) })) as MediaMessage;
+    expect(message.ref).toMatch(new RegExp(`^sessions/${session.id}/attachments/`));
+    expect(proxy.count('PUT', '/attachments/')).toBe(0);
+
+    const [upload] = received.splice(0);
+    expect(upload?.headers.authorization).toBeUndefined();
+    expect(upload?.headers['content-length']).toBe(String(upload?.body.length));
+    const boundary = /boundary=(.+)$/.exec(upload?.headers['content-type'] ?? '')?.[1] ?? '';
+    const text = upload?.body.toString('latin1') ?? '';
+    const names = [...text.matchAll(/; name="([^"]+)"/g)].map((m) => m[1]);
+    expect(names).toEqual(['key', 'policy', 'x-amz-signature', 'file']);
+    expect(text).toContain('name="file"; filename="blob"\r\nContent-Type: application/octet-stream\r\n\r\n');
+    // The file part is the blob, which opens with the session's blob key.
+    const start =
+      text.indexOf('application/octet-stream\r\n\r\n') + 'application/octet-stream\r\n\r\n'.length;
+    const end = text.lastIndexOf(`\r\n--${boundary}--`);
+    const blob = upload?.body.subarray(start, end) ?? Buffer.alloc(0);
+    const opened = decryptBlob(blob, blobKeyFor(session.key));
+    expect(opened.ok && Buffer.from(opened.value).equals(PDF)).toBe(true);
+    expect(progress.at(-1)).toBe(PDF.length + 40);
+  });
+});
+
+describe('reading attachments back', () => {
+  it('refuses a ref of another session with media.bad_ref before any request', async () => {
+    const { session, proxy, uploader } = await sessionBehindProxy(() => forward);
+    const message = { ...(await session.turn().attach(PDF)), ref: 'sessions/other/attachments/x.enc' };
+    const before = proxy.seen.length;
+    const reader = new MediaReader({ uploader, key: session.key });
+    await expect(reader.fetch(message)).rejects.toMatchObject({
+      code: 'media.bad_ref',
+      hint: expect.any(String),
+    });
+    expect(proxy.seen.length).toBe(before);
+  });
+
+  it('gives media.decrypt_failed for a blob encrypted with another key', async () => {
+    const { session, uploader } = await sessionBehindProxy(() => forward);
+    const message = await session.turn().attach(PDF);
+    const error = await fetchMedia(message, {
+      uploader,
+      key: { variant: 'dataKey', key: randomBytes(32) },
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'media.decrypt_failed', details: { reason: 'crypto.auth_failed' } });
+  });
+
+  it('gives media.download_failed for a ref the server does not have', async () => {
+    const { session } = await sessionBehindProxy(() => forward);
+    const message = {
+      ...(await session.turn().attach(PDF)),
+      ref: `sessions/${session.id}/attachments/gone.enc`,
+    };
+    await expect(session.fetchMedia(message)).rejects.toMatchObject({
+      code: 'media.download_failed',
+      details: { status: 404 },
+    });
+  });
+
+  it('retries a download answered with 500', async () => {
+    let failed = false;
+    const { session, proxy, uploader } = await sessionBehindProxy((r) => {
+      if (r.method === 'GET' && !failed) {
+        failed = true;
+        return { kind: 'answer', status: 500, body: { error: 'oops' } };
+      }
+      return forward;
+    });
+    const message = await session.turn().attach(PDF);
+    const bytes = await new MediaReader({ uploader, key: session.key }).fetch(message);
+    expect(bytes.equals(PDF)).toBe(true);
+    expect(proxy.count('GET', '/attachments/')).toBe(2);
+  });
+});

@@ -1,0 +1,47 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from '../../src/logger.js';
+import { ATTACHMENTS_DIR } from '../../src/relay/server.js';
+
+/** One HTTP request the relay answered, from its debug log. */
+export interface RelayRequest {
+  method: string;
+  url: string;
+  status: number;
+}
+
+/**
+ * A logger for `startRelay` that keeps the relay's per-request log lines, so a test can count the
+ * requests the relay really served (no wrapper around the code under test).
+ */
+export function requestLog(): { logger: Logger; requests: RelayRequest[] } {
+  const requests: RelayRequest[] = [];
+  const logger: Logger = {
+    debug(message, fields) {
+      if (message === 'relay request' && fields) requests.push(fields as unknown as RelayRequest);
+    },
+    info() {},
+    warn() {},
+    error() {},
+  };
+  return { logger, requests };
+}
+
+/** The attachment requests (request-upload, PUT, request-download, GET of a blob) in `requests`. */
+export function attachmentRequests(requests: readonly RelayRequest[]): RelayRequest[] {
+  return requests.filter((r) => r.url.includes('/attachments/'));
+}
+
+/** The blob files the relay stored for a session in its data dir. */
+export async function storedBlobs(dataDir: string, sessionId: string): Promise<Map<string, Buffer>> {
+  const dir = join(dataDir, ATTACHMENTS_DIR, sessionId);
+  const blobs = new Map<string, Buffer>();
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return blobs;
+  }
+  for (const name of names) blobs.set(name, await readFile(join(dir, name)));
+  return blobs;
+}
