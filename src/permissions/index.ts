@@ -89,3 +89,8 @@ export {
   isToolKind,
 } from './toolKinds.js';
 export type { ToolKind } from './toolKinds.js';
+export { PermissionGate } from './gate.js';
+export type { PermissionGateOptions, ModeSource } from './gate.js';
+export type { RespondResult, RespondErrorCode } from './respondResult.js';
+export { REVOKE_PREFIX } from './recovery.js';
+export { withinCeiling } from './modeCeiling.js';

@@ -6,6 +6,8 @@ import type { SessionMessage } from '../protocol/sessionMessage.js';
 import { useMedia } from '../media/attach.js';
 import { MediaReader } from '../media/fetchMedia.js';
 import { HappyUploader } from '../media/happyUploader.js';
+import { PermissionGate } from '../permissions/gate.js';
+import type { PermissionGateOptions } from '../permissions/gate.js';
 import { SessionReader } from '../stream/sessionReader.js';
 import { SessionWriter } from '../stream/sessionWriter.js';
 import type { OutboxOptions } from '../stream/outbox.js';
@@ -24,6 +26,12 @@ import { createSessionRecord, openSessionRecord } from './sessionRecord.js';
 import type { SessionRecord } from './sessionRecord.js';
 import type { StateObject } from './sessionState.js';
 import { SocketRpc } from './socketRpc.js';
+
+/** Gate settings a caller may give; the channels come from the session. */
+export type GateSettings = Omit<
+  PermissionGateOptions,
+  'writer' | 'rpc' | 'incoming' | 'state' | 'push' | 'history' | 'logger'
+>;
 
 /** Options of {@link connect}. */
 export interface ConnectOptions {
@@ -52,6 +60,12 @@ export interface ConnectOptions {
   /** Archive the session on `close()`; default true. */
   readonly archiveOnClose?: boolean;
   readonly logger?: Logger;
+  /**
+   * Permission gate settings (mode, rules, ceiling, audit, timeouts...), or `false` for no gate.
+   * The gate answers `call.requestPermission()` from the stream, the `permission` RPC and
+   * `session.gate.respond()`.
+   */
+  readonly permissions?: GateSettings | false;
   /** Outbox tuning of the writer. */
   readonly outbox?: OutboxOptions;
   /** Transport tuning. */
@@ -165,7 +179,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     useMedia(writer, { uploader, key: record.key, logger });
-    return new Session({
+    const session = new Session({
       id: record.id,
       key: record.key,
       transport,
@@ -179,6 +193,25 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       ...(options.archiveOnClose !== undefined ? { archiveOnClose: options.archiveOnClose } : {}),
       logger,
     });
+    if (options.permissions !== false) {
+      // An existing session may hold requests a dead process left pending, and granted rules.
+      const history = options.sessionId ? await session.reader.messages() : [];
+      const title = (record.metadata.value as { summary?: { text?: unknown } }).summary?.text;
+      session.attachGate(
+        await PermissionGate.create({
+          ...options.permissions,
+          writer,
+          rpc: session.rpc,
+          incoming: session.userMessages$,
+          state,
+          push: session.push,
+          history,
+          logger,
+          ...(typeof title === 'string' ? { sessionTitle: title } : {}),
+        }),
+      );
+    }
+    return session;
   } catch (error) {
     await transport.close({ end: false, archive: false });
     throw error;

@@ -5,7 +5,7 @@
  * @see Happy wire spec §0-§7
  */
 export { connect } from './connect.js';
-export type { ConnectOptions } from './connect.js';
+export type { ConnectOptions, GateSettings } from './connect.js';
 export { Session } from './session.js';
 export type { SessionParts, SessionCloseOptions } from './session.js';
 export type { Prompt } from './userInbox.js';

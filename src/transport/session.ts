@@ -4,6 +4,7 @@ import type { RecordKey } from '../crypto/records.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import type { MediaReader } from '../media/fetchMedia.js';
+import type { PermissionGate } from '../permissions/gate.js';
 import type { SessionMessage, UserMessage } from '../protocol/sessionMessage.js';
 import type { SessionReader } from '../stream/sessionReader.js';
 import type { SessionWriter } from '../stream/sessionWriter.js';
@@ -63,6 +64,7 @@ export class Session {
   readonly incoming$: Observable<IncomingUserMessage>;
   /** Resolves once the session is closed (by `close()` or the `killSession` RPC). */
   readonly closed: Promise<void>;
+  private gateRef: PermissionGate | undefined;
 
   private readonly inbox: UserInbox;
   private readonly media: MediaReader;
@@ -73,6 +75,27 @@ export class Session {
   private readonly logger: Logger;
   private closing: Promise<void> | undefined;
   private resolveClosed!: () => void;
+
+  /**
+   * The permission gate guarding this session's tool calls (`call.requestPermission()`,
+   * `call.run()`); undefined when `connect({ permissions: false })`.
+   */
+  get gate(): PermissionGate | undefined {
+    return this.gateRef;
+  }
+
+  /** @internal connect() installs the gate once the session's channels exist. */
+  attachGate(gate: PermissionGate): void {
+    this.gateRef = gate;
+    // Today's app sends the user's mode pick with every message (happy-wire §6.1); an old client's
+    // ambient `default` must not downgrade an explicit bypass, and the ceiling still applies.
+    this.incoming$.subscribe((incoming) => {
+      const mode = incoming.meta.permissionMode;
+      if (typeof mode !== 'string') return;
+      const refused = gate.setMode(mode, 'ambient');
+      if (refused) this.logger.warn('permission mode from the app refused', { mode, reason: refused });
+    });
+  }
 
   constructor(parts: SessionParts) {
     this.id = parts.id;

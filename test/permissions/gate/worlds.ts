@@ -143,6 +143,8 @@ export const relayWorld: WorldFactory = {
         credentials: account.credentials,
         ...(sessionId ? { sessionId } : {}),
         archiveOnClose: false,
+        // The test builds its own gate, with the configuration under test.
+        permissions: false,
       });
       sessions.push(s);
       return s;
