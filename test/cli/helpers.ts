@@ -29,12 +29,21 @@ export interface CliRun {
 /** Runs the CLI in process with captured output; Ctrl-C is `abort` on `interrupt`. */
 export async function cli(
   argv: string[],
-  options: { env?: Record<string, string>; terminal?: Terminal; interrupt?: AbortController } = {},
+  options: {
+    env?: Record<string, string>;
+    terminal?: Terminal;
+    interrupt?: AbortController;
+    /** Sees each stdout line as it is printed. */
+    onLine?: (line: string) => void;
+  } = {},
 ): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runCli(argv, {
-    print: (l) => out.push(l),
+    print: (l) => {
+      out.push(l);
+      options.onLine?.(l);
+    },
     printError: (l) => err.push(l),
     terminal: () => options.terminal ?? new ScriptedTerminal(),
     interrupts: () => (options.interrupt ?? new AbortController()).signal,
@@ -123,6 +132,8 @@ export async function permissionAgent(relay: Relay, credentials: Credentials) {
         (m): m is PermissionResponseMessage => m.type === 'permission-response' && m.callId === call.callId,
       ),
     ),
+    // Undefined when the session closes before any answer.
+    { defaultValue: undefined },
   );
   await session.writer.append({
     role: 'agent',
