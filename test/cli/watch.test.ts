@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runExampleAgent } from '../../src/cli/demo/exampleAgent.js';
 import type { SessionMessage } from '../../src/protocol/sessionMessage.js';
+import { startRelay } from '../../src/relay/index.js';
 import { connect } from '../../src/transport/connect.js';
-import { accountOn } from '../transport/helpers.js';
+import { writeAgentKey } from '../../src/transport/credentials.js';
+import { accountOn, tempDir } from '../transport/helpers.js';
 import { ScriptedTerminal, cli, permissionAgent, relayHome } from './helpers.js';
 import type { RelayHome } from './helpers.js';
 
@@ -194,5 +196,54 @@ describe('happy-session watch --once and --json', () => {
     expect(run.err).toContain(`The account has no session ${foreign.id}.`);
     expect(run.err).toContain('code: transport.not_found');
     await foreign.close();
+  });
+});
+
+describe('happy-session watch across a relay restart', () => {
+  it('--json goes on with the records written after the relay came back', async () => {
+    const data = tempDir('happy-restart-');
+    let relay = await startRelay({ dataDir: data.path });
+    const home = tempDir('happy-home-');
+    try {
+      const account = await accountOn(relay.url);
+      writeAgentKey(home.path, { secret: account.masterSecret, token: account.token });
+      const session = await connect({
+        server: relay.url,
+        credentials: account.credentials,
+        title: 'Restart',
+      });
+      session.writer.service('before');
+      const interrupt = new AbortController();
+      const seen = new Map<string, () => void>();
+      const saw = (text: string) => new Promise<void>((resolve) => seen.set(text, resolve));
+      const before = saw('before');
+      const after = saw('after');
+      const running = cli(['watch', session.id, '--json'], {
+        env: { HAPPY_HOME_DIR: home.path, HAPPY_SERVER_URL: relay.url },
+        interrupt,
+        onLine: (line) => {
+          const { message } = JSON.parse(line) as { message: SessionMessage };
+          if (message.type === 'service') seen.get(message.text)?.();
+        },
+      });
+      await before;
+      const port = relay.port;
+      await relay.close();
+      relay = await startRelay({ port, dataDir: data.path });
+      session.writer.service('after');
+      await after;
+      interrupt.abort();
+      const run = await running;
+      expect(run.code).toBe(130);
+      const texts = run.out
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { message: { text?: string } }).message.text);
+      expect(texts).toEqual(['before', 'after']);
+      await session.close();
+    } finally {
+      await relay.close();
+      data.remove();
+      home.remove();
+    }
   });
 });

@@ -9,7 +9,8 @@ const AUTH_REFUSALS = new Set(['Missing authentication token', 'Invalid authenti
  * Connects a user-scoped socket, as the Happy app does (happy-wire §2.1, §2.2): it receives the
  * `update` events of every session of the account and can make `rpc-call`s, but it sends no
  * heartbeat and registers no session RPC, so watching a session never changes what the agent or
- * the app sees of it. Reconnects with backoff; listeners see `connect` again after a reconnect.
+ * the app sees of it. Reconnects with backoff, also after a server-side disconnect; listeners see
+ * `connect` again after a reconnect.
  *
  * @throws {SdkError} `transport.unauthorized` when the handshake is refused, `transport.network`
  *   when no connection is made within `timeoutMs`.
@@ -55,5 +56,10 @@ export function connectUserSocket(serverUrl: string, token: string, timeoutMs = 
     );
     socket.once('connect', onConnect);
     socket.on('connect_error', onError);
+    // socket.io does not reconnect by itself after a server-side disconnect (the agent's
+    // SessionSocket does the same); our own disconnect() says 'io client disconnect' instead.
+    socket.on('disconnect', (reason) => {
+      if (reason === 'io server disconnect') socket.connect();
+    });
   });
 }
