@@ -84,8 +84,20 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
       'Run the example agent against a relay started in process and print the decrypted transcript',
     )
     .option('--json', 'print the decrypted messages as JSON lines')
-    .action(async (options: { json?: boolean }) => {
-      code = await demoCommand(options, print);
+    .option('--interactive', 'answer the permission prompt from the keyboard (default: allow once)')
+    .action(async (options: { json?: boolean; interactive?: boolean }) => {
+      code = await demoCommand(
+        options,
+        print,
+        options.interactive
+          ? {
+              terminal: context.terminal(),
+              // Prompts on stderr keep stdout JSON lines only.
+              printPrompt: options.json ? printError : print,
+              signal: context.interrupts(),
+            }
+          : {},
+      );
     });
 
   program

@@ -66,7 +66,9 @@ function renderCall(call: FoldedCall, depth: number, out: string[]): void {
           ? `${chosen.label} (${chosen.kind})`
           : response
             ? `unknown option ${response.optionId}`
-            : 'waiting'),
+            : call.end
+              ? 'not answered'
+              : 'waiting'),
     );
   }
   renderNodes(call.children, depth + 1, out);

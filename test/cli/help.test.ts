@@ -12,7 +12,7 @@ describe('happy-session --help', () => {
 
   it.each([
     ['serve', ['--port <port>', '--host <address>', '--data <dir>', '--json']],
-    ['demo', ['--json']],
+    ['demo', ['--json', '--interactive']],
     ['sessions', ['--server <url>', '--json']],
     ['watch', ['<sessionId>', '--server <url>', '--json', '--once']],
     ['login', ['--server <url>', '--force']],

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { filter, firstValueFrom } from 'rxjs';
 import { runCli } from '../../src/cli/program.js';
 import type { Terminal } from '../../src/cli/terminal.js';
+import { PermissionGate } from '../../src/permissions/gate.js';
 import { DEFAULT_PERMISSION_OPTIONS } from '../../src/permissions/options.js';
 import type { PermissionResponseMessage } from '../../src/protocol/sessionMessage.js';
 import type { Relay } from '../../src/relay/index.js';
@@ -105,10 +106,10 @@ export async function relayHome(): Promise<RelayHome> {
 }
 
 /**
- * An agent that asks for permission the way the gate will (until the gate exists): a turn, a
- * `bash` call, a `permission-request` appended with `writer.append`, then it waits for the user's
- * `permission-response` in `userMessages$`. It also registers the `permission` RPC to see what
- * arrives there.
+ * An agent that asks for permission with the bare protocol, no gate: a turn, a `bash` call, a
+ * `permission-request` appended with `writer.append`, then it waits for the user's
+ * `permission-response` in `userMessages$`. It also registers the `permission` RPC to see exactly
+ * what arrives there.
  */
 export async function permissionAgent(relay: Relay, credentials: Credentials) {
   const session: Session = await connect({ server: relay.url, credentials, title: 'Clean the build' });
@@ -155,13 +156,13 @@ export class ScriptedTerminal implements Terminal {
   readonly columns = 120;
   private written = '';
   private keyListeners = new Set<(keys: string) => void>();
-  private waiters: Array<{ text: string; resolve: (screen: string) => void }> = [];
+  private waiters: Array<{ text: string | RegExp; resolve: (screen: string) => void }> = [];
 
   write(text: string): void {
     this.written += text;
     const screen = this.screen;
     this.waiters = this.waiters.filter((w) => {
-      if (!screen.includes(w.text)) return true;
+      if (!matches(screen, w.text)) return true;
       w.resolve(screen);
       return false;
     });
@@ -174,8 +175,8 @@ export class ScriptedTerminal implements Terminal {
   }
 
   /** Resolves with the screen once it shows `text`. */
-  shows(text: string): Promise<string> {
-    if (this.screen.includes(text)) return Promise.resolve(this.screen);
+  shows(text: string | RegExp): Promise<string> {
+    if (matches(this.screen, text)) return Promise.resolve(this.screen);
     return new Promise((resolve) => this.waiters.push({ text, resolve }));
   }
 
@@ -191,4 +192,16 @@ export class ScriptedTerminal implements Terminal {
   onResize(): () => void {
     return () => undefined;
   }
+}
+
+/**
+ * Puts a gate in `bypassPermissions` mode on the session's writer, so the example agent's gated
+ * call runs without asking (for tests about something else than permissions).
+ */
+export async function bypassGate(session: Session): Promise<PermissionGate> {
+  return PermissionGate.create({ writer: session.writer, mode: 'bypassPermissions' });
+}
+
+function matches(screen: string, text: string | RegExp): boolean {
+  return typeof text === 'string' ? screen.includes(text) : text.test(screen);
 }

@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runExampleAgent } from '../../src/cli/demo/exampleAgent.js';
+import { PermissionGate } from '../../src/permissions/gate.js';
 import type { SessionMessage } from '../../src/protocol/sessionMessage.js';
 import { startRelay } from '../../src/relay/index.js';
 import { connect } from '../../src/transport/connect.js';
 import { writeAgentKey } from '../../src/transport/credentials.js';
 import { accountOn, tempDir } from '../transport/helpers.js';
-import { ScriptedTerminal, cli, permissionAgent, relayHome } from './helpers.js';
+import { ScriptedTerminal, bypassGate, cli, permissionAgent, relayHome } from './helpers.js';
 import type { RelayHome } from './helpers.js';
 
 let env: RelayHome;
@@ -86,6 +87,7 @@ describe('happy-session watch (live screen)', () => {
     const terminal = new ScriptedTerminal();
     const running = cli(['watch', session.id], { env: homeEnv(), terminal });
     await terminal.shows('(no messages yet)');
+    await bypassGate(session);
     await runExampleAgent(session.writer, 'go');
     await terminal.shows('      ✓ read: Read `src/auth/token.ts`');
     expect(terminal.screen).toContain('    subagent Auth review:');
@@ -133,6 +135,7 @@ describe('happy-session watch (live screen)', () => {
 describe('happy-session watch --once and --json', () => {
   it('--once prints the title, the id and the transcript, then exits 0', async () => {
     const session = await connect({ server: env.relay.url, credentials: env.credentials, title: 'Review' });
+    await bypassGate(session);
     await runExampleAgent(session.writer, 'go');
     await session.close();
     const run = await cli(['watch', session.id, '--once'], { env: homeEnv() });
@@ -245,5 +248,43 @@ describe('happy-session watch across a relay restart', () => {
       data.remove();
       home.remove();
     }
+  });
+});
+
+describe('happy-session watch and a PermissionGate', () => {
+  it('the key answers a gated call.run(): the executor runs with the user’s allow, the RPC finds it resolved', async () => {
+    const session = await connect({ server: env.relay.url, credentials: env.credentials, title: 'Gated' });
+    await PermissionGate.create({
+      writer: session.writer,
+      rpc: session.rpc,
+      incoming: session.userMessages$,
+      state: session.state,
+      push: session.push,
+    });
+    const turn = session.turn();
+    const call = turn.toolCall({
+      toolName: 'bash',
+      title: 'Run `make deploy`',
+      args: { command: 'make deploy' },
+    });
+    let ran = false;
+    const result = call.run(() => (ran = true));
+
+    const terminal = new ScriptedTerminal();
+    const running = cli(['watch', session.id], { env: homeEnv(), terminal });
+    await terminal.shows('Permission requested: bash — Run `make deploy`');
+    expect(ran).toBe(false);
+    terminal.type('1');
+    expect(await result).toMatchObject({ status: 'done', decision: { outcome: 'allow' } });
+    expect(ran).toBe(true);
+    // Usually the gate has the stream answer first; when the RPC overtakes it, the RPC applies.
+    await terminal.shows(
+      /Allow once for bash: stream recorded \(seq \d+\) · permission RPC (already resolved|applied)/,
+    );
+    await terminal.shows('✓ bash: Run `make deploy`');
+    turn.end();
+    terminal.type('q');
+    expect((await running).code).toBe(0);
+    await session.close();
   });
 });

@@ -6,8 +6,15 @@ import { answerPermission } from '../account/permissionAnswer.js';
 import type { PermissionAnswer } from '../account/permissionAnswer.js';
 import { UserSession } from '../account/userSession.js';
 
-/** Picks the option a scripted user answers a request with; undefined leaves it unanswered. */
-export type PermissionScript = (request: PermissionRequestMessage) => PermissionOption | undefined;
+/**
+ * Picks the option a scripted user answers a request with; undefined leaves it unanswered.
+ * `signal` aborts when the request stops waiting (answered elsewhere, its call ended) or the user
+ * closes: a script that asks a person then stops asking.
+ */
+export type PermissionScript = (
+  request: PermissionRequestMessage,
+  signal: AbortSignal,
+) => PermissionOption | undefined | Promise<PermissionOption | undefined>;
 
 /** The default script: the first `allow-once` option. */
 export const allowOnce: PermissionScript = (request) => request.options.find((o) => o.kind === 'allow-once');
@@ -22,6 +29,8 @@ export class ScriptedUser {
   readonly answers: PermissionAnswer[] = [];
   private readonly fold = new SessionFold();
   private readonly subscription: Subscription;
+  private readonly asking = new Map<string, AbortController>();
+  private queue: Promise<void> = Promise.resolve();
   private failure: unknown;
 
   private constructor(
@@ -59,7 +68,9 @@ export class ScriptedUser {
    */
   async close(): Promise<void> {
     this.subscription.unsubscribe();
+    for (const controller of this.asking.values()) controller.abort();
     try {
+      await this.queue;
       await Promise.all(this.answers.map((a) => Promise.all([a.recorded, a.rpc])));
     } finally {
       await this.session.close();
@@ -68,10 +79,24 @@ export class ScriptedUser {
   }
 
   private answerPending(): void {
+    const pending = new Set(this.fold.pendingPermissions.map((r) => r.callId));
+    for (const [callId, controller] of this.asking) if (!pending.has(callId)) controller.abort();
     for (const request of this.fold.pendingPermissions) {
-      if (this.answers.some((a) => a.request.callId === request.callId)) continue;
-      const option = this.script(request);
-      if (option) this.answers.push(answerPermission(this.session, request, option));
+      if (this.asking.has(request.callId)) continue;
+      const controller = new AbortController();
+      this.asking.set(request.callId, controller);
+      // One question at a time, in request order: a person answers one prompt, then the next.
+      this.queue = this.queue
+        .then(async () => {
+          if (controller.signal.aborted) return;
+          const option = await this.script(request, controller.signal);
+          if (option && !controller.signal.aborted) {
+            this.answers.push(answerPermission(this.session, request, option));
+          }
+        })
+        .catch((error: unknown) => {
+          this.failure ??= error;
+        });
     }
   }
 }

@@ -170,8 +170,15 @@ export class WatchView {
   }
 }
 
+/**
+ * The RPC outcome in words. A permission gate answers with its `RespondResult`: `applied`,
+ * `already_resolved` (it had the stream answer first, the usual case), or a typed refusal.
+ */
 function describeRpc(outcome: RpcOutcome): string {
   if (!outcome.ok) return `failed: ${outcome.error}`;
-  const error = (outcome.result as { error?: unknown } | null)?.error;
-  return typeof error === 'string' ? `answered with error: ${error}` : 'delivered';
+  const result = (outcome.result ?? {}) as { status?: unknown; code?: unknown; error?: unknown };
+  if (result.status === 'applied') return 'applied';
+  if (result.status === 'already_resolved') return 'already resolved';
+  if (result.status === 'error') return `refused (${String(result.code)})`;
+  return typeof result.error === 'string' ? `answered with error: ${result.error}` : 'delivered';
 }
