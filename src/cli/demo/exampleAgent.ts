@@ -2,8 +2,11 @@ import type { Turn } from '../../stream/turn.js';
 import type { SessionWriter } from '../../stream/sessionWriter.js';
 
 /**
- * The demo's agent: one turn that searches, delegates to a subagent that runs its own tool call
- * (two levels of nesting), runs a build step, and reports. No LLM: the point is the stream.
+ * The demo's agent: one turn that searches, asks permission for a shell command and runs it only
+ * if allowed, delegates to a subagent that runs its own tool call (two levels of nesting), runs a
+ * build step, and reports. No LLM: the point is the stream. The writer must carry a permission
+ * gate (`PermissionGate.create({ writer, … })`). When the turn is aborted while the permission
+ * request waits, the turn ends `cancelled`.
  */
 export async function runExampleAgent(writer: SessionWriter, prompt: string): Promise<Turn> {
   const turn = writer.turn();
@@ -18,6 +21,25 @@ export async function runExampleAgent(writer: SessionWriter, prompt: string): Pr
     kind: 'read',
   });
   grep.end();
+
+  // A risky call: it runs only once the user allows it (the writer needs a permission gate).
+  const clean = turn.toolCall({
+    toolName: 'bash',
+    title: 'Run `rm -rf build`',
+    description: 'Delete the stale build output',
+    args: { command: 'rm -rf build' },
+    kind: 'execute',
+  });
+  // The demo deletes nothing: the executor only says what it would have done.
+  const cleaned = await clean.run(() => 'removed build/', { signal: turn.signal });
+  if (cleaned.status !== 'done') {
+    turn.text(`I left the build directory alone (${cleaned.status}).`);
+    if (cleaned.status === 'cancelled') {
+      turn.end('cancelled');
+      await writer.flush();
+      return turn;
+    }
+  }
 
   const task = turn.toolCall({
     toolName: 'task',
