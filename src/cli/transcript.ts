@@ -34,7 +34,7 @@ export function describeMessage(message: SessionMessage): string {
       return `[service] ${oneLine(message.text)}`;
     // The wire gives a photo no byte size; video and file carry theirs.
     case 'photo':
-      return `${who} photo ${message.width}x${message.height} (${message.ref})`;
+      return `${who} photo ${message.width}x${message.height}, thumbhash ${message.thumbhash} (${message.ref})`;
     case 'video':
       return `${who} video ${message.width}x${message.height}, ${(message.durationMs / 1000).toFixed(1)} s, ${formatBytes(message.size)}, ${message.mimeType} (${message.ref})`;
     case 'file':

@@ -22,6 +22,16 @@ describe('happy-session demo', () => {
     expect(out).toMatch(/^ {4}subagent Auth review:$/m);
     expect(out).toMatch(/^ {6}✓ read: Read `src\/auth\/token.ts`$/m);
     expect(out).toMatch(/^ {4}✓ step: Compile$/m);
+    // The scripted user denied the force push: it never ran.
+    expect(out).toMatch(/^ {2}✗ bash: Run `git push --force` — Denied by the user\.$/m);
+    expect(out).toMatch(/→ Deny \(reject-once\)$/m);
+    // The photo, with its dimensions and ThumbHash.
+    expect(out).toMatch(
+      /^ {2}agent photo 320x200, thumbhash [A-Za-z0-9+/=]{20,} \(sessions\/[a-z0-9]+\/attachments\/.+\.enc\)$/m,
+    );
+    expect(out).toMatch(
+      /^viewer, while the demo runs: http:\/\/127\.0\.0\.1:\d+\/#secret=[\w-]{43}&session=[a-z0-9]+$/m,
+    );
   });
 
   it('--json prints one decrypted v2 message per line: the prompt, the turn, the request and its answer', async () => {
@@ -37,7 +47,9 @@ describe('happy-session demo', () => {
     expect(messages.at(-1)).toMatchObject({ type: 'turn-end', status: 'completed' });
     const request = messages.find((m) => m.type === 'permission-request');
     expect(request).toMatchObject({ role: 'agent', toolName: 'bash', args: { command: 'rm -rf build' } });
-    const responses = messages.filter((m) => m.type === 'permission-response');
+    const responses = messages.filter(
+      (m) => m.type === 'permission-response' && m.callId === request?.callId,
+    );
     expect(responses.length).toBeGreaterThanOrEqual(1);
     for (const r of responses) expect(r).toMatchObject({ role: 'user', optionId: 'allow-once' });
     const order = (type: string) =>
@@ -58,17 +70,25 @@ describe('happy-session demo --interactive', () => {
   function interactive(signal?: AbortSignal) {
     const terminal = new ScriptedTerminal();
     const lines: string[] = [];
-    let prompted!: () => void;
-    const asked = new Promise<void>((resolve) => (prompted = resolve));
+    let prompts = 0;
+    let waiting: { count: number; resolve: () => void } | undefined;
+    /** Resolves once the keyboard has been asked `count` times. */
+    const askedTimes = (count: number) =>
+      new Promise<void>((resolve) => {
+        if (prompts >= count) resolve();
+        else waiting = { count, resolve };
+      });
     const done = demoCommand(
       { interactive: true },
       (l) => {
         lines.push(l);
-        if (l.startsWith('Press 1-4')) prompted();
+        if (!l.startsWith('Press 1-4')) return;
+        prompts++;
+        if (waiting && prompts >= waiting.count) waiting.resolve();
       },
       { terminal, ...(signal ? { signal } : {}) },
     );
-    return { terminal, lines, asked, done };
+    return { terminal, lines, asked: askedTimes(1), askedTimes, done };
   }
 
   it('asks the keyboard; 3 denies, the call never runs, and the agent goes on', async () => {
@@ -76,6 +96,9 @@ describe('happy-session demo --interactive', () => {
     await demo.asked;
     expect(demo.lines).toContain('Permission requested: bash — Run `rm -rf build`');
     expect(demo.lines).toContain('  1) Allow once   2) Allow for session   3) Deny   4) Always deny');
+    demo.terminal.type('3');
+    await demo.askedTimes(2);
+    expect(demo.lines).toContain('Permission requested: bash — Run `git push --force`');
     demo.terminal.type('3');
     expect(await demo.done).toBe(0);
     const out = demo.lines.join('\n');

@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { randomBytes } from '../../src/crypto/random.js';
+import { viewerUrl } from '../../src/relay/viewer/url.js';
+import { writeAgentKey } from '../../src/transport/credentials.js';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,8 +40,25 @@ describe('happy-session serve, text output', () => {
     expect(url).toBeDefined();
     expect(out).toContain('data: in memory');
     expect(out).toContain(`HAPPY_SERVER_URL=${url}`);
+    expect(out).toContain(`viewer: ${url}/#secret=<your account secret, base64url>`);
     serve.child.kill('SIGINT');
     expect(await serve.exited).toBe(0);
+  });
+
+  it("prints the viewer's URL with the secret of this machine's agent.key in the fragment", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'happy-serve-'));
+    try {
+      const secret = randomBytes(32);
+      writeAgentKey(home, { secret, token: 'unused' });
+      const serve = spawnCli(['serve', '--port', '0'], { HAPPY_HOME_DIR: home });
+      const out = await serve.waitFor('Ctrl-C stops it.');
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+      expect(out).toContain(`viewer: ${viewerUrl(url!, secret)}`);
+      serve.child.kill('SIGINT');
+      expect(await serve.exited).toBe(0);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('fails with 1 and a hint when the port is taken', async () => {

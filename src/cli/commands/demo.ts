@@ -1,6 +1,5 @@
 import { randomBytes } from '../../crypto/random.js';
 import { SdkError } from '../../errors.js';
-import { PermissionGate } from '../../permissions/gate.js';
 import { startRelay } from '../../relay/server.js';
 import { connect } from '../../transport/connect.js';
 import type { Credentials } from '../../transport/credentials.js';
@@ -8,7 +7,8 @@ import { fold } from '../../stream/fold.js';
 import { Account } from '../account/account.js';
 import { runExampleAgent } from '../demo/exampleAgent.js';
 import { keyboardScript } from '../demo/keyboardScript.js';
-import { ScriptedUser, allowOnce } from '../demo/scriptedUser.js';
+import { ScriptedUser, demoAnswers } from '../demo/scriptedUser.js';
+import { viewerUrl } from '../../relay/viewer/url.js';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';
@@ -70,18 +70,13 @@ export async function demoCommand(
     };
     context.signal?.addEventListener('abort', interrupt, { once: true });
     try {
-      await PermissionGate.create({
-        writer: session.writer,
-        rpc: session.rpc,
-        incoming: session.userMessages$,
-        state: session.state,
-        push: session.push,
-        sessionTitle: 'happy-session demo',
-      });
+      // connect() put a PermissionGate on the session: the agent's gated calls wait for the user.
+      if (!options.json)
+        print(`viewer, while the demo runs: ${viewerUrl(relay.url, credentials.masterSecret, session.id)}`);
       const script =
         options.interactive && context.terminal
           ? keyboardScript(context.terminal, context.printPrompt ?? print, interrupt)
-          : allowOnce;
+          : demoAnswers;
       const user = await ScriptedUser.open(account, session.id, script);
       try {
         await user.send(DEMO_PROMPT);

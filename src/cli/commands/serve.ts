@@ -3,6 +3,8 @@ import type { Logger } from '../../logger.js';
 import { runRelayServer } from '../../relay/serve.js';
 import type { Relay } from '../../relay/types.js';
 import type { Print } from '../output.js';
+import { loadCredentials } from '../../transport/credentials.js';
+import { viewerUrl } from '../../relay/viewer/url.js';
 
 /** Options of `happy-session serve`. */
 export interface ServeOptions {
@@ -51,6 +53,21 @@ export async function serveCommand(options: ServeOptions, print: Print, logger?:
   print(`happy-session relay listening on ${relay.url}`);
   print(options.data !== undefined ? `data: ${options.data}` : 'data: in memory (gone when the relay stops)');
   print(`point agents at it: HAPPY_SERVER_URL=${relay.url}`);
+  print(`viewer: ${viewerLink(relay.url)}`);
   print('Ctrl-C stops it.');
   return relay;
+}
+
+/**
+ * The viewer's URL for the account of this machine's `agent.key`: the secret goes in the fragment,
+ * which the browser never sends to the server. Without a master secret, the URL to complete.
+ */
+function viewerLink(relayUrl: string): string {
+  try {
+    const credentials = loadCredentials();
+    if (credentials.kind === 'master') return viewerUrl(relayUrl, credentials.masterSecret);
+  } catch {
+    // No usable agent.key: say how to open the viewer by hand.
+  }
+  return `${relayUrl}/#secret=<your account secret, base64url> (run \`happy-session login\` to get an agent.key)`;
 }

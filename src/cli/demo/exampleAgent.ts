@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import type { Turn } from '../../stream/turn.js';
 import type { SessionWriter } from '../../stream/sessionWriter.js';
 
@@ -41,6 +42,17 @@ export async function runExampleAgent(writer: SessionWriter, prompt: string): Pr
     }
   }
 
+  // Another risky call; the demo's user refuses it, so it never runs.
+  const push = turn.toolCall({
+    toolName: 'bash',
+    title: 'Run `git push --force`',
+    description: 'Overwrite the remote branch',
+    args: { command: 'git push --force origin main' },
+    kind: 'execute',
+  });
+  const pushed = await push.run(() => 'pushed', { signal: turn.signal });
+  if (pushed.status !== 'done') turn.text(`Not pushing (${pushed.status}).`);
+
   const task = turn.toolCall({
     toolName: 'task',
     title: 'Review auth code',
@@ -65,8 +77,24 @@ export async function runExampleAgent(writer: SessionWriter, prompt: string): Pr
     await build.step('Unit tests', () => undefined);
   });
 
+  // A chart of the build, rendered here: dimensions and ThumbHash are computed, then it is
+  // encrypted and uploaded before the photo message that references it is appended.
+  await turn.attach(await buildChart(), { name: 'build-times.png' });
+
   turn.text('Found 3 TODOs; the auth review flagged one issue.');
   turn.end('completed');
   await writer.flush();
   return turn;
+}
+
+/** A small bar chart as a PNG, drawn with sharp from an SVG. */
+async function buildChart(): Promise<Buffer> {
+  const bars = [120, 80, 150, 60]
+    .map(
+      (h, i) =>
+        `<rect x="${20 + i * 70}" y="${180 - h}" width="50" height="${h}" fill="#${['4f8', 'f84', '48f', 'fc4'][i]}"/>`,
+    )
+    .join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="320" height="200"><rect width="320" height="200" fill="#fff"/>${bars}</svg>`;
+  return sharp(Buffer.from(svg)).png().toBuffer();
 }

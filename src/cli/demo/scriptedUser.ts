@@ -19,6 +19,13 @@ export type PermissionScript = (
 /** The default script: the first `allow-once` option. */
 export const allowOnce: PermissionScript = (request) => request.options.find((o) => o.kind === 'allow-once');
 
+/** The demo's user: allows once, except a force push, which it denies. */
+export const demoAnswers: PermissionScript = (request) => {
+  const command = request.args?.command;
+  const refuse = typeof command === 'string' && /\bpush\b.*--force/.test(command);
+  return request.options.find((o) => o.kind === (refuse ? 'reject-once' : 'allow-once'));
+};
+
 /**
  * The demo's user, playing the Happy app from another connection of the same account: sends the
  * prompt as a user record and answers every permission request that shows up in the stream the
