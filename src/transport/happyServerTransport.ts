@@ -1,3 +1,4 @@
+import { appendSessionMessages, newMessageRecord, readSessionMessages } from './sessionMessagesHttp.js';
 import { Subject } from 'rxjs';
 import type { Observable, Subscription } from 'rxjs';
 import { SdkError } from '../errors.js';
@@ -7,13 +8,7 @@ import { Heartbeat } from './heartbeat.js';
 import { HappyHttp } from './httpClient.js';
 import { SessionSocket } from './sessionSocket.js';
 import type { AppendAck, OutgoingRecord, ReadPage, StoredRecord, Transport } from './transport.js';
-import {
-  AppendResponseSchema,
-  NewMessageBodySchema,
-  ReadResponseSchema,
-  UpdateSessionBodySchema,
-  expectShape,
-} from './wireShapes.js';
+import { UpdateSessionBodySchema } from './wireShapes.js';
 import type { z } from 'zod';
 
 /** Options of a {@link HappyServerTransport}. */
@@ -42,8 +37,6 @@ export interface TransportCloseOptions {
   /** Call `POST /v1/sessions/:id/archive` (default true). */
   readonly archive?: boolean;
 }
-
-const MAX_PAGE = 500;
 
 /**
  * {@link Transport} over a Happy server: writes and reads through the v3 HTTP API, live hints from
@@ -121,33 +114,12 @@ export class HappyServerTransport implements Transport {
 
   async append(records: readonly OutgoingRecord[]): Promise<readonly AppendAck[]> {
     this.assertOpen();
-    const path = `/v3/sessions/${encodeURIComponent(this.sessionId)}/messages`;
-    const answer = await this.http.request<unknown>('POST', path, {
-      messages: records.map((r) => ({ content: r.content, localId: r.localId })),
-    });
-    const { messages } = expectShape(AppendResponseSchema, answer, `POST ${path}`);
-    return messages.flatMap((m) =>
-      m.localId === null ? [] : [{ localId: m.localId, seq: m.seq, id: m.id }],
-    );
+    return appendSessionMessages(this.http, this.sessionId, records);
   }
 
   async read(afterSeq: number, options: { readonly limit?: number } = {}): Promise<ReadPage> {
     this.assertOpen();
-    const limit = Math.min(Math.max(Math.floor(options.limit ?? 100), 1), MAX_PAGE);
-    const after = Math.max(0, Math.floor(afterSeq));
-    const path = `/v3/sessions/${encodeURIComponent(this.sessionId)}/messages?after_seq=${after}&limit=${limit}`;
-    const answer = await this.http.request<unknown>('GET', path);
-    const page = expectShape(ReadResponseSchema, answer, `GET ${path}`);
-    return {
-      records: page.messages.map((m) => ({
-        seq: m.seq,
-        localId: m.localId,
-        content: m.content.c,
-        id: m.id,
-        createdAt: m.createdAt,
-      })),
-      hasMore: page.hasMore,
-    };
+    return readSessionMessages(this.http, this.sessionId, afterSeq, options);
   }
 
   /**
@@ -192,16 +164,8 @@ export class HappyServerTransport implements Transport {
   private onUpdate(update: unknown): void {
     const body = (update as { body?: { t?: unknown } } | null)?.body;
     if (body?.t === 'new-message') {
-      const parsed = NewMessageBodySchema.safeParse(body);
-      if (!parsed.success || parsed.data.sid !== this.sessionId) return;
-      const m = parsed.data.message;
-      this.recordsSubject.next({
-        seq: m.seq,
-        localId: m.localId,
-        content: m.content.c,
-        id: m.id,
-        createdAt: m.createdAt,
-      });
+      const record = newMessageRecord(update, this.sessionId);
+      if (record) this.recordsSubject.next(record);
     } else if (body?.t === 'update-session') {
       const parsed = UpdateSessionBodySchema.safeParse(body);
       if (parsed.success && parsed.data.id === this.sessionId) this.sessionUpdatesSubject.next(parsed.data);

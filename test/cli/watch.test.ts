@@ -123,7 +123,7 @@ describe('happy-session watch (live screen)', () => {
     });
     turn.end();
     const screen = await terminal.shows('report.pdf');
-    expect(screen).toContain('  agent photo 640x480 (up_photo)');
+    expect(screen).toContain('  agent photo 640x480, thumbhash AAAA (up_photo)');
     expect(screen).toContain('  agent video 1920x1080, 12.5 s, 3.0 MiB, video/mp4 (up_video)');
     expect(screen).toContain('  agent file report.pdf, 2.0 KiB, application/pdf (up_file)');
     terminal.type('q');

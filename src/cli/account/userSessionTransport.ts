@@ -1,3 +1,8 @@
+import {
+  appendSessionMessages,
+  newMessageRecord,
+  readSessionMessages,
+} from '../../transport/sessionMessagesHttp.js';
 import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { Socket } from 'socket.io-client';
@@ -9,14 +14,6 @@ import type {
   StoredRecord,
   Transport,
 } from '../../transport/transport.js';
-import {
-  AppendResponseSchema,
-  NewMessageBodySchema,
-  ReadResponseSchema,
-  expectShape,
-} from '../../transport/wireShapes.js';
-
-const MAX_PAGE = 500;
 
 /**
  * One session's records seen from the user's side, as the app sees them: v3 HTTP to read and
@@ -43,34 +40,12 @@ export class UserSessionTransport implements Transport {
     socket.on('connect', this.onConnect);
   }
 
-  async append(records: readonly OutgoingRecord[]): Promise<readonly AppendAck[]> {
-    const path = `/v3/sessions/${encodeURIComponent(this.sessionId)}/messages`;
-    const answer = await this.http.request<unknown>('POST', path, {
-      messages: records.map((r) => ({ content: r.content, localId: r.localId })),
-    });
-    return expectShape(AppendResponseSchema, answer, `POST ${path}`).messages.flatMap((m) =>
-      m.localId === null ? [] : [{ localId: m.localId, seq: m.seq, id: m.id }],
-    );
+  append(records: readonly OutgoingRecord[]): Promise<readonly AppendAck[]> {
+    return appendSessionMessages(this.http, this.sessionId, records);
   }
 
-  async read(afterSeq: number, options: { readonly limit?: number } = {}): Promise<ReadPage> {
-    const limit = Math.min(Math.max(Math.floor(options.limit ?? 100), 1), MAX_PAGE);
-    const path = `/v3/sessions/${encodeURIComponent(this.sessionId)}/messages?after_seq=${Math.max(0, Math.floor(afterSeq))}&limit=${limit}`;
-    const page = expectShape(
-      ReadResponseSchema,
-      await this.http.request<unknown>('GET', path),
-      `GET ${path}`,
-    );
-    return {
-      records: page.messages.map((m) => ({
-        seq: m.seq,
-        localId: m.localId,
-        content: m.content.c,
-        id: m.id,
-        createdAt: m.createdAt,
-      })),
-      hasMore: page.hasMore,
-    };
+  read(afterSeq: number, options: { readonly limit?: number } = {}): Promise<ReadPage> {
+    return readSessionMessages(this.http, this.sessionId, afterSeq, options);
   }
 
   /** Stops listening to the socket (the socket itself belongs to the caller). */
@@ -82,16 +57,7 @@ export class UserSessionTransport implements Transport {
   }
 
   private take(update: unknown): void {
-    const body = (update as { body?: unknown } | null)?.body;
-    const parsed = NewMessageBodySchema.safeParse(body);
-    if (!parsed.success || parsed.data.sid !== this.sessionId) return;
-    const m = parsed.data.message;
-    this.recordsSubject.next({
-      seq: m.seq,
-      localId: m.localId,
-      content: m.content.c,
-      id: m.id,
-      createdAt: m.createdAt,
-    });
+    const record = newMessageRecord(update, this.sessionId);
+    if (record) this.recordsSubject.next(record);
   }
 }
