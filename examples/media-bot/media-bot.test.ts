@@ -1,7 +1,7 @@
+import assert from 'node:assert';
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fold } from '../../src/index.js';
-import type { SessionMessage } from '../../src/index.js';
 import { thumbhashFromImage } from '../../src/media/index.js';
 import { connect } from '../../src/transport/node.js';
 import type { Session } from '../../src/transport/node.js';
@@ -37,8 +37,8 @@ describe('media-bot example', () => {
     const messages = await session.reader.messages();
     const turn = fold(messages).turn(files.turnId)!;
     expect(turn.status).toBe('completed');
-    const sent = turn.children.map((c) => (c.kind === 'message' ? c.message : undefined));
-    expect(sent.map((m) => m?.type)).toEqual([
+    const sent = turn.children.flatMap((c) => (c.kind === 'message' ? [c.message] : []));
+    expect(sent.map((m) => m.type)).toEqual([
       'text',
       'text',
       'photo',
@@ -48,7 +48,7 @@ describe('media-bot example', () => {
       'file',
       'text',
     ]);
-    const [photo, video, file] = [sent[2], sent[4], sent[6]] as SessionMessage[];
+    const [photo, video, file] = [sent[2]!, sent[4]!, sent[6]!];
 
     expect(photo).toMatchObject({
       type: 'photo',
@@ -65,7 +65,7 @@ describe('media-bot example', () => {
       mimeType: 'video/mp4',
       size: mp4.length,
     });
-    if (video?.type !== 'video') throw new Error('not a video');
+    assert(video.type === 'video');
     expect(video.thumbhash).toMatch(BASE64);
     expect(video.durationMs).toBeGreaterThanOrEqual(960);
     expect(video.durationMs).toBeLessThanOrEqual(1100);

@@ -6,7 +6,7 @@ import { connect } from '../../src/transport/node.js';
 import type { Session } from '../../src/transport/node.js';
 import { relayWithAccount, tempDir } from '../../test/transport/helpers.js';
 import type { RelayAccount } from '../../test/transport/helpers.js';
-import { runPipeline } from './pipeline.js';
+import { STEPS, runPipeline } from './pipeline.js';
 
 let account: RelayAccount;
 let session: Session;
@@ -40,16 +40,7 @@ describe('pipeline example', () => {
     expect(result.status).toBe('completed');
     const messages = await session.reader.messages();
     const calls = callsByTitle(messages);
-    expect([...calls.keys()]).toEqual([
-      'deploy',
-      'build',
-      'compile',
-      'lint',
-      'test',
-      'unit',
-      'integration',
-      'publish',
-    ]);
+    expect([...calls.keys()]).toEqual(STEPS);
     for (const call of calls.values()) {
       expect(call.status).toBe('done');
       expect(call.end?.error).toBeUndefined();

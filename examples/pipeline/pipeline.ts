@@ -11,8 +11,18 @@ import type { Session } from '../../src/transport/node.js';
 
 const run = promisify(execFile);
 
-/** The pipeline's steps; `failAt` names one of them. */
-export type StepName = 'deploy' | 'build' | 'compile' | 'lint' | 'test' | 'unit' | 'integration' | 'publish';
+/** The pipeline's steps, in the order they start; `failAt` names one of them. */
+export const STEPS = [
+  'deploy',
+  'build',
+  'compile',
+  'lint',
+  'test',
+  'unit',
+  'integration',
+  'publish',
+] as const;
+export type StepName = (typeof STEPS)[number];
 
 export interface PipelineOptions {
   /** Where the build writes its files. */
