@@ -1,0 +1,114 @@
+// A minimal agent loop: each prompt from the app is one turn; tool calls go through the
+// permission gate. In your project, import from 'happy-session' and 'happy-session/node'.
+import { exec } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import type { RunResult, ToolCall, Turn } from '../../src/index.js';
+import type { GateSettings, Session } from '../../src/transport/node.js';
+import { plan } from './planner.js';
+import type { Action } from './planner.js';
+
+const sh = promisify(exec);
+
+/** Reads run without asking; everything else (Bash here) waits for the user's answer in the app. */
+export const permissions: GateSettings = { rules: { allow: ['Read'] } };
+
+export interface AgentOptions {
+  /** Where commands run and files are read from. */
+  readonly cwd: string;
+}
+
+/**
+ * Answers the user's prompts, one turn each, until one says `stop` or the session closes. Open
+ * the session with `connect({ permissions })` so that reads are allowed by rule.
+ */
+export async function runAgent(session: Session, options: AgentOptions): Promise<void> {
+  for await (const prompt of session.prompts()) {
+    const action = plan(prompt.text);
+    const turn = session.turn();
+    if (action.kind === 'stop') {
+      turn.text('Stopping. Bye!');
+      turn.end();
+      break;
+    }
+    const result = await act(turn, action, options.cwd);
+    // Today's app sends a plain "deny" as "deny and stop the turn".
+    turn.end(result?.decision.interrupt ? 'cancelled' : 'completed');
+  }
+  await session.writer.flush();
+}
+
+function act(
+  turn: Turn,
+  action: Exclude<Action, { kind: 'stop' }>,
+  cwd: string,
+): Promise<RunResult<string>> | undefined {
+  switch (action.kind) {
+    case 'answer':
+      turn.text(action.text);
+      return undefined;
+    case 'bash':
+      return bash(turn, action.command, cwd);
+    case 'read':
+      return read(turn, action.path, cwd);
+  }
+}
+
+/** A Bash call: the gate asks the user, and the command runs only if they allow it. */
+async function bash(turn: Turn, command: string, cwd: string): Promise<RunResult<string>> {
+  const call = turn.toolCall({
+    toolName: 'Bash',
+    title: `Run \`${command}\``,
+    args: { command },
+    kind: 'execute',
+  });
+  // The executor gets the approved arguments: the user may have edited them.
+  const result = await call.run(
+    async (args) => {
+      const { stdout } = await sh(String(args.command), { cwd, signal: turn.signal });
+      call.scope().text(codeBlock(stdout));
+      return stdout;
+    },
+    { signal: turn.signal },
+  );
+  turn.text(summary(call, result));
+  return result;
+}
+
+/** A Read call: the `Read` allow rule lets it run without asking. */
+async function read(turn: Turn, path: string, cwd: string): Promise<RunResult<string>> {
+  const call = turn.toolCall({
+    toolName: 'Read',
+    title: `Read \`${path}\``,
+    args: { file_path: path },
+    kind: 'read',
+  });
+  const result = await call.run(
+    async (args) => {
+      const text = await readFile(resolve(cwd, String(args.file_path)), 'utf8');
+      call.scope().text(codeBlock(text));
+      return text;
+    },
+    { signal: turn.signal },
+  );
+  turn.text(summary(call, result));
+  return result;
+}
+
+function codeBlock(output: string): string {
+  return '```\n' + output.trimEnd() + '\n```';
+}
+
+function summary(call: ToolCall, result: RunResult<string>): string {
+  switch (result.status) {
+    case 'done':
+      return `${call.title}: done.`;
+    case 'failed':
+      return `${call.title} failed: ${result.error instanceof Error ? result.error.message : String(result.error)}`;
+    case 'denied':
+      return `${call.title}: not allowed, so not run.`;
+    case 'cancelled':
+      return `${call.title}: cancelled.`;
+  }
+}

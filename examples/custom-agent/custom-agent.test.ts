@@ -1,0 +1,160 @@
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { filter, firstValueFrom } from 'rxjs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fold } from '../../src/index.js';
+import type {
+  FoldedCall,
+  FoldedNode,
+  MessageOfType,
+  RecordKey,
+  SessionMessage,
+  SessionMessageType,
+} from '../../src/index.js';
+import { connect } from '../../src/transport/node.js';
+import type { Session } from '../../src/transport/node.js';
+import { AppClient } from '../../test/transport/appClient.js';
+import { relayWithAccount, tempDir } from '../../test/transport/helpers.js';
+import type { RelayAccount } from '../../test/transport/helpers.js';
+import { permissions, runAgent } from './agent.js';
+
+let account: RelayAccount;
+let session: Session;
+let app: AppClient;
+let key: RecordKey;
+let work: { path: string; remove: () => void };
+
+beforeEach(async () => {
+  account = await relayWithAccount();
+  session = await connect({ server: account.relay.url, credentials: account.credentials, permissions });
+  app = await AppClient.open(account.relay.url, account.http, account.token, account.masterSecret);
+  key = await app.keyOf(session.id);
+  work = tempDir('happy-custom-agent-test-');
+});
+afterEach(async () => {
+  app.close();
+  await session.close();
+  await account.relay.close();
+  work.remove();
+});
+
+/** The next message of `type` the agent appends (subscribe before causing it). */
+function next<T extends SessionMessageType>(type: T): Promise<MessageOfType<T>> {
+  return firstValueFrom(session.writer.messages$.pipe(filter((m): m is MessageOfType<T> => m.type === type)));
+}
+
+/**
+ * Sends a prompt as today's app does (legacy user text), answers the permission request it raises
+ * with `answer` (the app's `permission` RPC body) if given, and waits for the agent's turn to end.
+ */
+async function prompt(
+  text: string,
+  answer?: Record<string, unknown>,
+): Promise<{ turnId: string; rpcResult?: unknown }> {
+  const ended = next('turn-end');
+  const requested = answer ? next('permission-request') : undefined;
+  await app.send(
+    session.id,
+    { role: 'user', content: { type: 'text', text }, meta: { sentFrom: 'web' } },
+    key,
+  );
+  const rpcResult = requested
+    ? await app.call(session.id, 'permission', { id: (await requested).callId, ...answer }, key)
+    : undefined;
+  return { turnId: (await ended).turn, rpcResult };
+}
+
+/** Sends `stop`, waits for the loop to end, and reads the stream back. */
+async function stopAndRead(agent: Promise<void>): Promise<SessionMessage[]> {
+  await prompt('stop');
+  await agent;
+  return session.reader.messages();
+}
+
+/** The turn's tool call, and the texts written inside the call and after it. */
+function callIn(messages: SessionMessage[], turnId: string) {
+  const turn = fold(messages).turn(turnId)!;
+  const call = turn.children.find((c): c is FoldedCall => c.kind === 'call')!;
+  const texts = (nodes: FoldedNode[]) =>
+    nodes.flatMap((n) => (n.kind === 'message' && n.message.type === 'text' ? [n.message.text] : []));
+  return { turn, call, inside: texts(call.children), after: texts(turn.children) };
+}
+
+describe('custom-agent example', () => {
+  it('runs a command once the user approves it, with the approved args, and writes its output', async () => {
+    const agent = runAgent(session, { cwd: work.path });
+
+    const { turnId, rpcResult } = await prompt('run echo approved | tee -a ran.log', { approved: true });
+    const messages = await stopAndRead(agent);
+
+    expect(rpcResult).toMatchObject({ status: 'applied' });
+    expect(await readFile(join(work.path, 'ran.log'), 'utf8')).toBe('approved\n');
+    const { turn, call, inside, after } = callIn(messages, turnId);
+    expect(call.start).toMatchObject({
+      toolName: 'Bash',
+      args: { command: 'echo approved | tee -a ran.log' },
+    });
+    expect(call.permission?.request.callId).toBe(call.callId);
+    expect(call.status).toBe('done');
+    expect(inside).toEqual(['```\napproved\n```']);
+    expect(after).toEqual(['Run `echo approved | tee -a ran.log`: done.']);
+    expect(turn.status).toBe('completed');
+  });
+
+  it('runs nothing when the user denies; the call ends with an error and the turn still completes', async () => {
+    const agent = runAgent(session, { cwd: work.path });
+
+    const { turnId, rpcResult } = await prompt('run echo denied | tee -a ran.log', {
+      approved: false,
+      decision: 'denied',
+    });
+    const messages = await stopAndRead(agent);
+
+    expect(rpcResult).toMatchObject({ status: 'applied' });
+    expect(existsSync(join(work.path, 'ran.log'))).toBe(false);
+    const { turn, call, inside, after } = callIn(messages, turnId);
+    expect(call.status).toBe('failed');
+    expect(call.end?.error).toBe('Denied by the user.');
+    expect(inside).toEqual([]);
+    expect(after).toEqual(['Run `echo denied | tee -a ran.log`: not allowed, so not run.']);
+    expect(turn.status).toBe('completed');
+  });
+
+  it('reads a file without asking: the Read allow rule decides', async () => {
+    await writeFile(join(work.path, 'notes.txt'), 'buy milk\n');
+    const agent = runAgent(session, { cwd: work.path });
+
+    const { turnId } = await prompt('read notes.txt');
+    const messages = await stopAndRead(agent);
+
+    const { turn, call, inside } = callIn(messages, turnId);
+    expect(call.start).toMatchObject({ toolName: 'Read', args: { file_path: 'notes.txt' } });
+    expect(call.permission).toBeUndefined();
+    expect(call.status).toBe('done');
+    expect(inside).toEqual(['```\nbuy milk\n```']);
+    expect(turn.status).toBe('completed');
+    expect(messages.some((m) => m.type === 'permission-request')).toBe(false);
+  });
+
+  it('answers anything else with text, and "stop" ends the loop', async () => {
+    const agent = runAgent(session, { cwd: work.path });
+
+    const { turnId } = await prompt('hello');
+    const messages = await stopAndRead(agent);
+
+    const folded = fold(messages);
+    expect(folded.turn(turnId)!.children).toEqual([
+      {
+        kind: 'message',
+        message: expect.objectContaining({ type: 'text', text: expect.stringContaining('"hello"') }),
+      },
+    ]);
+    const last = folded.timeline.at(-1);
+    expect(last).toMatchObject({
+      kind: 'turn',
+      status: 'completed',
+      children: [{ message: { type: 'text', text: 'Stopping. Bye!' } }],
+    });
+  });
+});

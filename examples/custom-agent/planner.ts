@@ -1,0 +1,22 @@
+// The "planner" of an agent with no LLM: a few rules that turn a prompt into one action.
+
+/** What the agent does for one prompt. */
+export type Action =
+  | { readonly kind: 'bash'; readonly command: string }
+  | { readonly kind: 'read'; readonly path: string }
+  | { readonly kind: 'answer'; readonly text: string }
+  | { readonly kind: 'stop' };
+
+/** `run <command>`, `read <file>`, `stop`; anything else gets a text answer. */
+export function plan(prompt: string): Action {
+  const text = prompt.trim();
+  if (text === 'stop') return { kind: 'stop' };
+  const run = /^run\s+([^]+)$/.exec(text);
+  if (run) return { kind: 'bash', command: run[1]! };
+  const read = /^read\s+(\S+)$/.exec(text);
+  if (read) return { kind: 'read', path: read[1]! };
+  return {
+    kind: 'answer',
+    text: `I know three things: \`run <command>\`, \`read <file>\` and \`stop\`. You said: "${text}".`,
+  };
+}
