@@ -1,11 +1,11 @@
 // A minimal agent loop: each prompt from the app is one turn; tool calls go through the
-// permission gate. In your project, import from 'happy-session' and 'happy-session/node'.
+// permission gate.
 import { exec } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import type { RunResult, ToolCall, Turn } from '../../src/index.js';
-import type { GateSettings, Session } from '../../src/transport/node.js';
+import type { RunResult, ToolCall, Turn } from 'happy-session';
+import type { GateSettings, Session } from 'happy-session/node';
 import { plan } from './planner.js';
 import type { Action } from './planner.js';
 

@@ -2,7 +2,7 @@
 // Uses HAPPY_SERVER_URL and the credentials in HAPPY_HOME_DIR (default ~/.happy), like the Happy CLI.
 // Then, from the app: `run ls -la`, `read package.json`, `hello`, `stop`.
 import { parseArgs } from 'node:util';
-import { connect } from '../../src/transport/node.js';
+import { connect } from 'happy-session/node';
 import { permissions, runAgent } from './agent.js';
 
 const { values } = parseArgs({ options: { v1: { type: 'boolean' } } });

@@ -4,7 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { connect } from '../../src/transport/node.js';
+import { connect } from 'happy-session/node';
 import { runMediaBot } from './mediaBot.js';
 
 const { values } = parseArgs({ options: { v1: { type: 'boolean' } } });

@@ -1,8 +1,7 @@
 // A bot that answers with a photo, a video and a PDF, with text around them.
-// In your project, import from 'happy-session/node' instead of ../../src.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Session } from '../../src/transport/node.js';
+import type { Session } from 'happy-session/node';
 import { gradientPng, onePagePdf, testPatternMp4 } from './samples.js';
 
 /** Where the bot left the files it sent. */

@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
-import { locateFfmpeg } from '../../src/media/index.js';
+import { locateFfmpeg } from 'happy-session/media';
 
 const run = promisify(execFile);
 

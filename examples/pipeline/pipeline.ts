@@ -1,13 +1,12 @@
 // A build → test → publish script that streams its progress to Happy as nested steps.
-// In your project, import from 'happy-session' and 'happy-session/node' instead of ../../src.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import type { Scope, TurnEndStatus } from '../../src/index.js';
-import type { Session } from '../../src/transport/node.js';
+import type { Scope, TurnEndStatus } from 'happy-session';
+import type { Session } from 'happy-session/node';
 
 const run = promisify(execFile);
 
