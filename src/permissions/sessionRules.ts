@@ -92,6 +92,8 @@ export interface PermissionMessageLike {
   readonly args?: unknown;
   readonly options?: readonly { readonly id: string; readonly kind: string }[];
   readonly optionId?: string;
+  /** Set on the record the runtime appended for the answer it applied (RPC or local). */
+  readonly via?: string;
 }
 
 /**
@@ -170,18 +172,22 @@ export class SessionRuleStore {
 interface OpenRequest {
   readonly message: PermissionMessageLike;
   settled: boolean;
+  /** Whether the settling answer is the runtime's own record (`via`), which nothing overrides. */
+  authoritative: boolean;
+  /** Index in `grants` of the settling answer's grant, if it granted anything. */
+  grant?: number;
 }
 
 function grantsFromMessages(messages: Iterable<PermissionMessageLike>): PermissionAnswer[] {
   const byCall = new Map<string, OpenRequest>();
   const byRequest = new Map<string, OpenRequest>();
-  const grants: PermissionAnswer[] = [];
+  const grants: Array<PermissionAnswer | undefined> = [];
   for (const message of messages) {
     if (typeof message !== 'object' || message === null) continue;
     if (message.type === 'permission-request' && message.role === 'agent') {
       if (typeof message.callId !== 'string' || typeof message.toolName !== 'string') continue;
       if (!Array.isArray(message.options)) continue;
-      const open: OpenRequest = { message, settled: false };
+      const open: OpenRequest = { message, settled: false, authoritative: false };
       byCall.set(message.callId, open);
       if (typeof message.requestId === 'string') byRequest.set(message.requestId, open);
       continue;
@@ -190,10 +196,16 @@ function grantsFromMessages(messages: Iterable<PermissionMessageLike>): Permissi
     if (typeof message.callId !== 'string' || typeof message.optionId !== 'string') continue;
     const open =
       typeof message.requestId === 'string' ? byRequest.get(message.requestId) : byCall.get(message.callId);
-    if (!open || open.settled || open.message.callId !== message.callId) continue;
+    if (!open || open.message.callId !== message.callId) continue;
+    // A settled request is only re-settled by the runtime's own record of the answer it applied.
+    const viaRuntime = typeof message.via === 'string';
+    if (open.settled && (open.authoritative || !viaRuntime)) continue;
     const option = open.message.options?.find((o) => o.id === message.optionId);
     if (!option || !isPermissionOptionKind(option.kind)) continue;
+    if (open.grant !== undefined) grants[open.grant] = undefined;
     open.settled = true;
+    open.authoritative = viaRuntime;
+    open.grant = grants.length;
     grants.push({
       toolName: open.message.toolName!,
       args: open.message.args,
@@ -202,5 +214,5 @@ function grantsFromMessages(messages: Iterable<PermissionMessageLike>): Permissi
       ...(message.time !== undefined ? { at: message.time } : {}),
     });
   }
-  return grants;
+  return grants.filter((g): g is PermissionAnswer => g !== undefined);
 }

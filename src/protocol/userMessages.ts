@@ -10,12 +10,20 @@ export const UserTextSchema = z.object({
   thinking: z.never().optional(),
 });
 
-/** `permission-response`: the user's answer to a `permission-request`, by option id. */
+/**
+ * `permission-response`: the user's answer to a `permission-request`, by option id.
+ *
+ * Extension (optional, so plain v2 readers ignore it): `via` marks the record the agent's runtime
+ * appended for an answer that reached it by RPC or from the local program. That record is the
+ * authoritative one for its call, even where another device's answer landed in the stream first;
+ * without one, the first user answer in stream order is authoritative.
+ */
 export const PermissionResponseSchema = z.object({
   ...userBaseShape,
   type: z.literal('permission-response'),
   callId: z.string().min(1),
   optionId: z.string().min(1),
+  via: z.enum(['rpc', 'local']).optional(),
 });
 
 /** `photo` from the user. */

@@ -139,6 +139,8 @@ export class SessionFold implements FoldedSession {
         const call = this.calls.get(message.callId);
         this.pending.delete(message.callId);
         if (!call?.permission) return this.place(message, { kind: 'message', message });
+        // The first answer wins unless the runtime recorded the one it applied (`via`).
+        if (call.permission.response && (call.permission.response.via || !message.via)) return;
         call.permission.response = message;
         if (call.status === 'awaiting-permission') call.status = 'running';
         return;

@@ -20,6 +20,8 @@ export interface PermissionRequestOptions {
 export type PermissionDecision = Decision & {
   /** The user's validated replacement arguments, when they edited them. */
   readonly updatedInput?: Readonly<Record<string, unknown>>;
+  /** The user asked to stop the turn as well (today's app: a denial without `decision: 'denied'`). */
+  readonly interrupt?: boolean;
 };
 
 /** What the permission gate does for the stream layer; implemented by `PermissionGate`. */

@@ -120,6 +120,12 @@ export class SessionWriter {
     return this.emit(draft).delivery;
   }
 
+  /** Like {@link SessionWriter.append}, and also returns the message as stamped (its `id` and `time`). */
+  appendMessage(draft: MessageDraft): { readonly message: SessionMessage; readonly delivery: Delivery } {
+    this.assertOpen();
+    return this.emit(draft);
+  }
+
   /** Resolves when fewer records than the outbox's high-water mark are queued (backpressure). */
   ready(): Promise<void> {
     return this.outbox.ready();

@@ -1,0 +1,217 @@
+import { Subject, filter, map, takeUntil } from 'rxjs';
+import { generateDataKey } from '../../../src/crypto/dataKey.js';
+import type { RecordKey } from '../../../src/crypto/records.js';
+import { PermissionGate } from '../../../src/permissions/gate.js';
+import type { PermissionGateOptions } from '../../../src/permissions/gate.js';
+import type { SessionMessage } from '../../../src/protocol/sessionMessage.js';
+import { SessionReader } from '../../../src/stream/sessionReader.js';
+import { SessionWriter } from '../../../src/stream/sessionWriter.js';
+import { connect } from '../../../src/transport/connect.js';
+import type { Session } from '../../../src/transport/session.js';
+import { MemoryTransport } from '../../../src/transport/memoryTransport.js';
+import { MemoryRpc } from '../../../src/transport/rpc.js';
+import { MemorySessionState } from '../../../src/transport/sessionState.js';
+import type { StateObject } from '../../../src/transport/sessionState.js';
+import { AppClient } from '../../transport/appClient.js';
+import { relayWithAccount } from '../../transport/helpers.js';
+import type { RelayAccount } from '../../transport/helpers.js';
+
+type GateConfig = Omit<PermissionGateOptions, 'writer' | 'rpc' | 'incoming' | 'state' | 'push' | 'history'>;
+
+/** One agent process: its writer and its gate. */
+export interface Agent {
+  readonly writer: SessionWriter;
+  readonly gate: PermissionGate;
+}
+
+/**
+ * A session with an agent (writer + gate) on one side and the app on the other, which answers
+ * through the stream (a user-role `permission-response`) or the `permission` RPC.
+ */
+export interface GateWorld {
+  readonly agent: Agent;
+  /** Resolves once the request for `callId` is stored, i.e. the app can see it. */
+  requested(callId: string): Promise<void>;
+  /** The app calls the `permission` RPC; resolves with the (decrypted) result. */
+  rpc(body: unknown): Promise<unknown>;
+  /** The app appends a user `permission-response` to the stream. */
+  streamAnswer(callId: string, optionId: string): Promise<void>;
+  /** Everything in the stream, decrypted, after the agent's writer flushed. */
+  messages(): Promise<SessionMessage[]>;
+  /** The agentState the app sees. */
+  agentState(): Promise<StateObject>;
+  /** A new agent process on the same session (the old one is disposed and its writer closed, or abandoned). */
+  restart(config?: GateConfig, options?: { abandon?: boolean }): Promise<Agent>;
+  close(): Promise<void>;
+}
+
+export interface WorldFactory {
+  readonly name: string;
+  create(config?: GateConfig): Promise<GateWorld>;
+}
+
+/** Waits until `check` holds, polling; fails after `ms`. Used to wait for answers to arrive. */
+export async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > ms) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Waits until the world's stream holds the `permission-request` of `callId`. */
+async function requestedIn(world: GateWorld, callId: string): Promise<void> {
+  await until(async () =>
+    (await world.messages()).some((m) => m.type === 'permission-request' && m.callId === callId),
+  );
+}
+
+export const memoryWorld: WorldFactory = {
+  name: 'MemoryTransport',
+  async create(config = {}) {
+    const transport = new MemoryTransport();
+    const key: RecordKey = { variant: 'dataKey', key: generateDataKey() };
+    const reader = new SessionReader({ transport, key });
+    const state = new MemorySessionState();
+    const app = new SessionWriter({ transport, key });
+    let rpc = new MemoryRpc();
+    let kill = new Subject<void>();
+    const startAgent = async (cfg: GateConfig, history: SessionMessage[]): Promise<Agent> => {
+      const writer = new SessionWriter({ transport, key });
+      rpc = new MemoryRpc();
+      kill = new Subject<void>();
+      // Only what comes after the history is new input, as for a reopened server session.
+      const incoming = reader.events$({ afterSeq: transport.records.length }).pipe(
+        takeUntil(kill),
+        filter((e) => e.kind === 'message'),
+        map((e) => (e.kind === 'message' ? e.message : (undefined as never))),
+      );
+      const gate = await PermissionGate.create({
+        ...cfg,
+        writer,
+        rpc,
+        incoming,
+        state,
+        push: state,
+        history,
+      });
+      return { writer, gate };
+    };
+    let agent = await startAgent(config, []);
+    const world: GateWorld = {
+      get agent() {
+        return agent;
+      },
+      requested: (callId) => requestedIn(world, callId),
+      rpc: (body) => rpc.call('permission', body),
+      async streamAnswer(callId, optionId) {
+        await app.append({ role: 'user', type: 'permission-response', callId, optionId });
+      },
+      async messages() {
+        await agent.writer.flush();
+        return reader.messages();
+      },
+      async agentState() {
+        await agent.gate.settled();
+        return state.agentState;
+      },
+      async restart(cfg = {}, options = {}) {
+        // A crash leaves everything as it is: no more writes, no more input.
+        if (!options.abandon) await agent.writer.close();
+        await agent.writer.flush().catch(() => undefined);
+        kill.next();
+        agent = await startAgent(cfg, await reader.messages());
+        return agent;
+      },
+      async close() {
+        agent.gate.dispose();
+        await agent.writer.close();
+      },
+    };
+    return world;
+  },
+};
+
+export const relayWorld: WorldFactory = {
+  name: 'relay',
+  async create(config = {}) {
+    const account: RelayAccount = await relayWithAccount();
+    const sessions: Session[] = [];
+    const open = async (sessionId?: string): Promise<Session> => {
+      const s = await connect({
+        server: account.relay.url,
+        credentials: account.credentials,
+        ...(sessionId ? { sessionId } : {}),
+        archiveOnClose: false,
+      });
+      sessions.push(s);
+      return s;
+    };
+    let session = await open();
+    const app = await AppClient.open(account.relay.url, account.http, account.token, account.masterSecret);
+    const key = await app.keyOf(session.id);
+    const startAgent = async (s: Session, cfg: GateConfig, history: SessionMessage[]): Promise<Agent> => {
+      const gate = await PermissionGate.create({
+        ...cfg,
+        writer: s.writer,
+        rpc: s.rpc,
+        incoming: s.userMessages$,
+        state: s.state,
+        push: s.push,
+        history,
+      });
+      return { writer: s.writer, gate };
+    };
+    let agent = await startAgent(session, config, []);
+    const world: GateWorld = {
+      get agent() {
+        return agent;
+      },
+      requested: (callId) => requestedIn(world, callId),
+      rpc: (body) => app.call(session.id, 'permission', body, key),
+      async streamAnswer(callId, optionId) {
+        await app.send(
+          session.id,
+          {
+            id: globalThis.crypto.randomUUID().replace(/-/g, ''),
+            time: Date.now(),
+            role: 'user',
+            type: 'permission-response',
+            callId,
+            optionId,
+          },
+          key,
+        );
+      },
+      async messages() {
+        await agent.writer.flush();
+        return session.reader.messages();
+      },
+      async agentState() {
+        await agent.gate.settled();
+        const row = await app.session(session.id);
+        return ((await app.decrypt(row.agentState, key)) ?? {}) as StateObject;
+      },
+      async restart(cfg = {}, options = {}) {
+        const id = session.id;
+        if (!options.abandon) await session.close({ archive: false });
+        else {
+          // A crash: what was sent stays, the connection goes, nothing more is written.
+          await session.writer.flush().catch(() => undefined);
+          await session.transport.close({ end: false, archive: false });
+        }
+        session = await open(id);
+        agent = await startAgent(session, cfg, await session.reader.messages());
+        return agent;
+      },
+      async close() {
+        app.close();
+        for (const s of sessions) await s.close({ archive: false }).catch(() => undefined);
+        await account.relay.close();
+      },
+    };
+    return world;
+  },
+};
+
+export const worlds: readonly WorldFactory[] = [memoryWorld, relayWorld];
