@@ -20,8 +20,8 @@ import { median, round } from './lib/stats.js';
 import type { BenchResult } from './types.js';
 
 /** Text messages per round (plus the turn's start and end). */
-const COUNT = 5000;
-const ROUNDS = 3;
+const COUNT = Number(process.env.BENCH_WRITE_COUNT ?? 5000);
+const ROUNDS = Number(process.env.BENCH_WRITE_ROUNDS ?? 3);
 const WARMUP_COUNT = 500;
 
 /** Runs the write throughput benchmark. */

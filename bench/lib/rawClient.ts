@@ -119,3 +119,23 @@ export async function connectSocket(url: string, auth: Record<string, string>): 
   });
   return socket;
 }
+
+/** The app's side of session RPC over its user-scoped socket (happy-wire §7.1). */
+export class AppRpc {
+  constructor(private readonly socket: Socket) {}
+
+  /**
+   * `rpc-call` of `<sessionId>:<method>` with params already encrypted; resolves with the
+   * decrypted result, or throws the relay's `{ok: false}` error.
+   */
+  async call(sessionId: string, method: string, encryptedParams: string, key: RecordKey): Promise<unknown> {
+    const answer = (await this.socket.timeout(20_000).emitWithAck('rpc-call', {
+      method: `${sessionId}:${method}`,
+      params: encryptedParams,
+    })) as { ok: boolean; result?: string; error?: string };
+    if (!answer.ok || typeof answer.result !== 'string') throw new Error(`rpc-call failed: ${answer.error}`);
+    const result = await decryptRecord(answer.result, key);
+    if (!result.ok) throw new Error(result.error.message);
+    return result.value;
+  }
+}
