@@ -7,6 +7,7 @@
  *
  * What the gate adds: the `permission-request` and `permission-response` records (appended, not
  * awaited), the agentState mirror and the push notification, all on the same socket and server.
+ * A second figure runs a gate without the mirror and push, to show what those two cost.
  *
  * Run alone: `npx tsx bench/permission.bench.ts`.
  */
@@ -17,6 +18,7 @@ import { connect } from '../src/transport/connect.js';
 import { runIfMain } from './lib/main.js';
 import { AppRpc, AppWatcher } from './lib/rawClient.js';
 import { benchServer } from './lib/server.js';
+import type { BenchServer } from './lib/server.js';
 import { percentile, round } from './lib/stats.js';
 import type { BenchResult } from './types.js';
 
@@ -28,17 +30,46 @@ const ECHO = 'bench-echo';
 export default async function run(): Promise<BenchResult[]> {
   const server = await benchServer();
   const app = await AppWatcher.open(server.url, server.token);
+  try {
+    const full = await measure(server, app, 'full');
+    const bare = await measure(server, app, 'bare');
+    const note = (variant: string): string =>
+      `${SAMPLES} alternating samples after ${WARMUP} warm-up; gated = requestPermission() answered by rpc-call <sid>:permission {callId, optionId: 'allow-once'} with ${variant}; plain = rpc-call of a handler that returns at once; server: ${server.label}`;
+    const fullNote = note('the gate as connect() users wire it (rpc, incoming, agentState mirror, push)');
+    return [
+      figure('permission.gated-call.p50', 50, full, 'ratio <= 1.5', fullNote),
+      figure('permission.gated-call.p99', 99, full, undefined, fullNote),
+      figure(
+        'permission.gated-call-no-mirror-no-push.p50',
+        50,
+        bare,
+        undefined,
+        note('a gate with only rpc and incoming (no agentState mirror, no push): what those two cost'),
+      ),
+    ];
+  } finally {
+    app.close();
+    await server.close();
+  }
+}
+
+interface Samples {
+  readonly gated: number[];
+  readonly plain: number[];
+}
+
+/** Alternates gated calls and plain RPC round trips on a fresh session with a gate of `variant`. */
+async function measure(server: BenchServer, app: AppWatcher, variant: 'full' | 'bare'): Promise<Samples> {
   const session = await connect({
     server: server.url,
     credentials: server.credentials,
-    title: 'bench permission',
+    title: `bench permission (${variant})`,
   });
   const gate = await PermissionGate.create({
     writer: session.writer,
     rpc: session.rpc,
     incoming: session.userMessages$,
-    state: session.state,
-    push: session.push,
+    ...(variant === 'full' ? { state: session.state, push: session.push } : {}),
   });
   try {
     const rpc = new AppRpc(app.socket);
@@ -48,9 +79,7 @@ export default async function run(): Promise<BenchResult[]> {
     }));
     const turn = session.turn();
     await turn.started;
-
-    const gated: number[] = [];
-    const plain: number[] = [];
+    const samples: Samples = { gated: [], plain: [] };
     for (let i = 0; i < SAMPLES + WARMUP; i++) {
       const callId = newId();
       // The app's params are encrypted before the clock starts, on both sides.
@@ -79,36 +108,29 @@ export default async function run(): Promise<BenchResult[]> {
       await rpc.call(session.id, ECHO, echoParams, session.key);
       const plainTime = performance.now() - echoStart;
       if (i >= WARMUP) {
-        gated.push(gatedTime);
-        plain.push(plainTime);
+        samples.gated.push(gatedTime);
+        samples.plain.push(plainTime);
       }
     }
     turn.end();
     await session.writer.flush();
     await gate.settled();
-    const note = `${SAMPLES} alternating samples after ${WARMUP} warm-up; gated = requestPermission() answered by rpc-call <sid>:permission {callId, optionId: 'allow-once'}; plain = rpc-call of a handler that returns at once; server: ${server.label}`;
-    return [
-      figure('permission.gated-call.p50', 50, gated, plain, 'ratio <= 1.5', note),
-      figure('permission.gated-call.p99', 99, gated, plain, undefined, note),
-    ];
+    return samples;
   } finally {
     gate.dispose();
     await session.close();
-    app.close();
-    await server.close();
   }
 }
 
 function figure(
   name: string,
   p: number,
-  gated: number[],
-  plain: number[],
+  samples: Samples,
   target: string | undefined,
   note: string,
 ): BenchResult {
-  const value = percentile(gated, p);
-  const baseline = percentile(plain, p);
+  const value = percentile(samples.gated, p);
+  const baseline = percentile(samples.plain, p);
   return {
     name,
     value: round(value),

@@ -21,7 +21,7 @@ import type { BenchResult } from './types.js';
 
 /** Text messages per round (plus the turn's start and end). */
 const COUNT = Number(process.env.BENCH_WRITE_COUNT ?? 5000);
-const ROUNDS = Number(process.env.BENCH_WRITE_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_WRITE_ROUNDS ?? 5);
 const WARMUP_COUNT = 500;
 
 /** Runs the write throughput benchmark. */
