@@ -46,7 +46,7 @@ export default async function run(): Promise<BenchResult[]> {
           ratio: round(perMessage / perMessageAt1k),
           unit: 'µs/msg',
           target: 'ratio <= 1.5',
-          note: `session.reader.read() + SessionFold.apply per message over the first ${n} messages vs the first 1000 (${round(first)} ms); median of 5 reads at 1k, 3 at 10k, 1 at 100k; pages of 500; server: ${server.label}`,
+          note: `session.reader.read() + SessionFold.apply per message over the first ${n} messages vs the first 1000 (${round(first)} ms); median of 5 reads at 1k, 3 at 10k, 1 at 100k; GC ${round(gcShare(sdk, n))}% of the last read; pages of 500; server: ${server.label}`,
         });
       }
     }
@@ -68,6 +68,13 @@ export default async function run(): Promise<BenchResult[]> {
   } finally {
     await server.close();
   }
+}
+
+/** Share of the last read of `n` messages spent in garbage collection, in percent. */
+function gcShare(report: GrowthReport, n: string): number {
+  const ms = report.readFoldMs[n];
+  const gc = report.readFoldGcMs[n];
+  return ms && gc !== undefined ? (100 * gc) / ms : 0;
 }
 
 async function produce(server: BenchServer, mode: 'sdk' | 'raw'): Promise<GrowthReport> {

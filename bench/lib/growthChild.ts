@@ -9,6 +9,7 @@
  *   1k, 10k and 100k messages.
  * - `raw`: the same number of text records, encrypted and posted 100 at a time with bare `fetch`.
  */
+import { PerformanceObserver } from 'node:perf_hooks';
 import { SessionFold } from '../../src/stream/fold.js';
 import type { SessionReader } from '../../src/stream/sessionReader.js';
 import { loadCredentials } from '../../src/transport/credentials.js';
@@ -39,7 +40,14 @@ export interface GrowthReport {
   readonly seconds: number;
   /** Milliseconds to read and fold the first N messages, by N (sdk). */
   readonly readFoldMs: Readonly<Record<string, number>>;
+  /** Milliseconds of garbage collection during the last read of N, by N (sdk). */
+  readonly readFoldGcMs: Readonly<Record<string, number>>;
 }
+
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMs += entry.duration;
+}).observe({ entryTypes: ['gc'] });
 
 const READ_POINTS = [1_000, 10_000, 100_000];
 
@@ -64,12 +72,17 @@ async function sdk(messages: number): Promise<GrowthReport> {
     const after = await settle(false);
 
     const readFoldMs: Record<string, number> = {};
+    const readFoldGcMs: Record<string, number> = {};
     await readAndFold(session.reader, READ_POINTS[0]!); // warm-up
     for (const n of READ_POINTS.filter((p) => p <= messages)) {
       // Small reads are repeated: one slow page round trip would otherwise decide the 1k figure.
       const repeats = n <= 1_000 ? 5 : n <= 10_000 ? 3 : 1;
       const times: number[] = [];
-      for (let r = 0; r < repeats; r++) times.push(await readAndFold(session.reader, n));
+      for (let r = 0; r < repeats; r++) {
+        const gcBefore = gcMs;
+        times.push(await readAndFold(session.reader, n));
+        readFoldGcMs[n] = gcMs - gcBefore;
+      }
       readFoldMs[n] = median(times);
     }
     return {
@@ -83,6 +96,7 @@ async function sdk(messages: number): Promise<GrowthReport> {
       maxPending,
       seconds,
       readFoldMs,
+      readFoldGcMs,
     };
   } finally {
     await session.close();
@@ -137,6 +151,7 @@ async function raw(messages: number): Promise<GrowthReport> {
       maxPending: 0,
       seconds,
       readFoldMs: {},
+      readFoldGcMs: {},
     };
   } finally {
     await session.close();
