@@ -21,8 +21,39 @@ function owned(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
   return copy;
 }
 
-function importKey(key: Uint8Array, usage: KeyUsage): Promise<CryptoKey> {
-  return globalThis.crypto.subtle.importKey('raw', owned(key), { name: 'AES-GCM' }, false, [usage]);
+interface ImportedKey {
+  /** The bytes it was imported from, to notice a caller who changed the array since. */
+  readonly bytes: Uint8Array;
+  readonly key: Promise<CryptoKey>;
+}
+
+/**
+ * Imported keys by the array they came from. A session seals every record with the same data
+ * key, and importing it each time cost as much as the encryption itself (bench `write.throughput`).
+ * Weak, so a dropped key array takes its CryptoKey with it.
+ */
+const imported = new WeakMap<Uint8Array, ImportedKey>();
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function importKey(key: Uint8Array): Promise<CryptoKey> {
+  const cached = imported.get(key);
+  if (cached && sameBytes(cached.bytes, key)) return cached.key;
+  const bytes = owned(key);
+  const entry: ImportedKey = {
+    bytes,
+    key: globalThis.crypto.subtle.importKey('raw', bytes, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']),
+  };
+  // A failed import is not kept: the next call tries again and reports its own error.
+  entry.key.catch(() => {
+    if (imported.get(key) === entry) imported.delete(key);
+  });
+  imported.set(key, entry);
+  return entry.key;
 }
 
 /**
@@ -42,7 +73,7 @@ export async function aesGcmSeal(
   assertLength(n, AES_GCM_NONCE_LENGTH, 'AES-GCM nonce');
   const sealed = await globalThis.crypto.subtle.encrypt(
     { name: 'AES-GCM', iv: owned(n), tagLength: TAG_LENGTH * 8 },
-    await importKey(key, 'encrypt'),
+    await importKey(key),
     owned(plain),
   );
   const bundle = new Uint8Array(1 + n.length + sealed.byteLength);
@@ -82,7 +113,7 @@ export async function aesGcmOpen(
   try {
     plain = await globalThis.crypto.subtle.decrypt(
       { name: 'AES-GCM', iv: owned(bundle.subarray(1, 1 + AES_GCM_NONCE_LENGTH)), tagLength: TAG_LENGTH * 8 },
-      await importKey(key, 'decrypt'),
+      await importKey(key),
       owned(bundle.subarray(1 + AES_GCM_NONCE_LENGTH)),
     );
   } catch {

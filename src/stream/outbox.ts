@@ -37,6 +37,7 @@ export class Outbox {
   private readonly maxRetryDelayMs: number;
   private readonly logger: Logger;
   private running = false;
+  private scheduled = false;
   private failure: SdkError | undefined;
   private closed = false;
   private idleWaiters: Array<() => void> = [];
@@ -76,7 +77,14 @@ export class Outbox {
     const delivery = new Promise<AppendAck>((resolve, reject) => {
       this.queue.push({ localId, content, resolve, reject });
     });
-    void this.pump();
+    // Started a microtask later, so that records appended in one synchronous run share a batch.
+    if (!this.running && !this.scheduled) {
+      this.scheduled = true;
+      queueMicrotask(() => {
+        this.scheduled = false;
+        void this.pump();
+      });
+    }
     return delivery;
   }
 
@@ -108,16 +116,24 @@ export class Outbox {
   private async pump(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    let freed = false;
     try {
       while (this.queue.length > 0 && !this.failure) {
         const batch = this.queue.slice(0, this.maxBatch);
         const records = await this.contents(batch);
-        if (records.length > 0) await this.deliver(batch, records);
+        const delivering = records.length > 0 ? this.deliver(batch, records) : undefined;
+        // Room freed by the last batch is announced only once this one is on its way: a waiting
+        // producer's appends (validation, encryption) then overlap the request in flight
+        // instead of holding it back. Calling deliver() reaches the transport's request
+        // synchronously.
+        if (freed) this.notifyReady();
+        if (delivering) await delivering;
         this.queue.splice(0, batch.length);
-        this.notifyReady();
+        freed = true;
       }
     } finally {
       this.running = false;
+      this.notifyReady();
       if (this.queue.length === 0 || this.failure) this.notifyIdle();
     }
   }

@@ -89,6 +89,7 @@ export class SessionWriter {
   /** Starts a turn: appends `turn-start` and returns the {@link Turn}. */
   turn(options: { id?: string } = {}): Turn {
     this.assertOpen();
+    this.forgetEndedTurns();
     const turn = new Turn(this.core, {
       turnId: options.id ?? this.makeId(),
       ended: false,
@@ -114,7 +115,8 @@ export class SessionWriter {
 
   /** Turns started and not yet ended. */
   get openTurns(): readonly Turn[] {
-    return [...this.turns].filter((t) => !t.ended);
+    this.forgetEndedTurns();
+    return [...this.turns];
   }
 
   /** Appends a `service` message outside any turn. */
@@ -174,6 +176,11 @@ export class SessionWriter {
       this.lifecycleSubject.complete();
       this.errorsSubject.complete();
     }
+  }
+
+  /** Drops ended turns, so a long session does not keep every turn it ever had (bench growth.rss). */
+  private forgetEndedTurns(): void {
+    for (const turn of this.turns) if (turn.ended) this.turns.delete(turn);
   }
 
   private assertOpen(): void {

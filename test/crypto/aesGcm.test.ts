@@ -29,6 +29,16 @@ describe('AES-256-GCM bundles (spec §3.1 dataKey)', () => {
     expect(a.subarray(1, 13)).not.toEqual(b.subarray(1, 13));
   });
 
+  it('seals with the bytes a key array holds now, even after the array was changed in place', async () => {
+    const mutable = key.slice();
+    await aesGcmSeal(plain, mutable, nonce);
+    mutable[0] = mutable[0]! ^ 0xff;
+    const sealed = await aesGcmSeal(plain, mutable, nonce);
+    expect(toHex(sealed)).not.toBe(small.bundleHex);
+    expect(await aesGcmOpen(sealed, mutable.slice())).toEqual({ ok: true, value: plain });
+    expect(await aesGcmOpen(sealed, key)).toMatchObject({ ok: false, error: { code: 'crypto.auth_failed' } });
+  });
+
   const bundle = hex(small.bundleHex);
 
   it('fails with crypto.bad_version when the version byte is changed', async () => {

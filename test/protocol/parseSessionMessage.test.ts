@@ -172,4 +172,26 @@ describe('cuid2 ids', () => {
   it('newId makes cuid2 ids', () => {
     for (let i = 0; i < 100; i++) expect(isCuid(newId())).toBe(true);
   });
+
+  it('newId makes 24-character ids, none repeated in 50,000', () => {
+    const ids = new Set<string>();
+    for (let i = 0; i < 50_000; i++) {
+      const id = newId();
+      expect(id).toHaveLength(24);
+      ids.add(id);
+    }
+    expect(ids.size).toBe(50_000);
+  });
+
+  it('newId spreads its first letter and its other characters over the whole alphabet', () => {
+    const first = new Set<string>();
+    const rest = new Set<string>();
+    for (let i = 0; i < 2_000; i++) {
+      const id = newId();
+      first.add(id[0]!);
+      for (const c of id.slice(1)) rest.add(c);
+    }
+    expect(first.size).toBe(26);
+    expect(rest.size).toBe(36);
+  });
 });

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { firstValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { SdkError } from '../../src/errors.js';
@@ -212,5 +214,28 @@ describe('SessionWriter', () => {
       'turn-end',
     ]);
     expect(() => writer.turn()).toThrowError(expect.objectContaining({ code: 'stream.closed' }));
+  });
+});
+
+describe('SessionWriter memory', () => {
+  it('does not keep ended turns alive', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const { writer } = memorySession();
+    const ended = new WeakRef(
+      (() => {
+        const turn = writer.turn();
+        turn.text('done');
+        turn.end();
+        return turn;
+      })(),
+    );
+    const open = writer.turn();
+    await writer.flush();
+    // Let the delivery callbacks of the ended turn run out before collecting.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    gc();
+    expect(ended.deref()).toBeUndefined();
+    expect(writer.openTurns).toEqual([open]);
   });
 });

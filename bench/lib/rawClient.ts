@@ -1,0 +1,141 @@
+import { io } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
+import { decryptRecord } from '../../src/crypto/records.js';
+import type { RecordKey } from '../../src/crypto/records.js';
+import type { Credentials } from '../../src/transport/credentials.js';
+import { HappyHttp } from '../../src/transport/httpClient.js';
+import { sessionMetadata } from '../../src/transport/sessionMetadata.js';
+import { createSessionRecord } from '../../src/transport/sessionRecord.js';
+import type { RawRecord } from './messages.js';
+
+/**
+ * The raw baseline's side of a session: a session created over HTTP, records posted with bare
+ * `fetch` to `POST /v3/sessions/:id/messages`, and a session-scoped socket that is connected but
+ * ignores what it receives, so the server fans each record out to as many sockets as it does for
+ * an SDK session.
+ */
+export class RawSession {
+  private constructor(
+    readonly id: string,
+    readonly key: RecordKey,
+    private readonly url: string,
+    private readonly token: string,
+    private readonly socket: Socket,
+  ) {}
+
+  static async create(url: string, token: string, credentials: Credentials): Promise<RawSession> {
+    const http = new HappyHttp({ serverUrl: url, token });
+    const record = await createSessionRecord(http, credentials, sessionMetadata({}, { title: 'bench raw' }));
+    const socket = await connectSocket(url, {
+      token,
+      clientType: 'session-scoped',
+      sessionId: record.id,
+    });
+    return new RawSession(record.id, record.key, url, token, socket);
+  }
+
+  /** One `POST /v3/sessions/:id/messages` of up to 100 records; resolves with the response body. */
+  async post(records: readonly RawRecord[]): Promise<unknown> {
+    const response = await fetch(`${this.url}/v3/sessions/${encodeURIComponent(this.id)}/messages`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${this.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ messages: records }),
+    });
+    const body: unknown = await response.json();
+    if (!response.ok) throw new Error(`POST messages answered ${response.status}: ${JSON.stringify(body)}`);
+    return body;
+  }
+
+  /** Posts all records in order, in batches of `batch`, one request in flight at a time. */
+  async postAll(records: readonly RawRecord[], batch = 100): Promise<void> {
+    for (let i = 0; i < records.length; i += batch) await this.post(records.slice(i, i + batch));
+  }
+
+  /** Archives the session and disconnects. */
+  async close(): Promise<void> {
+    this.socket.disconnect();
+    await fetch(`${this.url}/v1/sessions/${encodeURIComponent(this.id)}/archive`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${this.token}`, 'Content-Type': 'application/json' },
+      body: '{}',
+    }).catch(() => undefined);
+  }
+}
+
+/**
+ * A second client, as the Happy app: a user-scoped socket that sees every `new-message` update of
+ * the account, decrypts it with the session's key and resolves whoever waits for that message id.
+ */
+export class AppWatcher {
+  private readonly keys = new Map<string, RecordKey>();
+  private readonly waiting = new Map<string, (at: number) => void>();
+
+  private constructor(readonly socket: Socket) {
+    socket.on('update', (update: unknown) => void this.onUpdate(update));
+  }
+
+  static async open(url: string, token: string): Promise<AppWatcher> {
+    return new AppWatcher(await connectSocket(url, { token, clientType: 'user-scoped' }));
+  }
+
+  /** Decrypt `sessionId`'s messages with `key`. */
+  watch(sessionId: string, key: RecordKey): void {
+    this.keys.set(sessionId, key);
+  }
+
+  /** Resolves with `performance.now()` at the moment the message `id` was seen and decrypted. */
+  seen(id: string): Promise<number> {
+    return new Promise((resolve) => this.waiting.set(id, resolve));
+  }
+
+  close(): void {
+    this.socket.disconnect();
+  }
+
+  private async onUpdate(update: unknown): Promise<void> {
+    const body = (update as { body?: { t?: string; sid?: string; message?: { content?: { c?: string } } } })
+      ?.body;
+    if (body?.t !== 'new-message' || !body.sid) return;
+    const key = this.keys.get(body.sid);
+    const content = body.message?.content?.c;
+    if (!key || typeof content !== 'string') return;
+    const decrypted = await decryptRecord(content, key);
+    if (!decrypted.ok) return;
+    const id = (decrypted.value as { id?: unknown }).id;
+    if (typeof id !== 'string') return;
+    const resolve = this.waiting.get(id);
+    if (!resolve) return;
+    this.waiting.delete(id);
+    resolve(performance.now());
+  }
+}
+
+/** A socket.io connection to `/v1/updates`; resolves once connected. */
+export async function connectSocket(url: string, auth: Record<string, string>): Promise<Socket> {
+  const socket = io(url, { path: '/v1/updates', transports: ['websocket'], auth, reconnection: false });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('connect_error', reject);
+  });
+  return socket;
+}
+
+/** The app's side of session RPC over its user-scoped socket (happy-wire §7.1). */
+export class AppRpc {
+  constructor(private readonly socket: Socket) {}
+
+  /**
+   * `rpc-call` of `<sessionId>:<method>` with params already encrypted; resolves with the
+   * decrypted result, or throws the relay's `{ok: false}` error.
+   */
+  async call(sessionId: string, method: string, encryptedParams: string, key: RecordKey): Promise<unknown> {
+    const answer = (await this.socket.timeout(20_000).emitWithAck('rpc-call', {
+      method: `${sessionId}:${method}`,
+      params: encryptedParams,
+    })) as { ok: boolean; result?: string; error?: string };
+    if (!answer.ok || typeof answer.result !== 'string') throw new Error(`rpc-call failed: ${answer.error}`);
+    const result = await decryptRecord(answer.result, key);
+    if (!result.ok) throw new Error(result.error.message);
+    return result.value;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Write throughput: messages per second appended through the SDK (`connect()` → `session.writer`:
+ * validated, encrypted, batched, acknowledged; ends with `await writer.flush()`), against a raw
+ * client that posts the same number of pre-encrypted records in batches of 100 with bare `fetch`
+ * to `POST /v3/sessions/:id/messages`, one request in flight at a time. Target: ratio >= 0.9.
+ *
+ * The server (the embedded relay by default, or `HAPPY_SERVER_URL`) runs in another process, so
+ * its cost weighs equally on both sides; each side has one session socket connected, so the
+ * server fans every record out alike. Rounds alternate SDK and raw, each on a fresh session.
+ *
+ * Run alone: `npx tsx bench/write.bench.ts`.
+ */
+import { connect } from '../src/transport/connect.js';
+import { benchServer } from './lib/server.js';
+import type { BenchServer } from './lib/server.js';
+import { encryptAll, sampleText, textTurn } from './lib/messages.js';
+import { RawSession } from './lib/rawClient.js';
+import { runIfMain } from './lib/main.js';
+import { median, round } from './lib/stats.js';
+import type { BenchResult } from './types.js';
+
+/** Text messages per round (plus the turn's start and end). */
+const COUNT = Number(process.env.BENCH_WRITE_COUNT ?? 5000);
+const ROUNDS = Number(process.env.BENCH_WRITE_ROUNDS ?? 5);
+const WARMUP_COUNT = 500;
+
+/** Runs the write throughput benchmark. */
+export default async function run(): Promise<BenchResult[]> {
+  const server = await benchServer();
+  try {
+    await sdkRound(server, WARMUP_COUNT);
+    await rawRound(server, WARMUP_COUNT);
+    const sdk: number[] = [];
+    const raw: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      sdk.push(await sdkRound(server, COUNT));
+      raw.push(await rawRound(server, COUNT));
+    }
+    const value = median(sdk);
+    const baseline = median(raw);
+    return [
+      {
+        name: 'write.throughput',
+        value: round(value),
+        baseline: round(baseline),
+        ratio: round(value / baseline),
+        unit: 'msg/s',
+        target: 'ratio >= 0.9',
+        note:
+          `${COUNT + 2} messages (a turn of ${COUNT} texts of ~200 chars) per round, median of ${ROUNDS} ` +
+          `alternating rounds; SDK turn.text() + flush() vs raw fetch of pre-encrypted batches of 100; ` +
+          `server: ${server.label}; SDK rounds ${sdk.map(Math.round).join('/')}, raw ${raw.map(Math.round).join('/')}`,
+      },
+    ];
+  } finally {
+    await server.close();
+  }
+}
+
+/** Messages per second through the SDK, from the first append to the flush. */
+async function sdkRound(server: BenchServer, count: number): Promise<number> {
+  const session = await connect({
+    server: server.url,
+    credentials: server.credentials,
+    title: 'bench write (sdk)',
+  });
+  try {
+    await session.writer.flush();
+    const { writer } = session;
+    const start = performance.now();
+    const turn = writer.turn();
+    for (let i = 0; i < count; i++) {
+      await writer.ready();
+      turn.text(sampleText(i));
+    }
+    turn.end();
+    await writer.flush();
+    const seconds = (performance.now() - start) / 1000;
+    return (count + 2) / seconds;
+  } finally {
+    await session.close();
+  }
+}
+
+/** Messages per second posted raw, encryption done before the clock starts. */
+async function rawRound(server: BenchServer, count: number): Promise<number> {
+  const session = await RawSession.create(server.url, server.token, server.credentials);
+  try {
+    const records = await encryptAll(textTurn(count), session.key);
+    const start = performance.now();
+    await session.postAll(records, 100);
+    const seconds = (performance.now() - start) / 1000;
+    return records.length / seconds;
+  } finally {
+    await session.close();
+  }
+}
+
+await runIfMain(import.meta.url, run);
