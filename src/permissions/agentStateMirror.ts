@@ -28,7 +28,8 @@ function legacyDecision(decision: PermissionDecision): string | undefined {
  * the source of truth: a failed mirror write is logged and never changes a decision.
  */
 export class AgentStateMirror {
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly queue: Array<(state: StateObject) => StateObject> = [];
+  private draining: Promise<void> | undefined;
 
   constructor(
     private readonly state: SessionStateStore,
@@ -90,14 +91,30 @@ export class AgentStateMirror {
 
   /** Resolves when every write so far has settled. */
   settled(): Promise<void> {
-    return this.chain.then(() => undefined);
+    return this.draining ?? Promise.resolve();
   }
 
+  /**
+   * Queues a change. Changes queued while a write is in flight go out together as one write, so a
+   * burst of requests costs a few round trips, not one each; the order of changes is kept.
+   */
   private update(fn: (state: StateObject) => StateObject): Promise<void> {
-    const next = this.chain.then(() => this.state.updateAgentState(fn));
-    this.chain = next.catch((error: unknown) => {
-      this.logger.warn('agentState mirror write failed', { error: String(error) });
-    });
-    return this.chain.then(() => undefined);
+    this.queue.push(fn);
+    this.draining ??= this.drain();
+    return this.draining;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const changes = this.queue.splice(0);
+      try {
+        await this.state.updateAgentState((current) =>
+          changes.reduce((state, change) => change(state), current),
+        );
+      } catch (error) {
+        this.logger.warn('agentState mirror write failed', { error: String(error) });
+      }
+    }
+    this.draining = undefined;
   }
 }

@@ -60,6 +60,11 @@ export interface PermissionGateOptions {
   readonly push?: PushNotifier;
   /** Push body: the session title. */
   readonly sessionTitle?: string;
+  /**
+   * How long a request waits before its push goes out; default 500 ms. A request answered sooner
+   * (by a rule re-evaluation, a watching client, the local program) sends none.
+   */
+  readonly pushDelayMs?: number;
   /** The stream so far, when the gate starts on an existing session (recovery). */
   readonly history?: readonly SessionMessage[];
   /** A loaded shell parser; default {@link loadShellParser}. */
@@ -96,6 +101,7 @@ export class PermissionGate implements PermissionRuntime {
   private readonly subscriptions: Subscription[] = [];
   private readonly unregister: Array<() => void> = [];
   private readonly mirror: AgentStateMirror | undefined;
+  private readonly pushTimers = new Map<string, ReturnType<typeof setTimeout>>();
   private currentMode: PermissionMode;
   private disposed = false;
 
@@ -481,6 +487,8 @@ export class PermissionGate implements PermissionRuntime {
     if (!entry.settle(decision)) return false;
     const callId = entry.call.callId;
     this.pending.delete(callId);
+    clearTimeout(this.pushTimers.get(callId));
+    this.pushTimers.delete(callId);
     this.resolved.set(callId, { decision, at: Date.now() });
     let granted: SessionRule | undefined;
     if (answered) {
@@ -529,8 +537,17 @@ export class PermissionGate implements PermissionRuntime {
   }
 
   private notifyPush(call: ToolCall): void {
-    if (!this.options.push) return;
-    this.options.push
+    const push = this.options.push;
+    if (!push) return;
+    const timer = setTimeout(() => {
+      this.pushTimers.delete(call.callId);
+      this.sendPush(push, call);
+    }, this.options.pushDelayMs ?? 500);
+    this.pushTimers.set(call.callId, timer);
+  }
+
+  private sendPush(push: PushNotifier, call: ToolCall): void {
+    push
       .push({
         kind: 'permission',
         title: 'Permission request',
