@@ -1,24 +1,38 @@
 #!/usr/bin/env node
-import { Command } from 'commander';
-import { demoCommand } from './commands/demo.js';
+import { EXIT } from './exitCodes.js';
+import { runCli } from './program.js';
+import { processTerminal } from './terminal.js';
 
-const print = (line: string): void => {
-  process.stdout.write(line + '\n');
+const controller = new AbortController();
+let listening = false;
+
+/** First Ctrl-C asks the command to stop; a second one ends the process at once. */
+function interrupts(): AbortSignal {
+  if (!listening) {
+    listening = true;
+    process.on('SIGINT', () => {
+      if (controller.signal.aborted) process.exit(EXIT.interrupted);
+      controller.abort();
+    });
+  }
+  return controller.signal;
+}
+
+const line = (stream: NodeJS.WriteStream) => (text: string) => {
+  stream.write(text + '\n');
 };
 
-const program = new Command()
-  .name('happy-session')
-  .description('Write end-to-end encrypted Happy session streams, gate tool calls, run a local relay.');
-
-program
-  .command('demo')
-  .description('Run the example agent and print the decrypted transcript')
-  .option('--json', 'print the decrypted messages as JSON lines')
-  .action(async (options: { json?: boolean }) => {
-    process.exitCode = await demoCommand(options, print);
-  });
-
-program.parseAsync().catch((error: unknown) => {
-  process.stderr.write(`happy-session: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-});
+runCli(process.argv.slice(2), {
+  print: line(process.stdout),
+  printError: line(process.stderr),
+  terminal: processTerminal,
+  interrupts,
+}).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`happy-session: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = EXIT.failure;
+  },
+);

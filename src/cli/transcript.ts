@@ -1,5 +1,6 @@
 import type { FoldedCall, FoldedNode, FoldedSession } from '../stream/fold.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
+import { formatBytes } from './output.js';
 
 const STATUS_MARK: Record<FoldedCall['status'], string> = {
   running: '…',
@@ -9,18 +10,19 @@ const STATUS_MARK: Record<FoldedCall['status'], string> = {
   cancelled: '⊘',
 };
 
-function formatBytes(size: number): string {
-  if (size < 1024) return `${size} B`;
-  if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} KiB`;
-  return `${(size / 1024 / 1024).toFixed(1)} MiB`;
-}
+/** Said in words where a mark alone is easy to miss: the call is still going. */
+const STATUS_WORD: Partial<Record<FoldedCall['status'], string>> = {
+  running: 'running',
+  'awaiting-permission': 'waiting for permission',
+};
 
-function oneLine(text: string, max = 120): string {
+/** Collapses whitespace and cuts to `max` characters. */
+export function oneLine(text: string, max = 120): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? flat.slice(0, max - 1) + '…' : flat;
 }
 
-/** One line for a message that is not a tool call. */
+/** One line for a message that is not a tool call: who, what, and for media kind, size and dimensions. */
 export function describeMessage(message: SessionMessage): string {
   const who = message.role === 'user' ? 'user' : 'agent';
   switch (message.type) {
@@ -30,12 +32,13 @@ export function describeMessage(message: SessionMessage): string {
         : `${who}: ${oneLine(message.text)}`;
     case 'service':
       return `[service] ${oneLine(message.text)}`;
+    // The wire gives a photo no byte size; video and file carry theirs.
     case 'photo':
-      return `${who} photo ${message.width}x${message.height} thumbhash ${message.thumbhash} (${message.ref})`;
+      return `${who} photo ${message.width}x${message.height}, thumbhash ${message.thumbhash} (${message.ref})`;
     case 'video':
-      return `${who} video ${message.width}x${message.height} ${(message.durationMs / 1000).toFixed(1)}s ${formatBytes(message.size)} ${message.mimeType} thumbhash ${message.thumbhash} (${message.ref})`;
+      return `${who} video ${message.width}x${message.height}, ${(message.durationMs / 1000).toFixed(1)} s, ${formatBytes(message.size)}, ${message.mimeType} (${message.ref})`;
     case 'file':
-      return `${who} file ${message.name} ${formatBytes(message.size)} ${message.mimeType} (${message.ref})`;
+      return `${who} file ${message.name}, ${formatBytes(message.size)}, ${message.mimeType} (${message.ref})`;
     case 'permission-request':
       return `permission requested for ${message.toolName}: ${message.options.map((o) => o.label).join(' / ')}`;
     case 'permission-response':
@@ -50,7 +53,10 @@ export function describeMessage(message: SessionMessage): string {
 function renderCall(call: FoldedCall, depth: number, out: string[]): void {
   const pad = '  '.repeat(depth);
   const error = call.end?.error ? ` — ${call.end.error}` : '';
-  out.push(`${pad}${STATUS_MARK[call.status]} ${call.start.toolName}: ${oneLine(call.start.title)}${error}`);
+  const state = STATUS_WORD[call.status] ? ` (${STATUS_WORD[call.status]})` : '';
+  out.push(
+    `${pad}${STATUS_MARK[call.status]} ${call.start.toolName}: ${oneLine(call.start.title)}${error}${state}`,
+  );
   if (call.permission) {
     const { request, response } = call.permission;
     const chosen = response && request.options.find((o) => o.id === response.optionId);
@@ -60,7 +66,9 @@ function renderCall(call: FoldedCall, depth: number, out: string[]): void {
           ? `${chosen.label} (${chosen.kind})`
           : response
             ? `unknown option ${response.optionId}`
-            : 'waiting'),
+            : call.end
+              ? 'not answered'
+              : 'waiting'),
     );
   }
   renderNodes(call.children, depth + 1, out);

@@ -1,0 +1,99 @@
+import type { Socket } from 'socket.io-client';
+import type { Logger } from '../../logger.js';
+import { silentLogger } from '../../logger.js';
+import { mintToken } from '../../transport/authToken.js';
+import { loadCredentials } from '../../transport/credentials.js';
+import type { Credentials } from '../../transport/credentials.js';
+import { resolveHappyHome, resolveServerUrl } from '../../transport/happyHome.js';
+import type { HappyEnv } from '../../transport/happyHome.js';
+import { HappyHttp } from '../../transport/httpClient.js';
+import { openSessionRecord } from '../../transport/sessionRecord.js';
+import type { SessionRecord } from '../../transport/sessionRecord.js';
+import { SdkError } from '../../errors.js';
+import { listSessions } from './sessionList.js';
+import type { SessionSummary } from './sessionList.js';
+import { connectUserSocket } from './userSocket.js';
+
+/** Where {@link Account.open} finds the server and the credentials. */
+export interface AccountOptions {
+  /** Server URL; default `HAPPY_SERVER_URL`, then settings.json, then Happy's server (happy-wire §0). */
+  readonly server?: string;
+  /** Credentials; default loaded from the Happy home directory like `connect()` (§1.5). */
+  readonly credentials?: Credentials;
+  /** Happy home directory; default `HAPPY_HOME_DIR` or `~/.happy`. */
+  readonly homeDir?: string;
+  readonly env?: HappyEnv;
+  readonly logger?: Logger;
+}
+
+/**
+ * The account as the Happy app holds it: a token (minted from the master secret when the key file
+ * holds none), HTTP, and a user-scoped socket opened on first use. What `sessions` and `watch`
+ * stand on; the agent side is `connect()`.
+ */
+export class Account {
+  private socketPromise: Promise<Socket> | undefined;
+
+  private constructor(
+    readonly serverUrl: string,
+    readonly credentials: Credentials,
+    readonly token: string,
+    readonly http: HappyHttp,
+  ) {}
+
+  /**
+   * Resolves server and credentials as `connect()` does and makes sure there is a token.
+   *
+   * @throws {SdkError} `credentials.*` without usable credentials; `transport.*` when the server
+   *   cannot be reached or refuses the signature.
+   */
+  static async open(options: AccountOptions = {}): Promise<Account> {
+    const env = options.env ?? process.env;
+    const home = options.homeDir ?? resolveHappyHome(env);
+    const serverUrl = options.server ?? resolveServerUrl(env, home);
+    const credentials = options.credentials ?? loadCredentials({ homeDir: home });
+    const anonymous = new HappyHttp({ serverUrl, logger: options.logger ?? silentLogger });
+    const token =
+      credentials.token ??
+      (credentials.kind === 'master' ? await mintToken(anonymous, credentials.masterSecret) : undefined);
+    if (token === undefined) {
+      throw new SdkError('credentials.malformed', 'The credentials hold no token and no master secret.', {
+        hint: 'log in again with `happy-session login`',
+      });
+    }
+    return new Account(anonymous.serverUrl, credentials, token, anonymous.withToken(token));
+  }
+
+  /** The account's sessions as the app lists them, titles decrypted where the credentials allow. */
+  listSessions(): Promise<SessionSummary[]> {
+    return listSessions(this.http, this.credentials);
+  }
+
+  /**
+   * Finds a session and unwraps its key with the master secret (happy-wire §3.3).
+   *
+   * @throws {SdkError} `transport.not_found` for a session the account does not have;
+   *   `credentials.cannot_open` with credentials that hold no master secret.
+   */
+  openSession(sessionId: string): Promise<SessionRecord> {
+    return openSessionRecord(this.http, this.credentials, sessionId);
+  }
+
+  /** The account's user-scoped socket, connected on first use. */
+  socket(): Promise<Socket> {
+    this.socketPromise ??= connectUserSocket(this.serverUrl, this.token);
+    return this.socketPromise;
+  }
+
+  /** Disconnects the socket, if one was opened. */
+  async close(): Promise<void> {
+    const pending = this.socketPromise;
+    this.socketPromise = undefined;
+    if (!pending) return;
+    try {
+      (await pending).disconnect();
+    } catch {
+      // It never connected: nothing to close.
+    }
+  }
+}

@@ -1,0 +1,11 @@
+import type { HappyEnv } from '../../transport/happyHome.js';
+
+/** What a command takes from its surroundings besides its options; tests pass their own. */
+export interface CommandContext {
+  /** Aborted on Ctrl-C (SIGINT); commands that wait then stop with exit code 130. */
+  readonly signal?: AbortSignal;
+  /** Environment to read `HAPPY_*` from; default `process.env`. */
+  readonly env?: HappyEnv;
+  /** Happy home directory; default `HAPPY_HOME_DIR` or `~/.happy`. */
+  readonly homeDir?: string;
+}

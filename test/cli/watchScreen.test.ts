@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { renderWatchScreen } from '../../src/cli/watch/watchScreen.js';
+import type { WatchScreenState } from '../../src/cli/watch/watchScreen.js';
+import { fold } from '../../src/stream/fold.js';
+import type { SessionMessage } from '../../src/protocol/sessionMessage.js';
+
+const texts = (n: number): SessionMessage[] => [
+  { id: 's', time: 1, role: 'agent', type: 'turn-start', turn: 't' },
+  ...Array.from({ length: n }, (_, i): SessionMessage => ({
+    id: `m${i}`,
+    time: 2 + i,
+    role: 'agent',
+    type: 'text',
+    turn: 't',
+    text: `line ${i + 1} ${'x'.repeat(200)}`,
+  })),
+];
+
+const state = (messages: SessionMessage[]): WatchScreenState => ({
+  sessionId: 'sess',
+  title: 'Title',
+  serverUrl: 'http://127.0.0.1:1',
+  fold: fold(messages),
+  activity: { active: false, thinking: false },
+  unreadable: 2,
+  prompt: undefined,
+  waiting: 0,
+  status: [],
+});
+
+describe('the watch screen', () => {
+  it('keeps the newest transcript lines when the transcript does not fit, and never wraps', () => {
+    const lines = renderWatchScreen(state(texts(50)), { rows: 12, columns: 40 });
+    expect(lines).toHaveLength(12);
+    expect(lines[0]).toBe('happy-session watch · Title · sess');
+    expect(lines[1]).toBe('http://127.0.0.1:1 · inactive · 2 unrea…');
+    expect(lines[3]).toBe('… 45 earlier lines');
+    expect(lines[9]).toMatch(/^ {2}agent: line 50 x+…$/);
+    expect(lines.at(-1)).toBe('Keys: q quit');
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(40);
+  });
+
+  it('shows everything when there is no size (not a terminal)', () => {
+    const lines = renderWatchScreen(state(texts(50)));
+    expect(lines).toHaveLength(3 + 51 + 2);
+  });
+});
