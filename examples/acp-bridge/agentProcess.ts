@@ -39,6 +39,10 @@ export function spawnAgent(
     cwd: options.cwd,
     env: options.env ?? process.env,
     stdio: ['pipe', 'pipe', options.stderr ?? 'inherit'],
+    // Its own process group: Ctrl-C in a terminal reaches the bridge, which cancels the prompt and
+    // then stops the agent, instead of killing the agent mid-turn. The agent still ends when the
+    // bridge does, since its stdin closes.
+    detached: true,
   });
   const exited = new Promise<AgentExit>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
