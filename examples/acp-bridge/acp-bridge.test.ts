@@ -12,7 +12,7 @@ import { AppClient } from '../../test/transport/appClient.js';
 import { relayWithAccount, tempDir } from '../../test/transport/helpers.js';
 import type { RelayAccount } from '../../test/transport/helpers.js';
 import { runAcpBridge } from './bridge.js';
-import type { AcpBridgeResult } from './bridge.js';
+import type { AcpBridgeResult, AcpBridgeSession } from './bridge.js';
 import { answerForAgent, offerFromAgent } from './permissionOptions.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/echoAgent.ts', import.meta.url));
@@ -334,5 +334,23 @@ describe('acp-bridge option mapping', () => {
       outcome: 'selected',
       optionId: 'allow this once',
     });
+  });
+});
+
+describe('acp-bridge start-up', () => {
+  it('rejects with acp.agent_not_ready when the agent exits before initialize is answered', async () => {
+    // Start-up fails before any prompt is read, so the session is never used.
+    const noPrompts: AcpBridgeSession = {
+      prompts: async function* () {},
+      turn: () => expect.unreachable('no turn may start'),
+    };
+    await expect(
+      runAcpBridge({
+        session: noPrompts,
+        command: process.execPath,
+        args: ['-e', 'process.exit(3)'],
+        stderr: 'ignore',
+      }),
+    ).rejects.toMatchObject({ code: 'acp.agent_not_ready', message: expect.stringContaining('code 3') });
   });
 });

@@ -79,15 +79,22 @@ export async function runAcpBridge(options: AcpBridgeOptions): Promise<AcpBridge
   // Closing with an error (the agent died) is reported by the request that was waiting, not here.
   connection.closed.catch(() => undefined);
 
+  const prompts = options.session.prompts();
   let turns = 0;
   let stoppedBy: AcpBridgeStop = 'session-closed';
-  const prompts = options.session.prompts();
+  let stopping: Promise<AgentExit> | undefined;
+  const stopAll = (): Promise<AgentExit> =>
+    (stopping ??= (async () => {
+      void prompts.return?.();
+      connection.close();
+      await connection.closed.catch(() => undefined);
+      return agent.stop();
+    })());
   try {
-    const exitedEarly = failOnExit(agent.exited);
-    exitedEarly.catch(() => undefined);
-    const starting = startAcpSession(connection.agent, cwd);
+    const starting = openAcpSession(connection, cwd, agent.exited);
     starting.catch(() => undefined);
-    const started = await Promise.race([starting, exitedEarly]);
+    const started = await Promise.race([starting, aborted(options.signal)]);
+    if (started === null) return { stoppedBy: 'signal', turns, agentExit: await stopAll() };
     sessionId = started;
     const stop = stopSignal(options.signal, agent.exited);
     for (;;) {
@@ -110,12 +117,40 @@ export async function runAcpBridge(options: AcpBridgeOptions): Promise<AcpBridge
       current = undefined;
       turn.end(status);
     }
+    return { stoppedBy, turns, agentExit: await stopAll() };
   } finally {
-    void prompts.return?.();
-    connection.close();
-    await connection.closed.catch(() => undefined);
+    await stopAll();
   }
-  return { stoppedBy, turns, agentExit: await agent.stop() };
+}
+
+/**
+ * `initialize` and `session/new`, with an error that says what went wrong: the agent died
+ * (`acp.agent_not_ready`, with its exit) or it answered with an error (`acp.agent_refused`).
+ */
+async function openAcpSession(
+  connection: acp.ClientConnection,
+  cwd: string,
+  exited: Promise<AgentExit>,
+): Promise<string> {
+  try {
+    return await startAcpSession(connection.agent, cwd);
+  } catch (error) {
+    const hint = 'run the agent command by itself to see why; its stderr is shown unless stderr: "ignore"';
+    if (connection.signal.aborted) {
+      // The agent's stdout ended: it is exiting, and its exit says why.
+      const exit = await exited;
+      const how = exit.error ?? `code ${exit.code}, signal ${exit.signal}`;
+      throw new SdkError('acp.agent_not_ready', `The ACP agent exited before it was ready (${how}).`, {
+        hint,
+        cause: error,
+      });
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    throw new SdkError('acp.agent_refused', `The ACP agent refused to start a session: ${message}`, {
+      hint,
+      cause: error,
+    });
+  }
 }
 
 async function startAcpSession(agent: acp.ClientContext, cwd: string): Promise<string> {
@@ -172,11 +207,10 @@ function stopSignal(
   return { promise: stopped };
 }
 
-async function failOnExit(exited: Promise<AgentExit>): Promise<never> {
-  const exit = await exited;
-  throw new SdkError(
-    'acp.agent_not_ready',
-    `The ACP agent exited before it was ready (${exit.error ?? `code ${exit.code}, signal ${exit.signal}`}).`,
-    { hint: 'run the agent command by itself to see why; its stderr is shown unless stderr: "ignore"' },
-  );
+/** Resolves `null` when `signal` aborts; never, without one. */
+function aborted(signal: AbortSignal | undefined): Promise<null> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) resolve(null);
+    signal?.addEventListener('abort', () => resolve(null), { once: true });
+  });
 }

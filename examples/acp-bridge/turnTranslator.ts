@@ -3,7 +3,7 @@
 // In your project, import from 'happy-session' instead of ../../src.
 import type * as acp from '@agentclientprotocol/sdk';
 import { isSdkError, silentLogger } from '../../src/index.js';
-import type { Logger, ToolCall, Turn } from '../../src/index.js';
+import type { Logger, PermissionDecision, ToolCall, Turn } from '../../src/index.js';
 import { answerForAgent, offerFromAgent } from './permissionOptions.js';
 
 type ChunkKind = 'text' | 'thinking';
@@ -62,7 +62,7 @@ export class TurnTranslator {
     if (call.ended) return CANCELLED;
     const offer = offerFromAgent(params.options);
     const signals = signal ? [this.turn.signal, signal] : [this.turn.signal];
-    let decision;
+    let decision: PermissionDecision;
     try {
       decision = await call.requestPermission({ options: offer.options, signal: AbortSignal.any(signals) });
     } catch (error) {
