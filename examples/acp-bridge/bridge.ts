@@ -3,8 +3,8 @@
 // In your project, import from 'happy-session' and 'happy-session/node' instead of ../../src.
 import { resolve } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
-import { SdkError, silentLogger } from '../../src/index.js';
-import type { Logger, Turn, TurnEndStatus } from '../../src/index.js';
+import { SdkError, silentLogger } from 'happy-session';
+import type { Logger, Turn, TurnEndStatus } from 'happy-session';
 import type { AgentExit } from './agentProcess.js';
 import { spawnAgent } from './agentProcess.js';
 import { TurnTranslator } from './turnTranslator.js';

@@ -2,7 +2,7 @@
 //   e.g. npx tsx examples/acp-bridge/main.ts -- npx tsx examples/acp-bridge/fixtures/echoAgent.ts
 // Uses HAPPY_SERVER_URL and the credentials in HAPPY_HOME_DIR (default ~/.happy), like the Happy CLI.
 import { basename } from 'node:path';
-import { connect, resolveServerUrl } from '../../src/transport/node.js';
+import { connect, resolveServerUrl } from 'happy-session/node';
 import { runAcpBridge } from './bridge.js';
 
 const argv = process.argv.slice(2);

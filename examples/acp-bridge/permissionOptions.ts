@@ -2,8 +2,8 @@
 // back to the agent. Options are matched by kind, never by name (permissions research R12).
 // In your project, import from 'happy-session' and 'happy-session/permissions' instead of ../../src.
 import type * as acp from '@agentclientprotocol/sdk';
-import type { PermissionDecision, PermissionOption, PermissionOptionKind } from '../../src/index.js';
-import { MAX_OPTION_ID_LENGTH, MAX_OPTION_LABEL_LENGTH, MAX_OPTIONS } from '../../src/permissions/index.js';
+import type { PermissionDecision, PermissionOption, PermissionOptionKind } from 'happy-session';
+import { MAX_OPTION_ID_LENGTH, MAX_OPTION_LABEL_LENGTH, MAX_OPTIONS } from 'happy-session/permissions';
 
 /** The v2 options offered for one ACP request, and which ACP option each stands for. */
 export interface PermissionOffer {

@@ -2,8 +2,8 @@
 // and permission requests go through the session's permission gate.
 // In your project, import from 'happy-session' instead of ../../src.
 import type * as acp from '@agentclientprotocol/sdk';
-import { isSdkError, silentLogger } from '../../src/index.js';
-import type { Logger, PermissionDecision, ToolCall, Turn } from '../../src/index.js';
+import { isSdkError, silentLogger } from 'happy-session';
+import type { Logger, PermissionDecision, ToolCall, Turn } from 'happy-session';
 import { answerForAgent, offerFromAgent } from './permissionOptions.js';
 
 type ChunkKind = 'text' | 'thinking';

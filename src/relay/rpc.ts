@@ -89,11 +89,15 @@ export async function forwardRpcCall(
       if (misses >= 2) reject(new Error('RPC target disconnected'));
     }, PRESENCE_POLL_MS);
     const onClose = () => reject(new Error('Internal error'));
+    // One listener per call in flight: raise the limit with each, so many concurrent calls to one
+    // agent are not reported as a leak, while a listener that is never removed still would be.
+    target.setMaxListeners(target.getMaxListeners() + 1);
     target.once('disconnect', onDisconnect);
     options.signal.addEventListener('abort', onClose, { once: true });
     cleanup = () => {
       clearInterval(presence);
       target.off('disconnect', onDisconnect);
+      target.setMaxListeners(Math.max(10, target.getMaxListeners() - 1));
       options.signal.removeEventListener('abort', onClose);
     };
   });
