@@ -3,7 +3,7 @@
  * a fixed port and data dir) is SIGKILLed and restarted three times and the socket is dropped
  * twice. A fresh reader then finds all 5,000 exactly once, in append order.
  */
-import { filter } from 'rxjs';
+import { filter, firstValueFrom } from 'rxjs';
 import { afterAll, expect, test } from 'vitest';
 import { SessionReader } from '../../src/stream/sessionReader.js';
 import { connect } from '../../src/transport/connect.js';
@@ -46,18 +46,27 @@ test('SIGKILL ×3 and socket drops ×2 during 5,000 appends: nothing lost, nothi
   ];
   const fired: Promise<void>[] = [];
   let delivered = 0;
+  // Each fault must meet a connected socket, or two faults fold into one outage: after one fires,
+  // the producer waits for the reconnect before it appends more (the outbox keeps delivering).
+  let reconnected: Promise<unknown> | undefined;
   async function restart(): Promise<void> {
     await relay!.kill();
     relay = await RelayChild.start(port, data.path);
   }
   const onDelivered = (): void => {
     delivered++;
-    while (faults.length > 0 && delivered >= faults[0]!.at) fired.push(faults.shift()!.run());
+    if (reconnected || faults.length === 0 || delivered < faults[0]!.at) return;
+    reconnected = firstValueFrom(session.transport.reconnected$.pipe(filter((c) => c.reconnect)));
+    fired.push(faults.shift()!.run());
   };
 
   const turn = session.turn();
   const texts: string[] = [];
   for (let i = 0; i < TOTAL; i++) {
+    if (reconnected) {
+      await reconnected;
+      reconnected = undefined;
+    }
     await session.writer.ready();
     const text = `message ${i}`;
     texts.push(text);
@@ -66,6 +75,7 @@ test('SIGKILL ×3 and socket drops ×2 during 5,000 appends: nothing lost, nothi
   turn.end();
   await session.writer.flush();
   await Promise.all(fired);
+  await reconnected;
   expect(faults).toEqual([]);
   await session.close({ archive: false });
 
