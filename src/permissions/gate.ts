@@ -1,4 +1,4 @@
-import type { Observable, Subscription } from 'rxjs';
+import type { Subscription } from 'rxjs';
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
@@ -6,77 +6,29 @@ import type { PermissionOption, SessionMessage } from '../protocol/sessionMessag
 import type { PermissionDecision, PermissionRequestOptions, PermissionRuntime } from '../stream/plugins.js';
 import type { SessionWriter } from '../stream/sessionWriter.js';
 import type { ToolCall } from '../stream/toolCall.js';
-import type { RpcRegistry } from '../transport/rpc.js';
-import type { PushNotifier, SessionStateStore } from '../transport/sessionState.js';
 import { AgentStateMirror } from './agentStateMirror.js';
+import { GatePolicy } from './gatePolicy.js';
+import { PermissionPush } from './permissionPush.js';
+import type { PermissionGateOptions } from './gateOptions.js';
+
+export type { PermissionGateOptions } from './gateOptions.js';
 import type { Answer } from './answers.js';
 import { answerFromRpcBody } from './answers.js';
-import { cancelledDecision, decisionFromOption, decisionFromPolicy } from './decision.js';
+import { cancelledDecision, decisionFromOption } from './decision.js';
 import { withinCeiling } from './modeCeiling.js';
-import type { ModeTableOverrides, PermissionMode } from './modes.js';
+import type { PermissionMode } from './modes.js';
 import { parseMode } from './modes.js';
 import { DEFAULT_PERMISSION_OPTIONS, validateOptions } from './options.js';
 import { PendingRequest } from './pendingRequest.js';
-import type { CompiledRules, RuleLists } from './policy.js';
-import { compileRules, evaluatePolicy } from './policy.js';
+import type { CompiledRules } from './policy.js';
+import { compileRules } from './policy.js';
 import { closeOrphans, REVOKE_PREFIX, rebuildRules } from './recovery.js';
 import type { RespondResult } from './respondResult.js';
 import { refuse } from './respondResult.js';
 import type { SessionRule } from './sessionRules.js';
-import { SessionRuleStore } from './sessionRules.js';
 import type { ShellParser } from './shell.js';
 import { loadShellParser } from './shell.js';
 import { TIMEOUT_MESSAGE, validateTimeoutPolicy } from './timeouts.js';
-
-/** Options of {@link PermissionGate.create}. */
-export interface PermissionGateOptions {
-  /** The writer whose tool calls this gate guards; the gate installs itself on it. */
-  readonly writer: SessionWriter;
-  /** Starting mode; default `default`. */
-  readonly mode?: PermissionMode | string;
-  /** Static rules of the host (`Tool`, `Tool(specifier)`, `Bash(cmd)`, `Bash(cmd:*)`). */
-  readonly rules?: RuleLists;
-  readonly modeTable?: ModeTableOverrides;
-  readonly requiresInteraction?: readonly string[];
-  /** Absolute path that relative path rules are resolved against. */
-  readonly workspaceRoot?: string;
-  /** The most permissive mode a remote input may switch to (research R4.4). */
-  readonly ceiling?: PermissionMode;
-  /** `full` notes every automatic decision as an agent `service` message naming the rule or mode. */
-  readonly audit?: 'none' | 'full';
-  /** Re-decide other pending requests when a rule is granted or the user changes the mode; default true. */
-  readonly reevaluatePending?: boolean;
-  /** Default deadline of every request; default none (a human may take hours). */
-  readonly timeoutMs?: number;
-  /** What a deadline resolves to; default `deny`. `allow` is refused. */
-  readonly onTimeout?: 'deny' | 'cancel';
-  /** Where the `permission` RPC is registered. */
-  readonly rpc?: RpcRegistry;
-  /** Messages other clients append (the stream channel): user `permission-response`s are answers. */
-  readonly incoming?: Observable<SessionMessage>;
-  /** Mirror of pending and completed requests into agentState, for today's app. */
-  readonly state?: SessionStateStore;
-  /** Push notification on each request. */
-  readonly push?: PushNotifier;
-  /** Push body: the session title. */
-  readonly sessionTitle?: string;
-  /**
-   * How long a request waits before its push goes out; default 500 ms. A request answered sooner
-   * (by a rule re-evaluation, a watching client, the local program) sends none.
-   */
-  readonly pushDelayMs?: number;
-  /** The stream so far, when the gate starts on an existing session (recovery). */
-  readonly history?: readonly SessionMessage[];
-  /** A loaded shell parser; default {@link loadShellParser}. */
-  readonly shell?: ShellParser;
-  /** False while remote answers are not accepted (local terminal control): they get `not_allowed`. */
-  readonly acceptRemoteAnswers?: () => boolean;
-  /** Checks the user's edited arguments; false gives `invalid_updated_input`. Default: any object. */
-  readonly validateUpdatedInput?: (toolName: string, input: Readonly<Record<string, unknown>>) => boolean;
-  /** An ambient `default` (an old client's message meta) does not downgrade `bypassPermissions`; default true. */
-  readonly keepBypassOnAmbientDefault?: boolean;
-  readonly logger?: Logger;
-}
 
 /** Where a mode change comes from. */
 export type ModeSource = 'host' | 'user' | 'ambient';
@@ -93,16 +45,13 @@ const CANCELLED = 'cancelled';
 export class PermissionGate implements PermissionRuntime {
   private readonly writer: SessionWriter;
   private readonly logger: Logger;
-  private readonly shell: ShellParser;
-  private readonly rules: CompiledRules;
-  private readonly sessionRules = new SessionRuleStore();
+  private readonly policy: GatePolicy;
   private readonly pending = new Map<string, PendingRequest>();
   private readonly resolved = new Map<string, { decision: PermissionDecision; at: number }>();
   private readonly subscriptions: Subscription[] = [];
   private readonly unregister: Array<() => void> = [];
   private readonly mirror: AgentStateMirror | undefined;
-  private readonly pushTimers = new Map<string, ReturnType<typeof setTimeout>>();
-  private currentMode: PermissionMode;
+  private readonly push: PermissionPush | undefined;
   private disposed = false;
 
   private constructor(
@@ -113,10 +62,24 @@ export class PermissionGate implements PermissionRuntime {
   ) {
     this.writer = options.writer;
     this.logger = options.logger ?? silentLogger;
-    this.shell = shell;
-    this.rules = rules;
-    this.currentMode = mode;
+    this.policy = new GatePolicy(
+      {
+        rules,
+        shell,
+        ...(options.modeTable ? { modeTable: options.modeTable } : {}),
+        ...(options.requiresInteraction ? { requiresInteraction: options.requiresInteraction } : {}),
+        ...(options.workspaceRoot ? { workspaceRoot: options.workspaceRoot } : {}),
+      },
+      mode,
+    );
     this.mirror = options.state ? new AgentStateMirror(options.state, this.logger) : undefined;
+    this.push = options.push
+      ? new PermissionPush(options.push, {
+          delayMs: options.pushDelayMs ?? 500,
+          sessionTitle: options.sessionTitle,
+          logger: this.logger,
+        })
+      : undefined;
   }
 
   /**
@@ -142,7 +105,7 @@ export class PermissionGate implements PermissionRuntime {
 
   /** The current mode. */
   get mode(): PermissionMode {
-    return this.currentMode;
+    return this.policy.mode;
   }
 
   /** Call ids of the requests waiting for an answer. */
@@ -152,13 +115,13 @@ export class PermissionGate implements PermissionRuntime {
 
   /** Rules granted in this session by `allow-always` / `reject-always` answers. */
   listRules(): readonly SessionRule[] {
-    return this.sessionRules.listRules();
+    return this.policy.sessionRules.listRules();
   }
 
   /** Revokes a session rule and records it in the stream; false when no rule has this id. */
   revokeRule(id: string): boolean {
-    const rule = this.sessionRules.listRules().find((r) => r.id === id);
-    if (!rule || !this.sessionRules.revokeRule(id)) return false;
+    const rule = this.policy.sessionRules.listRules().find((r) => r.id === id);
+    if (!rule || !this.policy.sessionRules.revokeRule(id)) return false;
     this.safely(() => this.writer.service(`${REVOKE_PREFIX}${rule.id}`));
     return true;
   }
@@ -178,13 +141,13 @@ export class PermissionGate implements PermissionRuntime {
     if (
       source === 'ambient' &&
       mode === 'default' &&
-      this.currentMode === 'bypassPermissions' &&
+      this.policy.mode === 'bypassPermissions' &&
       this.options.keepBypassOnAmbientDefault !== false
     ) {
       return undefined;
     }
-    if (mode === this.currentMode) return undefined;
-    this.currentMode = mode;
+    if (mode === this.policy.mode) return undefined;
+    this.policy.mode = mode;
     this.safely(() => this.writer.service(`Permission mode changed to ${mode} (by ${source}).`));
     if (source === 'user') this.reevaluate(undefined);
     return undefined;
@@ -253,7 +216,7 @@ export class PermissionGate implements PermissionRuntime {
       );
     }
     void this.mirror?.added(call.callId, call.toolName, call.args, entry.createdAt);
-    this.notifyPush(call);
+    this.push?.schedule(call);
     return entry.promise;
   }
 
@@ -313,7 +276,7 @@ export class PermissionGate implements PermissionRuntime {
   private start(): void {
     const history = this.options.history ?? [];
     for (const rule of rebuildRules(history)) {
-      this.sessionRules.add(rule.rule, rule.behavior, {
+      this.policy.sessionRules.add(rule.rule, rule.behavior, {
         grantedBy: rule.grantedBy,
         createdAt: rule.createdAt,
       });
@@ -449,30 +412,13 @@ export class PermissionGate implements PermissionRuntime {
 
   /** Decides without asking when the policy can; returns undefined when the user must be asked. */
   private decideByPolicy(call: ToolCall): PermissionDecision | undefined {
-    const result = evaluatePolicy(this.policyConfig(), {
-      toolName: call.toolName,
-      kind: call.kind,
-      args: call.args,
-    });
-    const decision = decisionFromPolicy(result);
+    const decision = this.policy.decide(call);
     if (!decision) return undefined;
     this.resolved.set(call.callId, { decision, at: Date.now() });
     if (this.options.audit === 'full')
       this.safely(() => call.scope().service(decision.message ?? decision.outcome));
     if (decision.outcome !== 'allow') call.end({ error: decision.message ?? 'Denied by policy.' });
     return decision;
-  }
-
-  private policyConfig() {
-    return {
-      mode: this.currentMode,
-      rules: this.rules,
-      sessionRules: this.sessionRules.listRules(),
-      shell: this.shell,
-      ...(this.options.modeTable ? { modeTable: this.options.modeTable } : {}),
-      ...(this.options.requiresInteraction ? { requiresInteraction: this.options.requiresInteraction } : {}),
-      ...(this.options.workspaceRoot ? { workspaceRoot: this.options.workspaceRoot } : {}),
-    };
   }
 
   /**
@@ -487,12 +433,11 @@ export class PermissionGate implements PermissionRuntime {
     if (!entry.settle(decision)) return false;
     const callId = entry.call.callId;
     this.pending.delete(callId);
-    clearTimeout(this.pushTimers.get(callId));
-    this.pushTimers.delete(callId);
+    this.push?.cancel(callId);
     this.resolved.set(callId, { decision, at: Date.now() });
     let granted: SessionRule | undefined;
     if (answered) {
-      granted = this.sessionRules.addFromAnswer({
+      granted = this.policy.sessionRules.addFromAnswer({
         toolName: entry.call.toolName,
         args: entry.call.args,
         kind: answered.option.kind,
@@ -517,12 +462,7 @@ export class PermissionGate implements PermissionRuntime {
   private reevaluate(except: string | undefined): void {
     for (const entry of [...this.pending.values()]) {
       if (entry.call.callId === except) continue;
-      const result = evaluatePolicy(this.policyConfig(), {
-        toolName: entry.call.toolName,
-        kind: entry.call.kind,
-        args: entry.call.args,
-      });
-      const decision = decisionFromPolicy(result);
+      const decision = this.policy.decide(entry.call);
       if (!decision) continue;
       if (this.options.audit === 'full') {
         this.safely(() => entry.call.scope().service(decision.message ?? decision.outcome));
@@ -534,27 +474,6 @@ export class PermissionGate implements PermissionRuntime {
   private interruptTurn(call: ToolCall): void {
     const turn = this.writer.openTurns.find((t) => t.id === call.turnId);
     turn?.abort(new Error('The user denied the tool call and asked to stop.'));
-  }
-
-  private notifyPush(call: ToolCall): void {
-    const push = this.options.push;
-    if (!push) return;
-    const timer = setTimeout(() => {
-      this.pushTimers.delete(call.callId);
-      this.sendPush(push, call);
-    }, this.options.pushDelayMs ?? 500);
-    this.pushTimers.set(call.callId, timer);
-  }
-
-  private sendPush(push: PushNotifier, call: ToolCall): void {
-    push
-      .push({
-        kind: 'permission',
-        title: 'Permission request',
-        body: this.options.sessionTitle ?? 'Session',
-        data: { requestId: call.callId, tool: call.toolName, type: 'permission_request' },
-      })
-      .catch((error: unknown) => this.logger.warn('permission push failed', { error: String(error) }));
   }
 
   private close(call: ToolCall, decision: PermissionDecision): PermissionDecision {

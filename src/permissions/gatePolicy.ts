@@ -1,0 +1,50 @@
+import type { PermissionDecision } from '../stream/plugins.js';
+import type { ToolCall } from '../stream/toolCall.js';
+import { decisionFromPolicy } from './decision.js';
+import type { ModeTableOverrides, PermissionMode } from './modes.js';
+import type { CompiledRules } from './policy.js';
+import { evaluatePolicy } from './policy.js';
+import { SessionRuleStore } from './sessionRules.js';
+import type { ShellParser } from './shell.js';
+
+/** The fixed inputs of a gate's policy, set at configuration. */
+export interface GatePolicySettings {
+  readonly rules: CompiledRules;
+  readonly shell: ShellParser;
+  readonly modeTable?: ModeTableOverrides;
+  readonly requiresInteraction?: readonly string[];
+  readonly workspaceRoot?: string;
+}
+
+/**
+ * What a gate decides by without asking anyone: its host rules, the session rules granted so far
+ * and the current mode (permissions-policy.md). The gate owns when these change; this turns them
+ * into a decision for a call.
+ */
+export class GatePolicy {
+  readonly sessionRules = new SessionRuleStore();
+
+  constructor(
+    private readonly settings: GatePolicySettings,
+    /** The current mode. */
+    public mode: PermissionMode,
+  ) {}
+
+  /** The automatic decision for `call`, or undefined when the user must be asked. */
+  decide(call: ToolCall): PermissionDecision | undefined {
+    const s = this.settings;
+    const result = evaluatePolicy(
+      {
+        mode: this.mode,
+        rules: s.rules,
+        sessionRules: this.sessionRules.listRules(),
+        shell: s.shell,
+        ...(s.modeTable ? { modeTable: s.modeTable } : {}),
+        ...(s.requiresInteraction ? { requiresInteraction: s.requiresInteraction } : {}),
+        ...(s.workspaceRoot ? { workspaceRoot: s.workspaceRoot } : {}),
+      },
+      { toolName: call.toolName, kind: call.kind, args: call.args },
+    );
+    return decisionFromPolicy(result);
+  }
+}
