@@ -11,13 +11,10 @@ import type { PermissionGateOptions } from '../permissions/gate.js';
 import { SessionReader } from '../stream/sessionReader.js';
 import { SessionWriter } from '../stream/sessionWriter.js';
 import type { OutboxOptions } from '../stream/outbox.js';
-import { mintToken } from './authToken.js';
-import { loadCredentials } from './credentials.js';
+import { resolveAccountAccess } from './accountAccess.js';
 import type { Credentials } from './credentials.js';
-import { resolveHappyHome, resolveServerUrl } from './happyHome.js';
 import type { HappyEnv } from './happyHome.js';
 import { HappyServerTransport } from './happyServerTransport.js';
-import { HappyHttp } from './httpClient.js';
 import { HttpPushNotifier } from './pushNotifier.js';
 import { ServerSessionState } from './serverSessionState.js';
 import { Session } from './session.js';
@@ -97,29 +94,10 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
     });
   }
   const logger = options.logger ?? silentLogger;
-  const env = options.env ?? process.env;
-  const home = options.homeDir ?? resolveHappyHome(env);
-  const serverUrl = options.server ?? resolveServerUrl(env, home);
-  const credentials = options.credentials ?? loadCredentials({ homeDir: home });
-  const anonymous = new HappyHttp({
-    serverUrl,
+  const { home, credentials, token, http } = await resolveAccountAccess({
+    ...pick(options, ['server', 'credentials', 'homeDir', 'env', 'httpTimeoutMs', 'fetch']),
     logger,
-    ...(options.httpTimeoutMs !== undefined ? { timeoutMs: options.httpTimeoutMs } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  const token =
-    credentials.token ??
-    (credentials.kind === 'master' ? await mintToken(anonymous, credentials.masterSecret) : undefined);
-  if (!token) {
-    throw new SdkError(
-      'credentials.malformed',
-      'The credentials hold no token and no master secret to mint one.',
-      {
-        hint: 'log in again with `happy-session login`',
-      },
-    );
-  }
-  const http = anonymous.withToken(token);
   const record: SessionRecord = options.sessionId
     ? await openSessionRecord(http, credentials, options.sessionId, logger)
     : await createSessionRecord(

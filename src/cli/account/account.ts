@@ -1,30 +1,19 @@
 import type { Socket } from 'socket.io-client';
-import type { Logger } from '../../logger.js';
-import { silentLogger } from '../../logger.js';
-import { mintToken } from '../../transport/authToken.js';
-import { loadCredentials } from '../../transport/credentials.js';
+import { resolveAccountAccess } from '../../transport/accountAccess.js';
+import type { AccountAccessOptions } from '../../transport/accountAccess.js';
 import type { Credentials } from '../../transport/credentials.js';
-import { resolveHappyHome, resolveServerUrl } from '../../transport/happyHome.js';
-import type { HappyEnv } from '../../transport/happyHome.js';
-import { HappyHttp } from '../../transport/httpClient.js';
+import type { HappyHttp } from '../../transport/httpClient.js';
 import { openSessionRecord } from '../../transport/sessionRecord.js';
 import type { SessionRecord } from '../../transport/sessionRecord.js';
-import { SdkError } from '../../errors.js';
 import { listSessions } from './sessionList.js';
 import type { SessionSummary } from './sessionList.js';
 import { connectUserSocket } from './userSocket.js';
 
-/** Where {@link Account.open} finds the server and the credentials. */
-export interface AccountOptions {
-  /** Server URL; default `HAPPY_SERVER_URL`, then settings.json, then Happy's server (happy-wire §0). */
-  readonly server?: string;
-  /** Credentials; default loaded from the Happy home directory like `connect()` (§1.5). */
-  readonly credentials?: Credentials;
-  /** Happy home directory; default `HAPPY_HOME_DIR` or `~/.happy`. */
-  readonly homeDir?: string;
-  readonly env?: HappyEnv;
-  readonly logger?: Logger;
-}
+/** Where {@link Account.open} finds the server and the credentials (as `connect()` does). */
+export type AccountOptions = Pick<
+  AccountAccessOptions,
+  'server' | 'credentials' | 'homeDir' | 'env' | 'logger'
+>;
 
 /**
  * The account as the Happy app holds it: a token (minted from the master secret when the key file
@@ -48,20 +37,8 @@ export class Account {
    *   cannot be reached or refuses the signature.
    */
   static async open(options: AccountOptions = {}): Promise<Account> {
-    const env = options.env ?? process.env;
-    const home = options.homeDir ?? resolveHappyHome(env);
-    const serverUrl = options.server ?? resolveServerUrl(env, home);
-    const credentials = options.credentials ?? loadCredentials({ homeDir: home });
-    const anonymous = new HappyHttp({ serverUrl, logger: options.logger ?? silentLogger });
-    const token =
-      credentials.token ??
-      (credentials.kind === 'master' ? await mintToken(anonymous, credentials.masterSecret) : undefined);
-    if (token === undefined) {
-      throw new SdkError('credentials.malformed', 'The credentials hold no token and no master secret.', {
-        hint: 'log in again with `happy-session login`',
-      });
-    }
-    return new Account(anonymous.serverUrl, credentials, token, anonymous.withToken(token));
+    const access = await resolveAccountAccess(options);
+    return new Account(access.serverUrl, access.credentials, access.token, access.http);
   }
 
   /** The account's sessions as the app lists them, titles decrypted where the credentials allow. */

@@ -1,3 +1,4 @@
+import { Account } from '../account/account.js';
 import type { HappyEnv } from '../../transport/happyHome.js';
 
 /** What a command takes from its surroundings besides its options; tests pass their own. */
@@ -8,4 +9,13 @@ export interface CommandContext {
   readonly env?: HappyEnv;
   /** Happy home directory; default `HAPPY_HOME_DIR` or `~/.happy`. */
   readonly homeDir?: string;
+}
+
+/** The account a command works on: `--server` if given, keys and server otherwise as `connect()` finds them. */
+export function openCommandAccount(server: string | undefined, context: CommandContext): Promise<Account> {
+  return Account.open({
+    ...(server !== undefined ? { server } : {}),
+    ...(context.env ? { env: context.env } : {}),
+    ...(context.homeDir !== undefined ? { homeDir: context.homeDir } : {}),
+  });
 }

@@ -1,8 +1,8 @@
-import { Account } from '../account/account.js';
 import type { SessionSummary } from '../account/sessionList.js';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';
+import { openCommandAccount } from './context.js';
 import type { CommandContext } from './context.js';
 
 /** Options of `happy-session sessions`. */
@@ -25,11 +25,7 @@ export async function sessionsCommand(
   print: Print,
   context: CommandContext = {},
 ): Promise<ExitCode> {
-  const account = await Account.open({
-    ...(options.server !== undefined ? { server: options.server } : {}),
-    ...(context.env ? { env: context.env } : {}),
-    ...(context.homeDir !== undefined ? { homeDir: context.homeDir } : {}),
-  });
+  const account = await openCommandAccount(options.server, context);
   try {
     const sessions = await account.listSessions();
     if (options.json) {

@@ -1,6 +1,5 @@
 import { SessionFold } from '../../stream/fold.js';
 import type { ReaderEvent } from '../../stream/sessionReader.js';
-import { Account } from '../account/account.js';
 import { UserSession } from '../account/userSession.js';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
@@ -8,6 +7,7 @@ import type { Print } from '../output.js';
 import type { Terminal } from '../terminal.js';
 import { renderTranscript } from '../transcript.js';
 import { WatchView } from '../watch/watchView.js';
+import { openCommandAccount } from './context.js';
 import type { CommandContext } from './context.js';
 
 /** Options of `happy-session watch`. */
@@ -36,11 +36,7 @@ export async function watchCommand(
   print: Print,
   context: CommandContext = {},
 ): Promise<ExitCode> {
-  const account = await Account.open({
-    ...(options.server !== undefined ? { server: options.server } : {}),
-    ...(context.env ? { env: context.env } : {}),
-    ...(context.homeDir !== undefined ? { homeDir: context.homeDir } : {}),
-  });
+  const account = await openCommandAccount(options.server, context);
   try {
     const session = await UserSession.open(account, sessionId);
     try {
