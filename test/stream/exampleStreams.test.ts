@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import {
+  DOCUMENT_OPTIONS,
+  writeSimpleToolCall,
+  writeSubagent,
+  writeToolCallWithPermission,
+} from '../helpers/exampleStreams.js';
 import { memorySession, normaliseIds } from '../helpers/memorySession.js';
 
 // The three example streams of session-protocol-v2.md ("Example Streams"), as documented.
-const DEFAULT_OPTIONS = [
-  { id: 'allow-once', label: 'Allow once', kind: 'allow-once' },
-  { id: 'allow-session', label: 'Allow for session', kind: 'allow-always' },
-  { id: 'deny', label: 'Deny', kind: 'reject-once' },
-  { id: 'deny-always', label: 'Always deny', kind: 'reject-always' },
-] as const;
-
 const simpleToolCall = [
   { role: 'user', type: 'text', text: 'Find TODOs' },
   { role: 'agent', type: 'turn-start', turn: 't1' },
@@ -49,7 +48,7 @@ const toolCallWithPermission = [
     toolName: 'bash',
     title: 'Run `rm -rf node_modules`',
     args: { command: 'rm -rf node_modules' },
-    options: DEFAULT_OPTIONS,
+    options: DOCUMENT_OPTIONS,
   },
   { role: 'user', type: 'permission-response', callId: 'c2', optionId: 'allow-once' },
   { role: 'agent', type: 'tool-call-end', turn: 't2', callId: 'c2' },
@@ -112,19 +111,7 @@ const subagent = [
 describe('the example streams of the protocol document, produced through the builders', () => {
   it('simple tool call', async () => {
     const { writer, reader } = memorySession();
-    writer.append({ role: 'user', type: 'text', text: 'Find TODOs' });
-    const turn = writer.turn();
-    turn.text('Searching...', { thinking: false });
-    const grep = turn.toolCall({
-      toolName: 'grep',
-      title: 'Searching for TODO',
-      description: 'Searching for `TODO` in project root',
-      args: { pattern: 'TODO' },
-    });
-    grep.end();
-    turn.text('Found 3 TODOs.');
-    turn.end('completed');
-    await writer.flush();
+    await writeSimpleToolCall(writer);
 
     const read = await reader.messages();
     expect(normaliseIds(read)).toEqual(normaliseIds(simpleToolCall));
@@ -132,62 +119,19 @@ describe('the example streams of the protocol document, produced through the bui
 
   it('tool call with permission (answered by a plain appended user message)', async () => {
     const { writer, reader } = memorySession();
-    writer.append({ role: 'user', type: 'text', text: 'Delete node_modules' });
-    const turn = writer.turn();
-    const bash = turn.toolCall({
-      toolName: 'bash',
-      title: 'Run `rm -rf node_modules`',
-      description: 'Delete node_modules directory',
-      args: { command: 'rm -rf node_modules' },
-    });
-    writer.append({
-      role: 'agent',
-      type: 'permission-request',
-      turn: turn.id,
-      callId: bash.callId,
-      toolName: 'bash',
-      title: 'Run `rm -rf node_modules`',
-      args: { command: 'rm -rf node_modules' },
-      options: DEFAULT_OPTIONS.map((o) => ({ ...o })),
-    });
-    writer.append({ role: 'user', type: 'permission-response', callId: bash.callId, optionId: 'allow-once' });
-    bash.end();
-    turn.text('Done. Deleted node_modules.');
-    turn.end();
-    await writer.flush();
+    await writeToolCallWithPermission(writer);
 
     expect(normaliseIds(await reader.messages())).toEqual(normaliseIds(toolCallWithPermission));
   });
 
   it('subagent, nested via parentId and agentId', async () => {
     const { writer, reader } = memorySession();
-    const turn = writer.turn();
-    const task = turn.toolCall({
-      toolName: 'task',
-      title: 'Exploring codebase',
-      description: 'Searching for auth implementations',
-      args: { prompt: 'Find auth code' },
-      agentTitle: 'Auth research',
-    });
-    const sub = task.scope();
-    sub.text('Looking at src/auth/...');
-    sub
-      .toolCall({
-        toolName: 'grep',
-        title: 'Searching for login',
-        description: 'Searching for `login` in src/auth/',
-        args: { pattern: 'login' },
-      })
-      .end();
-    sub.text('Found auth handler.');
-    task.end();
-    turn.end();
-    await writer.flush();
+    const task = await writeSubagent(writer);
 
     const read = await reader.messages();
     expect(read[0]).toMatchObject({ type: 'turn-start' });
     expect(read.at(-1)).toMatchObject({ type: 'turn-end', status: 'completed' });
     expect(normaliseIds(read.slice(1, -1))).toEqual(normaliseIds(subagent));
-    expect(sub.agentId).toBe(task.agentId);
+    expect(read[2]).toMatchObject({ agentId: task.agentId });
   });
 });

@@ -1,3 +1,8 @@
+import {
+  writeSimpleToolCall,
+  writeSubagent,
+  writeToolCallWithPermission,
+} from '../../helpers/exampleStreams.js';
 import { describe, expect, it } from 'vitest';
 import { expectValidV1Stream, normaliseV1, storedRecords, v1MemorySession } from './helpers.js';
 
@@ -19,20 +24,7 @@ const user = (ev: Record<string, unknown>) => ({
 describe('the example streams of the protocol document, written as v1', () => {
   it('simple tool call: one v1 record per v2 message, user text without turn', async () => {
     const { writer, transport, key } = v1MemorySession();
-    writer.append({ role: 'user', type: 'text', text: 'Find TODOs' });
-    const turn = writer.turn();
-    turn.text('Searching...', { thinking: false });
-    turn
-      .toolCall({
-        toolName: 'grep',
-        title: 'Searching for TODO',
-        description: 'Searching for `TODO` in project root',
-        args: { pattern: 'TODO' },
-      })
-      .end();
-    turn.text('Found 3 TODOs.');
-    turn.end('completed');
-    await writer.flush();
+    await writeSimpleToolCall(writer);
 
     const stored = await storedRecords(transport, key);
     const records = expectValidV1Stream(stored.map((s) => s.record));
@@ -56,34 +48,7 @@ describe('the example streams of the protocol document, written as v1', () => {
 
   it('tool call with permission: the request and the response leave no record', async () => {
     const { writer, transport, key } = v1MemorySession();
-    writer.append({ role: 'user', type: 'text', text: 'Delete node_modules' });
-    const turn = writer.turn();
-    const bash = turn.toolCall({
-      toolName: 'bash',
-      title: 'Run `rm -rf node_modules`',
-      description: 'Delete node_modules directory',
-      args: { command: 'rm -rf node_modules' },
-    });
-    writer.append({
-      role: 'agent',
-      type: 'permission-request',
-      turn: turn.id,
-      callId: bash.callId,
-      toolName: 'bash',
-      title: 'Run `rm -rf node_modules`',
-      args: { command: 'rm -rf node_modules' },
-      options: [
-        { id: 'allow-once', label: 'Allow once', kind: 'allow-once' },
-        { id: 'allow-session', label: 'Allow for session', kind: 'allow-always' },
-        { id: 'deny', label: 'Deny', kind: 'reject-once' },
-        { id: 'deny-always', label: 'Always deny', kind: 'reject-always' },
-      ],
-    });
-    writer.append({ role: 'user', type: 'permission-response', callId: bash.callId, optionId: 'allow-once' });
-    bash.end();
-    turn.text('Done. Deleted node_modules.');
-    turn.end();
-    await writer.flush();
+    await writeToolCallWithPermission(writer);
 
     const records = expectValidV1Stream((await storedRecords(transport, key)).map((s) => s.record));
     expect(normaliseV1(records)).toEqual([
@@ -105,28 +70,7 @@ describe('the example streams of the protocol document, written as v1', () => {
 
   it("subagent: its output is bracketed by start/stop and carries the spawning call's id", async () => {
     const { writer, transport, key } = v1MemorySession();
-    const turn = writer.turn();
-    const task = turn.toolCall({
-      toolName: 'task',
-      title: 'Exploring codebase',
-      description: 'Searching for auth implementations',
-      args: { prompt: 'Find auth code' },
-      agentTitle: 'Auth research',
-    });
-    const sub = task.scope();
-    sub.text('Looking at src/auth/...');
-    sub
-      .toolCall({
-        toolName: 'grep',
-        title: 'Searching for login',
-        description: 'Searching for `login` in src/auth/',
-        args: { pattern: 'login' },
-      })
-      .end();
-    sub.text('Found auth handler.');
-    task.end();
-    turn.end();
-    await writer.flush();
+    const task = await writeSubagent(writer);
 
     const records = expectValidV1Stream((await storedRecords(transport, key)).map((s) => s.record));
     // '#2' is both the task's call id and the subagent id: the app nests the output under that card.
