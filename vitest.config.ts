@@ -1,18 +1,22 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-const src = (path: string): string => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+const source = (path: string): string => fileURLToPath(new URL(`./packages/${path}`, import.meta.url));
 
 export default defineConfig({
-  // The examples import the package by its name, as a user would; in this repository that name
-  // means the sources (tsconfig.json "paths" does the same for tsc and tsx).
+  // The examples and the CLI import the packages by their names, as a user would; in this
+  // repository those names mean the sources (tsconfig.json "paths" does the same for tsc and tsx).
+  // The packed packages themselves are tested by test/package/packedInstall.test.ts.
   resolve: {
     alias: [
-      { find: /^happy-session$/, replacement: src('index.ts') },
-      { find: /^happy-session\/node$/, replacement: src('transport/node.ts') },
-      { find: /^happy-session\/permissions$/, replacement: src('permissions/index.ts') },
-      { find: /^happy-session\/media$/, replacement: src('media/index.ts') },
-      { find: /^happy-session\/relay$/, replacement: src('relay/index.ts') },
+      { find: /^happy-session$/, replacement: source('sdk/src/index.ts') },
+      { find: /^happy-session\/node$/, replacement: source('sdk/src/node.ts') },
+      { find: /^happy-session\/permissions$/, replacement: source('sdk/src/permissions/index.ts') },
+      { find: /^happy-session\/media$/, replacement: source('sdk/src/media/index.ts') },
+      { find: /^happy-session\/crypto$/, replacement: source('sdk/src/crypto/index.ts') },
+      { find: /^happy-session\/v1$/, replacement: source('sdk/src/protocol/v1/index.ts') },
+      { find: /^happy-session\/wire$/, replacement: source('sdk/src/wire/index.ts') },
+      { find: /^happy-session-relay$/, replacement: source('relay/src/index.ts') },
     ],
   },
   test: {

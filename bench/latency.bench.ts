@@ -8,8 +8,8 @@
  *
  * Run alone: `npx tsx bench/latency.bench.ts`.
  */
-import { newId } from '../src/protocol/ids.js';
-import { connect } from '../src/transport/connect.js';
+import { newId } from '../packages/sdk/src/protocol/ids.js';
+import { connect } from '../packages/sdk/src/session/connect.js';
 import { encryptAll, sampleText, textMessages } from './lib/messages.js';
 import { runIfMain } from './lib/main.js';
 import { AppWatcher, RawSession } from './lib/rawClient.js';

@@ -18,12 +18,12 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
-import { randomBytes } from '../src/crypto/random.js';
-import { DEFAULT_MAX_MEDIA_BYTES, prepareMedia } from '../src/media/index.js';
-import { startRelay } from '../src/relay/index.js';
-import { mintToken } from '../src/transport/authToken.js';
-import { connect } from '../src/transport/connect.js';
-import { HappyHttp } from '../src/transport/httpClient.js';
+import { randomBytes } from '../packages/sdk/src/crypto/random.js';
+import { DEFAULT_MAX_MEDIA_BYTES, prepareMedia } from '../packages/sdk/src/media/index.js';
+import { startRelay } from '../packages/relay/src/index.js';
+import { mintToken } from '../packages/sdk/src/transport/authToken.js';
+import { connect } from '../packages/sdk/src/session/connect.js';
+import { HappyHttp } from '../packages/sdk/src/transport/httpClient.js';
 import type { BenchResult } from './types.js';
 
 const ITERATIONS = 21;

@@ -11,10 +11,10 @@
  *
  * Run alone: `npx tsx bench/permission.bench.ts`.
  */
-import { encryptRecordBase64 } from '../src/crypto/records.js';
-import { PermissionGate } from '../src/permissions/gate.js';
-import { newId } from '../src/protocol/ids.js';
-import { connect } from '../src/transport/connect.js';
+import { encryptRecordBase64 } from '../packages/sdk/src/crypto/records.js';
+import { PermissionGate } from '../packages/sdk/src/permissions/gate.js';
+import { newId } from '../packages/sdk/src/protocol/ids.js';
+import { connect } from '../packages/sdk/src/session/connect.js';
 import { runIfMain } from './lib/main.js';
 import { AppRpc, AppWatcher } from './lib/rawClient.js';
 import { benchServer } from './lib/server.js';

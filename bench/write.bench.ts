@@ -10,7 +10,7 @@
  *
  * Run alone: `npx tsx bench/write.bench.ts`.
  */
-import { connect } from '../src/transport/connect.js';
+import { connect } from '../packages/sdk/src/session/connect.js';
 import { benchServer } from './lib/server.js';
 import type { BenchServer } from './lib/server.js';
 import { encryptAll, sampleText, textTurn } from './lib/messages.js';

@@ -10,14 +10,14 @@
  * - `raw`: the same number of text records, encrypted and posted 100 at a time with bare `fetch`.
  */
 import { PerformanceObserver } from 'node:perf_hooks';
-import { SessionFold } from '../../src/stream/fold.js';
-import type { SessionReader } from '../../src/stream/sessionReader.js';
-import { loadCredentials } from '../../src/transport/credentials.js';
-import { connect } from '../../src/transport/connect.js';
-import { mintToken } from '../../src/transport/authToken.js';
-import { resolveHappyHome } from '../../src/transport/happyHome.js';
-import { HappyHttp } from '../../src/transport/httpClient.js';
-import { newId } from '../../src/protocol/ids.js';
+import { SessionFold } from '../../packages/sdk/src/stream/fold.js';
+import type { SessionReader } from '../../packages/sdk/src/stream/sessionReader.js';
+import { loadCredentials } from '../../packages/sdk/src/transport/credentials.js';
+import { connect } from '../../packages/sdk/src/session/connect.js';
+import { mintToken } from '../../packages/sdk/src/transport/authToken.js';
+import { resolveHappyHome } from '../../packages/sdk/src/transport/happyHome.js';
+import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
+import { newId } from '../../packages/sdk/src/protocol/ids.js';
 import { encryptAll, MIXED_TURN_SIZE, textMessages, writeMixedTurn } from './messages.js';
 import { peakRss, resetPeakRss } from './memory.js';
 import { RawSession } from './rawClient.js';

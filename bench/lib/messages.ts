@@ -1,8 +1,8 @@
-import { encryptRecordBase64 } from '../../src/crypto/records.js';
-import type { RecordKey } from '../../src/crypto/records.js';
-import { newId } from '../../src/protocol/ids.js';
-import type { SessionMessage } from '../../src/protocol/sessionMessage.js';
-import type { SessionWriter } from '../../src/stream/sessionWriter.js';
+import { encryptRecordBase64 } from '../../packages/sdk/src/crypto/records.js';
+import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
+import { newId } from '../../packages/sdk/src/protocol/ids.js';
+import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
+import type { SessionWriter } from '../../packages/sdk/src/stream/sessionWriter.js';
 
 const WORDS =
   'the agent reads the file then edits the function and runs the tests again until they pass'.split(' ');

@@ -1,11 +1,11 @@
 import { io } from 'socket.io-client';
 import type { Socket } from 'socket.io-client';
-import { decryptRecord } from '../../src/crypto/records.js';
-import type { RecordKey } from '../../src/crypto/records.js';
-import type { Credentials } from '../../src/transport/credentials.js';
-import { HappyHttp } from '../../src/transport/httpClient.js';
-import { sessionMetadata } from '../../src/transport/sessionMetadata.js';
-import { createSessionRecord } from '../../src/transport/sessionRecord.js';
+import { decryptRecord } from '../../packages/sdk/src/crypto/records.js';
+import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
+import type { Credentials } from '../../packages/sdk/src/transport/credentials.js';
+import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
+import { sessionMetadata } from '../../packages/sdk/src/transport/sessionMetadata.js';
+import { createSessionRecord } from '../../packages/sdk/src/transport/sessionRecord.js';
 import type { RawRecord } from './messages.js';
 
 /**

@@ -2,7 +2,7 @@
  * The relay as a child process of a benchmark: `node --import tsx relayProcess.ts <dataDir>`.
  * Prints `ready <url>` once listening; SIGTERM closes it cleanly.
  */
-import { runRelayServer } from '../../src/relay/index.js';
+import { runRelayServer } from '../../packages/relay/src/index.js';
 
 const dataDir = process.argv[2];
 if (!dataDir) {

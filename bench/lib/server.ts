@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from '../../src/crypto/random.js';
-import { mintToken } from '../../src/transport/authToken.js';
-import { loadCredentials, writeAgentKey } from '../../src/transport/credentials.js';
-import type { Credentials } from '../../src/transport/credentials.js';
-import { resolveHappyHome } from '../../src/transport/happyHome.js';
-import { HappyHttp } from '../../src/transport/httpClient.js';
+import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
+import { mintToken } from '../../packages/sdk/src/transport/authToken.js';
+import { loadCredentials, writeAgentKey } from '../../packages/sdk/src/transport/credentials.js';
+import type { Credentials } from '../../packages/sdk/src/transport/credentials.js';
+import { resolveHappyHome } from '../../packages/sdk/src/transport/happyHome.js';
+import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
 import { RelayChild } from './relayChild.js';
 
 /** The server a benchmark talks to, with credentials for one account on it. */

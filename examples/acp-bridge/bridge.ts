@@ -9,6 +9,9 @@ import type { AgentExit } from './agentProcess.js';
 import { spawnAgent } from './agentProcess.js';
 import { TurnTranslator } from './turnTranslator.js';
 
+/** The bridge's own failures, carried by the SDK's error class. */
+export type AcpErrorCode = 'acp.agent_not_ready' | 'acp.agent_refused';
+
 /** What the bridge needs of a session; `connect()`'s `Session` has it. */
 export interface AcpBridgeSession {
   /** The user's prompts, each once, until the session closes. */
@@ -140,16 +143,24 @@ async function openAcpSession(
       // The agent's stdout ended: it is exiting, and its exit says why.
       const exit = await exited;
       const how = exit.error ?? `code ${exit.code}, signal ${exit.signal}`;
-      throw new SdkError('acp.agent_not_ready', `The ACP agent exited before it was ready (${how}).`, {
-        hint,
-        cause: error,
-      });
+      throw new SdkError<AcpErrorCode>(
+        'acp.agent_not_ready',
+        `The ACP agent exited before it was ready (${how}).`,
+        {
+          hint,
+          cause: error,
+        },
+      );
     }
     const message = error instanceof Error ? error.message : String(error);
-    throw new SdkError('acp.agent_refused', `The ACP agent refused to start a session: ${message}`, {
-      hint,
-      cause: error,
-    });
+    throw new SdkError<AcpErrorCode>(
+      'acp.agent_refused',
+      `The ACP agent refused to start a session: ${message}`,
+      {
+        hint,
+        cause: error,
+      },
+    );
   }
 }
 

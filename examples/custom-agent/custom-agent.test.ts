@@ -3,17 +3,17 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fold } from '../../src/index.js';
+import { fold } from '../../packages/sdk/src/index.js';
 import type {
   FoldedCall,
   FoldedNode,
   MessageOfType,
-  RecordKey,
   SessionMessage,
   SessionMessageType,
-} from '../../src/index.js';
-import { connect } from '../../src/transport/node.js';
-import type { Session } from '../../src/transport/node.js';
+} from '../../packages/sdk/src/index.js';
+import type { RecordKey } from '../../packages/sdk/src/crypto/index.js';
+import { connect } from '../../packages/sdk/src/node.js';
+import type { Session } from '../../packages/sdk/src/node.js';
 import { AppClient } from '../../test/transport/appClient.js';
 import { relayWithAccount, tempDir } from '../../test/transport/helpers.js';
 import type { RelayAccount } from '../../test/transport/helpers.js';

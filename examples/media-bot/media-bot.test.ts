@@ -1,10 +1,10 @@
 import assert from 'node:assert';
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fold } from '../../src/index.js';
-import { thumbhashFromImage } from '../../src/media/index.js';
-import { connect } from '../../src/transport/node.js';
-import type { Session } from '../../src/transport/node.js';
+import { fold } from '../../packages/sdk/src/index.js';
+import { thumbhashFromImage } from '../../packages/sdk/src/media/index.js';
+import { connect } from '../../packages/sdk/src/node.js';
+import type { Session } from '../../packages/sdk/src/node.js';
 import { relayWithAccount, tempDir } from '../../test/transport/helpers.js';
 import type { RelayAccount } from '../../test/transport/helpers.js';
 import { runMediaBot } from './mediaBot.js';

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fold } from '../../src/index.js';
-import type { FoldedCall, SessionMessage } from '../../src/index.js';
-import { connect } from '../../src/transport/node.js';
-import type { Session } from '../../src/transport/node.js';
+import { fold } from '../../packages/sdk/src/index.js';
+import type { FoldedCall, SessionMessage } from '../../packages/sdk/src/index.js';
+import { connect } from '../../packages/sdk/src/node.js';
+import type { Session } from '../../packages/sdk/src/node.js';
 import { relayWithAccount, tempDir } from '../../test/transport/helpers.js';
 import type { RelayAccount } from '../../test/transport/helpers.js';
 import { STEPS, runPipeline } from './pipeline.js';

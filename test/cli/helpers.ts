@@ -2,21 +2,21 @@ import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { filter, firstValueFrom } from 'rxjs';
-import { runCli } from '../../src/cli/program.js';
-import type { Terminal } from '../../src/cli/terminal.js';
-import { PermissionGate } from '../../src/permissions/gate.js';
-import { DEFAULT_PERMISSION_OPTIONS } from '../../src/permissions/options.js';
-import type { PermissionResponseMessage } from '../../src/protocol/sessionMessage.js';
-import type { Relay } from '../../src/relay/index.js';
-import { connect } from '../../src/transport/connect.js';
-import type { Credentials } from '../../src/transport/credentials.js';
-import { writeAgentKey } from '../../src/transport/credentials.js';
-import type { Session } from '../../src/transport/session.js';
+import { runCli } from '../../packages/cli/src/program.js';
+import type { Terminal } from '../../packages/cli/src/terminal.js';
+import { PermissionGate } from '../../packages/sdk/src/permissions/gate.js';
+import { DEFAULT_PERMISSION_OPTIONS } from '../../packages/sdk/src/permissions/options.js';
+import type { PermissionResponseMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
+import type { Relay } from '../../packages/relay/src/index.js';
+import { connect } from '../../packages/sdk/src/session/connect.js';
+import type { Credentials } from '../../packages/sdk/src/transport/credentials.js';
+import { writeAgentKey } from '../../packages/sdk/src/transport/credentials.js';
+import type { Session } from '../../packages/sdk/src/session/session.js';
 import { relayWithAccount, tempDir } from '../transport/helpers.js';
 import type { RelayAccount } from '../transport/helpers.js';
 
 /** The CLI entry point and the tsx that runs it, for tests that start the real process. */
-export const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+export const MAIN = fileURLToPath(new URL('../../packages/cli/src/main.ts', import.meta.url));
 export const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -1,16 +1,16 @@
 import { existsSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loginCommand } from '../../src/cli/commands/login.js';
-import { decodeBase64Url, encodeBase64 } from '../../src/crypto/base64.js';
-import { sealPairingResponse } from '../../src/crypto/pairing.js';
-import { randomBytes } from '../../src/crypto/random.js';
-import { isSdkError } from '../../src/errors.js';
-import { startRelay } from '../../src/relay/index.js';
-import type { Relay } from '../../src/relay/index.js';
-import { mintToken } from '../../src/transport/authToken.js';
-import { loadCredentials } from '../../src/transport/credentials.js';
-import { HappyHttp } from '../../src/transport/httpClient.js';
+import { loginCommand } from '../../packages/cli/src/commands/login.js';
+import { decodeBase64Url, encodeBase64 } from '../../packages/sdk/src/crypto/base64.js';
+import { sealPairingResponse } from '../../packages/sdk/src/crypto/pairing.js';
+import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
+import { isSdkError } from '../../packages/sdk/src/errors.js';
+import { startRelay } from '../../packages/relay/src/index.js';
+import type { Relay } from '../../packages/relay/src/index.js';
+import { mintToken } from '../../packages/sdk/src/transport/authToken.js';
+import { loadCredentials } from '../../packages/sdk/src/transport/credentials.js';
+import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
 import { accountOn, tempDir } from '../transport/helpers.js';
 
 let relay: Relay;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Account } from '../../src/cli/account/account.js';
-import { ScriptedUser } from '../../src/cli/demo/scriptedUser.js';
+import { Account } from '../../packages/sdk/src/session/account.js';
+import { ScriptedUser } from '../../packages/cli/src/demo/scriptedUser.js';
 import { permissionAgent, relayHome } from './helpers.js';
 import type { RelayHome } from './helpers.js';
 

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { randomBytes } from '../../src/crypto/random.js';
-import { viewerUrl } from '../../src/relay/viewer/url.js';
-import { writeAgentKey } from '../../src/transport/credentials.js';
+import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
+import { viewerUrl } from '../../packages/relay/src/viewer/url.js';
+import { writeAgentKey } from '../../packages/sdk/src/transport/credentials.js';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startRelay } from '../../src/relay/index.js';
+import { startRelay } from '../../packages/relay/src/index.js';
 import { cli, spawnCli } from './helpers.js';
 
 const dirs: string[] = [];

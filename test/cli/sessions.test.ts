@@ -1,7 +1,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { connect } from '../../src/transport/connect.js';
+import { connect } from '../../packages/sdk/src/session/connect.js';
 import { accountOn, tempDir } from '../transport/helpers.js';
 import { cli, relayHome } from './helpers.js';
 import type { RelayHome } from './helpers.js';

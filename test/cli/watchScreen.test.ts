@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { renderWatchScreen } from '../../src/cli/watch/watchScreen.js';
-import type { WatchScreenState } from '../../src/cli/watch/watchScreen.js';
-import { fold } from '../../src/stream/fold.js';
-import type { SessionMessage } from '../../src/protocol/sessionMessage.js';
+import { renderWatchScreen } from '../../packages/cli/src/watch/watchScreen.js';
+import type { WatchScreenState } from '../../packages/cli/src/watch/watchScreen.js';
+import { fold } from '../../packages/sdk/src/stream/fold.js';
+import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
 
 const texts = (n: number): SessionMessage[] => [
   { id: 's', time: 1, role: 'agent', type: 'turn-start', turn: 't' },

@@ -8,8 +8,8 @@ import {
   encodeBase64,
   signChallenge,
   verifyChallenge,
-} from '../../src/crypto/index.js';
-import { isSdkError } from '../../src/errors.js';
+} from '../../packages/sdk/src/crypto/index.js';
+import { isSdkError } from '../../packages/sdk/src/errors.js';
 import { flipBit, hex, toHex, vectors } from './fixtures.js';
 
 const account = vectors.account;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aesGcmOpen, aesGcmSeal } from '../../src/crypto/index.js';
+import { aesGcmOpen, aesGcmSeal } from '../../packages/sdk/src/crypto/index.js';
 import { flipBit, hex, toHex, utf8, vectors } from './fixtures.js';
 
 const small = vectors.dataKeySmall;

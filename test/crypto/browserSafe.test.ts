@@ -2,10 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const cryptoDir = fileURLToPath(new URL('../../src/crypto/', import.meta.url));
+const cryptoDir = fileURLToPath(new URL('../../packages/sdk/src/crypto/', import.meta.url));
 const sources = readdirSync(cryptoDir).filter((name) => name.endsWith('.ts'));
 
-describe('src/crypto is browser-safe (architecture: the root export runs in a browser)', () => {
+describe('the SDK crypto layer is browser-safe (architecture: the root export runs in a browser)', () => {
   it('has source files to check', () => {
     expect(sources).toContain('records.ts');
   });

@@ -6,7 +6,7 @@ import {
   generateDataKey,
   unwrapDataKey,
   wrapDataKey,
-} from '../../src/crypto/index.js';
+} from '../../packages/sdk/src/crypto/index.js';
 import { flipBit, hex, vectors } from './fixtures.js';
 
 const v = vectors.dataEncryptionKey;

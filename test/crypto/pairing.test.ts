@@ -10,7 +10,7 @@ import {
   sealPairingResponse,
   terminalQrUrl,
   terminalWebUrl,
-} from '../../src/crypto/index.js';
+} from '../../packages/sdk/src/crypto/index.js';
 import { flipBit, hex, vectors } from './fixtures.js';
 
 const v = vectors.terminalPairing;

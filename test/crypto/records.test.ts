@@ -9,7 +9,7 @@ import {
   encryptRecordBase64,
   secretboxSeal,
   type RecordKey,
-} from '../../src/crypto/index.js';
+} from '../../packages/sdk/src/crypto/index.js';
 import { flipBit, hex, utf8, vectors } from './fixtures.js';
 
 const legacyKey: RecordKey = { variant: 'legacy', key: hex(vectors.legacy.keyHex) };

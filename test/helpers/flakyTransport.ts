@@ -1,13 +1,13 @@
 import { Subject } from 'rxjs';
-import { SdkError } from '../../src/errors.js';
+import { SdkError } from '../../packages/sdk/src/errors.js';
 import type {
   AppendAck,
   OutgoingRecord,
   ReadPage,
   StoredRecord,
   Transport,
-} from '../../src/transport/transport.js';
-import type { MemoryTransport } from '../../src/transport/memoryTransport.js';
+} from '../../packages/sdk/src/ports/transport.js';
+import type { MemoryTransport } from '../../packages/sdk/src/ports/memoryTransport.js';
 
 /**
  * Wraps a MemoryTransport and fails appends on demand: before storing (the request never arrived)

@@ -1,9 +1,9 @@
-import { generateDataKey } from '../../src/crypto/dataKey.js';
-import type { RecordKey } from '../../src/crypto/records.js';
-import { SessionReader } from '../../src/stream/sessionReader.js';
-import { SessionWriter } from '../../src/stream/sessionWriter.js';
-import type { SessionWriterOptions } from '../../src/stream/sessionWriter.js';
-import { MemoryTransport } from '../../src/transport/memoryTransport.js';
+import { generateDataKey } from '../../packages/sdk/src/crypto/dataKey.js';
+import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
+import { SessionReader } from '../../packages/sdk/src/stream/sessionReader.js';
+import { SessionWriter } from '../../packages/sdk/src/stream/sessionWriter.js';
+import type { SessionWriterOptions } from '../../packages/sdk/src/stream/sessionWriter.js';
+import { MemoryTransport } from '../../packages/sdk/src/ports/memoryTransport.js';
 
 /** A writer and a reader sharing one in-memory session with a fresh data key. */
 export function memorySession(options: Partial<SessionWriterOptions> = {}) {

@@ -1,9 +1,9 @@
 import { firstValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { blobKeyFor, decryptBlob } from '../../src/crypto/blob.js';
-import { MemoryUploader, fetchMedia, useMedia } from '../../src/media/index.js';
-import type { MediaMessage, MediaProgress } from '../../src/media/index.js';
-import { reachableUrl } from '../../src/media/serverUrls.js';
+import { blobKeyFor, decryptBlob } from '../../packages/sdk/src/crypto/blob.js';
+import { MemoryUploader, fetchMedia, useMedia } from '../../packages/sdk/src/media/index.js';
+import type { MediaMessage, MediaProgress } from '../../packages/sdk/src/media/index.js';
+import { reachableUrl } from '../../packages/sdk/src/transport/serverUrls.js';
 import { memorySession } from '../helpers/memorySession.js';
 import { solid } from './fixtures.js';
 

@@ -7,8 +7,8 @@ import {
   DEFAULT_MAX_MEDIA_BYTES,
   MAX_ENCRYPTED_ATTACHMENT_BYTES,
   prepareMedia,
-} from '../../src/media/index.js';
-import type { PrepareStage } from '../../src/media/index.js';
+} from '../../packages/sdk/src/media/index.js';
+import type { PrepareStage } from '../../packages/sdk/src/media/index.js';
 import { colourDistance, makeTempDir, solid, thumbhashAverage } from './fixtures.js';
 
 let dir: string;

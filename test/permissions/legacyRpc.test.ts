@@ -6,8 +6,8 @@ import {
   parsePermissionRpcBody,
   parseV2PermissionBody,
   type LegacyPendingRequest,
-  type PermissionOption,
-} from '../../src/permissions/index.js';
+} from '../../packages/sdk/src/permissions/index.js';
+import type { PermissionOption } from '../../packages/sdk/src/protocol/sessionMessage.js';
 
 const bashRequest: LegacyPendingRequest = {
   toolName: 'Bash',

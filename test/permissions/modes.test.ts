@@ -7,7 +7,7 @@ import {
   parseMode,
   type ModeCell,
   type PermissionMode,
-} from '../../src/permissions/index.js';
+} from '../../packages/sdk/src/permissions/index.js';
 
 // Research R4.2, one row per mode; columns in TOOL_KINDS order:
 // read search think fetch edit delete move execute switch_mode other

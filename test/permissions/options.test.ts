@@ -3,7 +3,7 @@ import {
   DEFAULT_PERMISSION_OPTIONS,
   findOptionByKind,
   validateOptions,
-} from '../../src/permissions/index.js';
+} from '../../packages/sdk/src/permissions/index.js';
 
 describe('DEFAULT_PERMISSION_OPTIONS', () => {
   it('are the four options of the protocol document, with its ids', () => {

@@ -5,7 +5,7 @@ import {
   describePolicyResult,
   loadShellParser,
   type ShellParser,
-} from '../../src/permissions/index.js';
+} from '../../packages/sdk/src/permissions/index.js';
 import { bash, judge } from './helpers.js';
 
 let shell: ShellParser;

@@ -5,7 +5,7 @@ import {
   matchCommandText,
   parseRule,
   type ParsedRule,
-} from '../../src/permissions/index.js';
+} from '../../packages/sdk/src/permissions/index.js';
 
 function rule(text: string): ParsedRule {
   const parsed = parseRule(text);

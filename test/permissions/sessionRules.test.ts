@@ -6,7 +6,7 @@ import {
   ruleForCall,
   type PermissionMessageLike,
   type ShellParser,
-} from '../../src/permissions/index.js';
+} from '../../packages/sdk/src/permissions/index.js';
 import { bash, judge } from './helpers.js';
 
 let shell: ShellParser;

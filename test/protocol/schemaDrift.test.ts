@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { sessionMessageJsonSchema } from '../../src/protocol/jsonSchema.js';
-import { SessionMessageSchema } from '../../src/protocol/sessionMessage.js';
+import { sessionMessageJsonSchema } from '../../packages/sdk/src/protocol/jsonSchema.js';
+import { SessionMessageSchema } from '../../packages/sdk/src/protocol/sessionMessage.js';
 
-const file = new URL('../../schema/session-protocol-v2.schema.json', import.meta.url);
+const file = new URL('../../packages/sdk/schema/session-protocol-v2.schema.json', import.meta.url);
 
 /** What the generator would write for the current zod schemas. */
 function generated(): string {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nacl from 'tweetnacl';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteAttachmentStore } from '../../src/relay/attachments.js';
-import { openDatabase } from '../../src/relay/db.js';
-import { startRelay, type Relay, type RelayOptions } from '../../src/relay/index.js';
+import { SqliteAttachmentStore } from '../../packages/relay/src/attachments.js';
+import { openDatabase } from '../../packages/relay/src/db.js';
+import { startRelay, type Relay, type RelayOptions } from '../../packages/relay/src/index.js';
 import { createSession, http, signIn } from './helpers.js';
 
 const TEN_MB = 10 * 1024 * 1024;

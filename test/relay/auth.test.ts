@@ -1,6 +1,6 @@
 import nacl from 'tweetnacl';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startRelay, type Relay } from '../../src/relay/index.js';
+import { startRelay, type Relay } from '../../packages/relay/src/index.js';
 import { b64, http, signIn } from './helpers.js';
 
 let relay: Relay;

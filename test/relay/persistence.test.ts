@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nacl from 'tweetnacl';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startRelay, type Relay } from '../../src/relay/index.js';
+import { startRelay, type Relay } from '../../packages/relay/src/index.js';
 import { b64, closeSockets, connect, http, signIn } from './helpers.js';
 
 let dataDir: string;

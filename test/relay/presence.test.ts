@@ -1,10 +1,10 @@
 import { Server } from 'socket.io';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type RelayDatabase } from '../../src/relay/db.js';
-import { EventRouter } from '../../src/relay/events.js';
-import { SessionPresence, clampActivityTime } from '../../src/relay/presence.js';
-import { AccountStore } from '../../src/relay/store/accounts.js';
-import { SessionStore } from '../../src/relay/store/sessions.js';
+import { openDatabase, type RelayDatabase } from '../../packages/relay/src/db.js';
+import { EventRouter } from '../../packages/relay/src/events.js';
+import { SessionPresence, clampActivityTime } from '../../packages/relay/src/presence.js';
+import { AccountStore } from '../../packages/relay/src/store/accounts.js';
+import { SessionStore } from '../../packages/relay/src/store/sessions.js';
 
 describe('clampActivityTime (§2.4)', () => {
   const now = 1_800_000_000_000;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runRelayServer } from '../../src/relay/index.js';
+import { runRelayServer } from '../../packages/relay/src/index.js';
 
 const child = fileURLToPath(new URL('./fixtures/serveChild.ts', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FoldedCall, FoldedTurn } from '../../src/stream/fold.js';
-import { fold, foldPermissions } from '../../src/stream/fold.js';
+import type { FoldedCall, FoldedTurn } from '../../packages/sdk/src/stream/fold.js';
+import { fold, foldPermissions } from '../../packages/sdk/src/stream/fold.js';
 import { memorySession } from '../helpers/memorySession.js';
 
 const OPTIONS = [

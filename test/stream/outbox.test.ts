@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Outbox } from '../../src/stream/outbox.js';
-import type { AppendAck, OutgoingRecord, Transport } from '../../src/transport/transport.js';
-import { MemoryTransport } from '../../src/transport/memoryTransport.js';
+import { Outbox } from '../../packages/sdk/src/stream/outbox.js';
+import type { AppendAck, OutgoingRecord, Transport } from '../../packages/sdk/src/ports/transport.js';
+import { MemoryTransport } from '../../packages/sdk/src/ports/memoryTransport.js';
 
 /** A transport whose appends wait until the test acknowledges them, logging each call. */
 class GatedTransport {

@@ -1,9 +1,9 @@
 import type { Socket } from 'socket.io-client';
-import { deriveAccountKeys } from '../../src/crypto/accountKeys.js';
-import { unwrapDataKey } from '../../src/crypto/dataKey.js';
-import { decryptRecord, encryptRecordBase64 } from '../../src/crypto/records.js';
-import type { RecordKey } from '../../src/crypto/records.js';
-import type { HappyHttp } from '../../src/transport/httpClient.js';
+import { deriveAccountKeys } from '../../packages/sdk/src/crypto/accountKeys.js';
+import { unwrapDataKey } from '../../packages/sdk/src/crypto/dataKey.js';
+import { decryptRecord, encryptRecordBase64 } from '../../packages/sdk/src/crypto/records.js';
+import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
+import type { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
 import { appSocket } from './helpers.js';
 
 /** A session row as `GET /v1/sessions` lists it. */

@@ -2,14 +2,18 @@ import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { decodeBase64, encodeBase64 } from '../../src/crypto/base64.js';
-import { randomBytes } from '../../src/crypto/random.js';
-import { SdkError } from '../../src/errors.js';
-import { loadCredentials, writeAgentKey } from '../../src/transport/credentials.js';
-import { DEFAULT_SERVER_URL, resolveHappyHome, resolveServerUrl } from '../../src/transport/happyHome.js';
-import { mintToken } from '../../src/transport/authToken.js';
-import { HappyHttp } from '../../src/transport/httpClient.js';
-import { startRelay } from '../../src/relay/index.js';
+import { decodeBase64, encodeBase64 } from '../../packages/sdk/src/crypto/base64.js';
+import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
+import { SdkError } from '../../packages/sdk/src/errors.js';
+import { loadCredentials, writeAgentKey } from '../../packages/sdk/src/transport/credentials.js';
+import {
+  DEFAULT_SERVER_URL,
+  resolveHappyHome,
+  resolveServerUrl,
+} from '../../packages/sdk/src/transport/happyHome.js';
+import { mintToken } from '../../packages/sdk/src/transport/authToken.js';
+import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
+import { startRelay } from '../../packages/relay/src/index.js';
 import { tempDir } from './helpers.js';
 
 let home: { path: string; remove: () => void };

@@ -5,9 +5,9 @@
  */
 import { filter, firstValueFrom } from 'rxjs';
 import { afterAll, expect, test } from 'vitest';
-import { SessionReader } from '../../src/stream/sessionReader.js';
-import { connect } from '../../src/transport/connect.js';
-import { HappyServerTransport } from '../../src/transport/happyServerTransport.js';
+import { SessionReader } from '../../packages/sdk/src/stream/sessionReader.js';
+import { connect } from '../../packages/sdk/src/session/connect.js';
+import { HappyServerTransport } from '../../packages/sdk/src/transport/happyServerTransport.js';
 import { accountOn, tempDir } from './helpers.js';
 import { RelayChild, freePort } from './relayChild.js';
 

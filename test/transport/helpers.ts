@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { io } from 'socket.io-client';
 import type { Socket } from 'socket.io-client';
-import { randomBytes } from '../../src/crypto/random.js';
-import { startRelay } from '../../src/relay/index.js';
-import type { Relay, RelayOptions } from '../../src/relay/index.js';
-import { mintToken } from '../../src/transport/authToken.js';
-import type { Credentials } from '../../src/transport/credentials.js';
-import { HappyHttp } from '../../src/transport/httpClient.js';
+import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
+import { startRelay } from '../../packages/relay/src/index.js';
+import type { Relay, RelayOptions } from '../../packages/relay/src/index.js';
+import { mintToken } from '../../packages/sdk/src/transport/authToken.js';
+import type { Credentials } from '../../packages/sdk/src/transport/credentials.js';
+import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
 
 /** A relay on a free port plus a fresh account (master secret and token). */
 export interface RelayAccount {

@@ -1,10 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { SdkError } from '../../src/errors.js';
-import { HappyServerTransport } from '../../src/transport/happyServerTransport.js';
-import { HappyHttp } from '../../src/transport/httpClient.js';
-import { isRetryableTransportError } from '../../src/transport/transportErrors.js';
+import { SdkError } from '../../packages/sdk/src/errors.js';
+import { HappyServerTransport } from '../../packages/sdk/src/transport/happyServerTransport.js';
+import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
+import { isRetryableTransportError } from '../../packages/sdk/src/ports/retryPolicy.js';
 import { relayWithAccount } from './helpers.js';
 import type { RelayAccount } from './helpers.js';
 

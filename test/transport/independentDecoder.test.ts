@@ -3,14 +3,14 @@
  * and the crypto module, following the wire spec (happy-wire §1.2, §3, §4.1, §5.2).
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { authChallengeBody, deriveAccountKeys } from '../../src/crypto/accountKeys.js';
-import { unwrapDataKey } from '../../src/crypto/dataKey.js';
-import { randomBytes } from '../../src/crypto/random.js';
-import { decryptRecord } from '../../src/crypto/records.js';
-import type { SessionMessage } from '../../src/protocol/sessionMessage.js';
-import type { Relay } from '../../src/relay/index.js';
-import { startRelay } from '../../src/relay/index.js';
-import { connect } from '../../src/transport/connect.js';
+import { authChallengeBody, deriveAccountKeys } from '../../packages/sdk/src/crypto/accountKeys.js';
+import { unwrapDataKey } from '../../packages/sdk/src/crypto/dataKey.js';
+import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
+import { decryptRecord } from '../../packages/sdk/src/crypto/records.js';
+import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
+import type { Relay } from '../../packages/relay/src/index.js';
+import { startRelay } from '../../packages/relay/src/index.js';
+import { connect } from '../../packages/sdk/src/session/connect.js';
 
 let relay: Relay;
 beforeAll(async () => {

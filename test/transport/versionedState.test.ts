@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import { generateDataKey } from '../../src/crypto/dataKey.js';
-import { decryptRecord, encryptRecordBase64 } from '../../src/crypto/records.js';
-import type { RecordKey } from '../../src/crypto/records.js';
-import { SdkError } from '../../src/errors.js';
-import type { StateObject } from '../../src/transport/sessionState.js';
-import { VersionedState } from '../../src/transport/versionedState.js';
-import type { VersionedAck } from '../../src/transport/versionedState.js';
+import { generateDataKey } from '../../packages/sdk/src/crypto/dataKey.js';
+import { decryptRecord, encryptRecordBase64 } from '../../packages/sdk/src/crypto/records.js';
+import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
+import { SdkError } from '../../packages/sdk/src/errors.js';
+import type { StateObject } from '../../packages/sdk/src/ports/sessionState.js';
+import { VersionedState } from '../../packages/sdk/src/transport/versionedState.js';
+import type { VersionedAck } from '../../packages/sdk/src/transport/versionedState.js';
 
 const key: RecordKey = { variant: 'dataKey', key: generateDataKey() };
 

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeViewer } from '../../scripts/build-viewer.js';
-import { startRelay } from '../../src/relay/index.js';
-import type { Relay } from '../../src/relay/index.js';
-import { loadViewerAssets } from '../../src/relay/viewer/assets.js';
+import { writeViewer } from '../../packages/relay/scripts/build-viewer.js';
+import { startRelay } from '../../packages/relay/src/index.js';
+import type { Relay } from '../../packages/relay/src/index.js';
+import { loadViewerAssets } from '../../packages/relay/src/viewer/assets.js';
 
 describe('the relay serves the viewer', () => {
   let relay: Relay;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { deriveAccountKeys } from '../../src/crypto/accountKeys.js';
-import { encodeBase64, encodeBase64Url } from '../../src/crypto/base64.js';
-import { generateDataKey, wrapDataKey } from '../../src/crypto/dataKey.js';
-import { encryptRecordBase64 } from '../../src/crypto/records.js';
-import { randomBytes } from '../../src/crypto/random.js';
-import { parseViewerFragment } from '../../src/relay/viewer/page/fragment.js';
-import { sessionKeyOf, sessionTitle } from '../../src/relay/viewer/page/keys.js';
-import { viewerUrl } from '../../src/relay/viewer/url.js';
+import { deriveAccountKeys } from '../../packages/sdk/src/crypto/accountKeys.js';
+import { encodeBase64, encodeBase64Url } from '../../packages/sdk/src/crypto/base64.js';
+import { generateDataKey, wrapDataKey } from '../../packages/sdk/src/crypto/dataKey.js';
+import { encryptRecordBase64 } from '../../packages/sdk/src/crypto/records.js';
+import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
+import { parseViewerFragment } from '../../packages/relay/src/viewer/page/fragment.js';
+import { sessionKeyOf, sessionTitle } from '../../packages/relay/src/viewer/page/keys.js';
+import { viewerUrl } from '../../packages/relay/src/viewer/url.js';
 
 describe('viewerUrl', () => {
   it('puts the base64url master secret and the session in the fragment, never in path or query', () => {

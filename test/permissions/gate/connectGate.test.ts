@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect } from '../../../src/transport/connect.js';
-import type { Session } from '../../../src/transport/session.js';
+import { connect } from '../../../packages/sdk/src/session/connect.js';
+import type { Session } from '../../../packages/sdk/src/session/session.js';
 import { AppClient } from '../../transport/appClient.js';
 import { relayWithAccount } from '../../transport/helpers.js';
 import type { RelayAccount } from '../../transport/helpers.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PermissionGate } from '../../../src/permissions/gate.js';
-import { MemorySessionState } from '../../../src/transport/sessionState.js';
+import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
+import { MemorySessionState } from '../../../packages/sdk/src/ports/sessionState.js';
 import { memorySession } from '../../helpers/memorySession.js';
 import { until } from './worlds.js';
 

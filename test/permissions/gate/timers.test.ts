@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PermissionGate } from '../../../src/permissions/gate.js';
-import { MemoryRpc } from '../../../src/transport/rpc.js';
+import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
+import { MemoryRpc } from '../../../packages/sdk/src/ports/rpc.js';
 import { memorySession } from '../../helpers/memorySession.js';
 
 // Scenario 16 on a fake clock: the gate's own timers, with nothing else scheduling any.

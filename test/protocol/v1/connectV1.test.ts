@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { IncomingUserMessage } from '../../../src/transport/incomingUserMessage.js';
-import { connect } from '../../../src/transport/connect.js';
+import type { IncomingUserMessage } from '../../../packages/sdk/src/session/incomingUserMessage.js';
+import { connect } from '../../../packages/sdk/src/session/connect.js';
 import { AppClient } from '../../transport/appClient.js';
 import { relayWithAccount } from '../../transport/helpers.js';
 import type { RelayAccount } from '../../transport/helpers.js';

@@ -1,12 +1,12 @@
 import { expect } from 'vitest';
-import { decryptRecord } from '../../../src/crypto/records.js';
-import type { RecordKey } from '../../../src/crypto/records.js';
-import { isCuid } from '../../../src/protocol/ids.js';
-import { V1RecordSchema } from '../../../src/protocol/v1/schemas.js';
-import type { V1Envelope, V1Record } from '../../../src/protocol/v1/schemas.js';
-import { createV1Encoder } from '../../../src/protocol/v1/toV1.js';
-import type { SessionWriterOptions } from '../../../src/stream/sessionWriter.js';
-import type { Transport } from '../../../src/transport/transport.js';
+import { decryptRecord } from '../../../packages/sdk/src/crypto/records.js';
+import type { RecordKey } from '../../../packages/sdk/src/crypto/records.js';
+import { isCuid } from '../../../packages/sdk/src/protocol/ids.js';
+import { V1RecordSchema } from '../../../packages/sdk/src/protocol/v1/schemas.js';
+import type { V1Envelope, V1Record } from '../../../packages/sdk/src/protocol/v1/schemas.js';
+import { createV1Encoder } from '../../../packages/sdk/src/protocol/v1/toV1.js';
+import type { SessionWriterOptions } from '../../../packages/sdk/src/stream/sessionWriter.js';
+import type { Transport } from '../../../packages/sdk/src/ports/transport.js';
 import { memorySession } from '../../helpers/memorySession.js';
 
 /** A writer in v1 format over an in-memory transport, as `connect({format: 'v1'})` builds it. */

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseV1SessionRecord } from '../../../src/protocol/v1/parse.js';
+import { parseV1SessionRecord } from '../../../packages/sdk/src/protocol/v1/parse.js';
 import {
   V1AcpToolResultRecordSchema,
   V1EnvelopeSchema,
   V1RecordSchema,
-} from '../../../src/protocol/v1/schemas.js';
+} from '../../../packages/sdk/src/protocol/v1/schemas.js';
 
 // The examples of happy-wire §6.3, and the rules the app enforces on them.
 

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { SessionMessage } from '../../../src/protocol/sessionMessage.js';
-import type { Scope } from '../../../src/stream/scope.js';
-import type { ToolCall } from '../../../src/stream/toolCall.js';
-import type { Turn } from '../../../src/stream/turn.js';
+import type { SessionMessage } from '../../../packages/sdk/src/protocol/sessionMessage.js';
+import type { Scope } from '../../../packages/sdk/src/stream/scope.js';
+import type { ToolCall } from '../../../packages/sdk/src/stream/toolCall.js';
+import type { Turn } from '../../../packages/sdk/src/stream/turn.js';
 import { expectValidV1Stream, storedRecords, v1MemorySession } from './helpers.js';
 
 /** One builder call; numbers pick among what is open at that moment. */

@@ -1,0 +1,100 @@
+import sharp from 'sharp';
+import type { Turn } from 'happy-session';
+import type { SessionWriter } from 'happy-session';
+
+/**
+ * The demo's agent: one turn that searches, asks permission for a shell command and runs it only
+ * if allowed, delegates to a subagent that runs its own tool call (two levels of nesting), runs a
+ * build step, and reports. No LLM: the point is the stream. The writer must carry a permission
+ * gate (`PermissionGate.create({ writer, … })`). When the turn is aborted while the permission
+ * request waits, the turn ends `cancelled`.
+ */
+export async function runExampleAgent(writer: SessionWriter, prompt: string): Promise<Turn> {
+  const turn = writer.turn();
+  turn.thinking(`The user asked: "${prompt}". Search first, then delegate the auth review.`);
+  turn.text("I'll look for TODOs, then have a subagent review the auth code.");
+
+  const grep = turn.toolCall({
+    toolName: 'grep',
+    title: 'Search for `TODO`',
+    description: 'Searching for `TODO` in the project',
+    args: { pattern: 'TODO' },
+    kind: 'read',
+  });
+  grep.end();
+
+  // A risky call: it runs only once the user allows it (the writer needs a permission gate).
+  const clean = turn.toolCall({
+    toolName: 'bash',
+    title: 'Run `rm -rf build`',
+    description: 'Delete the stale build output',
+    args: { command: 'rm -rf build' },
+    kind: 'execute',
+  });
+  // The demo deletes nothing: the executor only says what it would have done.
+  const cleaned = await clean.run(() => 'removed build/', { signal: turn.signal });
+  if (cleaned.status !== 'done') {
+    turn.text(`I left the build directory alone (${cleaned.status}).`);
+    if (cleaned.status === 'cancelled') {
+      turn.end('cancelled');
+      await writer.flush();
+      return turn;
+    }
+  }
+
+  // Another risky call; the demo's user refuses it, so it never runs.
+  const push = turn.toolCall({
+    toolName: 'bash',
+    title: 'Run `git push --force`',
+    description: 'Overwrite the remote branch',
+    args: { command: 'git push --force origin main' },
+    kind: 'execute',
+  });
+  const pushed = await push.run(() => 'pushed', { signal: turn.signal });
+  if (pushed.status !== 'done') turn.text(`Not pushing (${pushed.status}).`);
+
+  const task = turn.toolCall({
+    toolName: 'task',
+    title: 'Review auth code',
+    description: 'A subagent reads src/auth',
+    args: { prompt: 'Review src/auth for unsafe token handling' },
+    agentTitle: 'Auth review',
+  });
+  const sub = task.scope();
+  sub.text('Reading src/auth/...');
+  const read = sub.toolCall({
+    toolName: 'read',
+    title: 'Read `src/auth/token.ts`',
+    args: { path: 'src/auth/token.ts' },
+    kind: 'read',
+  });
+  read.end();
+  sub.text('Token comparison is not constant-time.');
+  task.end();
+
+  await turn.step('Build', async (build) => {
+    await build.step('Compile', () => undefined);
+    await build.step('Unit tests', () => undefined);
+  });
+
+  // A chart of the build, rendered here: dimensions and ThumbHash are computed, then it is
+  // encrypted and uploaded before the photo message that references it is appended.
+  await turn.attach(await buildChart(), { name: 'build-times.png' });
+
+  turn.text('Found 3 TODOs; the auth review flagged one issue.');
+  turn.end('completed');
+  await writer.flush();
+  return turn;
+}
+
+/** A small bar chart as a PNG, drawn with sharp from an SVG. */
+async function buildChart(): Promise<Buffer> {
+  const bars = [120, 80, 150, 60]
+    .map(
+      (h, i) =>
+        `<rect x="${20 + i * 70}" y="${180 - h}" width="50" height="${h}" fill="#${['4f8', 'f84', '48f', 'fc4'][i]}"/>`,
+    )
+    .join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="320" height="200"><rect width="320" height="200" fill="#fff"/>${bars}</svg>`;
+  return sharp(Buffer.from(svg)).png().toBuffer();
+}

@@ -1,0 +1,8 @@
+/**
+ * The embedded Happy-compatible relay (Node only): the real Happy server's wire for everything an
+ * agent SDK and a viewer use, on one machine, with no account (happy-wire.md §0-§8).
+ */
+export { startRelay } from './server.js';
+export { runRelayServer } from './serve.js';
+export { viewerUrl } from './viewer/url.js';
+export type { Relay, RelayOptions } from './types.js';

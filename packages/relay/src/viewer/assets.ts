@@ -1,0 +1,57 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** One file of the viewer bundle. */
+export interface ViewerAsset {
+  readonly body: Uint8Array;
+  readonly contentType: string;
+}
+
+/** The viewer bundle by file name: `index.html`, `app.js`, `app.css`. */
+export type ViewerAssets = ReadonlyMap<string, ViewerAsset>;
+
+/** The files of a built viewer, in the order the build writes them. */
+export const VIEWER_FILES: Readonly<Record<string, string>> = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+};
+
+/** The build script's export the relay uses when it runs from source. */
+interface ViewerBuilder {
+  buildViewer(): Promise<ViewerAssets>;
+}
+
+// In the CommonJS build `import.meta.url` is empty and `__filename` exists.
+const moduleUrl = typeof import.meta.url === 'string' ? import.meta.url : pathToFileURL(__filename).href;
+
+/**
+ * Where the viewer comes from. Run from source (tsx, vitest: this file is `.ts`), the page is built
+ * in memory from `src/relay/viewer/page/` with `scripts/build-viewer.ts`, so it is never stale and
+ * nothing generated is committed. Run from the package (`dist/relay.js`, `dist/cli/main.js`), the
+ * files `npm run build` wrote to `dist/viewer/` are read. Resolves `undefined` when neither exists
+ * (a package built without `build:viewer`).
+ *
+ * @param from URL of the running module; tests pass another to check the lookup.
+ */
+export function loadViewerAssets(from: string = moduleUrl): Promise<ViewerAssets | undefined> {
+  if (from.endsWith('.ts')) {
+    const script = new URL('../../scripts/build-viewer.ts', from).href;
+    // A computed specifier: the library build must not bundle the build script or esbuild.
+    return (import(script) as Promise<ViewerBuilder>).then((builder) => builder.buildViewer());
+  }
+  return Promise.resolve(readBuiltViewer(from));
+}
+
+function readBuiltViewer(from: string): ViewerAssets | undefined {
+  // dist/relay.js and dist/index.js sit in dist/; the CLI bundle in dist/cli/.
+  for (const candidate of ['./viewer/', '../viewer/']) {
+    const dir = fileURLToPath(new URL(candidate, from));
+    const names = Object.keys(VIEWER_FILES);
+    if (!names.every((name) => existsSync(`${dir}${name}`))) continue;
+    return new Map(
+      names.map((name) => [name, { body: readFileSync(`${dir}${name}`), contentType: VIEWER_FILES[name]! }]),
+    );
+  }
+  return undefined;
+}

@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { authChallengeBody } from 'happy-session/crypto';
+import { SdkError } from 'happy-session';
+
+/** A session as `GET /v1/sessions` lists it (happy-wire §4.1); the fields the viewer reads. */
+export const SessionRowSchema = z.object({
+  id: z.string(),
+  seq: z.number(),
+  metadata: z.string(),
+  dataEncryptionKey: z.string().nullable(),
+  active: z.boolean(),
+  activeAt: z.number().optional(),
+  updatedAt: z.number().optional(),
+});
+export type SessionRow = z.infer<typeof SessionRowSchema>;
+
+const SessionListSchema = z.object({ sessions: z.array(z.unknown()) });
+const TokenSchema = z.object({ token: z.string().min(1) });
+const MessagePageSchema = z.object({
+  messages: z.array(
+    z.object({
+      id: z.string().optional(),
+      seq: z.number().int(),
+      localId: z.string().nullable(),
+      content: z.object({ t: z.string(), c: z.string() }),
+      createdAt: z.number().optional(),
+    }),
+  ),
+  hasMore: z.boolean(),
+});
+/** One page of stored messages (happy-wire §5.2). */
+export type MessagePage = z.infer<typeof MessagePageSchema>;
+const DownloadSchema = z.object({ downloadUrl: z.string().min(1) });
+
+/**
+ * The relay's (or a Happy server's) HTTP API as the viewer uses it: mint a token from the master
+ * secret, list sessions, read and append messages, download attachments. Every failure is an
+ * `SdkError` whose message the page shows as is.
+ */
+export class ViewerApi {
+  private constructor(
+    readonly baseUrl: string,
+    readonly token: string,
+  ) {}
+
+  /**
+   * Mints a bearer token with the challenge flow (`POST /v1/auth`, happy-wire §1.2): the signature
+   * is made here, the secret never leaves the page.
+   */
+  static async signIn(baseUrl: string, masterSecret: Uint8Array): Promise<ViewerApi> {
+    const anonymous = new ViewerApi(baseUrl, '');
+    const answer = await anonymous.request('POST', '/v1/auth', authChallengeBody(masterSecret));
+    return new ViewerApi(baseUrl, expect(TokenSchema, answer, 'POST /v1/auth').token);
+  }
+
+  /** `GET /v1/sessions`; rows of another shape are left out. */
+  async listSessions(): Promise<SessionRow[]> {
+    const answer = expect(SessionListSchema, await this.request('GET', '/v1/sessions'), 'GET /v1/sessions');
+    return answer.sessions.flatMap((row) => {
+      const parsed = SessionRowSchema.safeParse(row);
+      return parsed.success ? [parsed.data] : [];
+    });
+  }
+
+  /** `GET /v3/sessions/:id/messages?after_seq=`: records after `afterSeq`, ascending. */
+  async readMessages(sessionId: string, afterSeq: number, limit: number): Promise<MessagePage> {
+    const path = `/v3/sessions/${encodeURIComponent(sessionId)}/messages?after_seq=${afterSeq}&limit=${limit}`;
+    return expect(MessagePageSchema, await this.request('GET', path), 'GET messages');
+  }
+
+  /** `POST /v3/sessions/:id/messages` with encrypted records; idempotent per `localId`. */
+  async appendMessages(
+    sessionId: string,
+    records: ReadonlyArray<{ content: string; localId: string }>,
+  ): Promise<Array<{ localId: string; seq: number }>> {
+    const answer = await this.request('POST', `/v3/sessions/${encodeURIComponent(sessionId)}/messages`, {
+      messages: records,
+    });
+    const parsed = z
+      .object({ messages: z.array(z.object({ localId: z.string(), seq: z.number() })) })
+      .safeParse(answer);
+    if (!parsed.success) throw shapeError('POST messages');
+    return parsed.data.messages;
+  }
+
+  /**
+   * The encrypted bytes of an attachment: `request-download`, then GET the URL (happy-wire §8.2).
+   * The token goes only to this server; a presigned URL elsewhere must get no extra header.
+   */
+  async downloadAttachment(sessionId: string, ref: string): Promise<Uint8Array> {
+    const path = `/v1/sessions/${encodeURIComponent(sessionId)}/attachments/request-download`;
+    const { downloadUrl } = expect(DownloadSchema, await this.request('POST', path, { ref }), 'download');
+    const url = new URL(downloadUrl, this.baseUrl);
+    const own = url.origin === new URL(this.baseUrl).origin;
+    const response = await fetch(url, own ? { headers: { authorization: `Bearer ${this.token}` } } : {});
+    if (!response.ok) {
+      throw new SdkError('viewer.http_failed', `Downloading the attachment failed with ${response.status}.`);
+    }
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
+  private async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+    const headers: Record<string, string> = {};
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetch(new URL(path, this.baseUrl), {
+        method,
+        headers,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+    } catch (cause) {
+      throw new SdkError('viewer.unreachable', `The relay at ${this.baseUrl} cannot be reached.`, {
+        hint: 'check that `happy-session serve` is still running',
+        cause,
+      });
+    }
+    const text = await response.text();
+    let json: unknown = undefined;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: reported below with the status
+    }
+    if (!response.ok) {
+      const detail = (json as { error?: unknown } | undefined)?.error;
+      throw new SdkError(
+        'viewer.http_failed',
+        `${method} ${path.split('?')[0]} failed with ${response.status}${typeof detail === 'string' ? `: ${detail}` : ''}.`,
+      );
+    }
+    return json;
+  }
+}
+
+function expect<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw shapeError(what);
+  return parsed.data;
+}
+
+function shapeError(what: string): SdkError {
+  return new SdkError('viewer.bad_answer', `The server's answer to ${what} has an unexpected shape.`);
+}

@@ -1,0 +1,35 @@
+/**
+ * The Happy-compatible crypto layer: key derivation, record and blob encryption, data-key
+ * wrapping, auth challenges and pairing. Browser-safe (WebCrypto, tweetnacl, @noble/hashes; no
+ * Node built-ins).
+ *
+ * @see Happy wire spec §1, §3, §10
+ */
+export { encodeBase64, decodeBase64, encodeBase64Url, decodeBase64Url } from './base64.js';
+export { randomBytes } from './random.js';
+export { KEY_LENGTH, assertLength } from './keyLength.js';
+export { deriveKey } from './deriveKey.js';
+export {
+  deriveAccountKeys,
+  signChallenge,
+  authChallengeBody,
+  verifyChallenge,
+  analyticsId,
+} from './accountKeys.js';
+export type { AccountKeys, AuthChallengeBody, KeyPair } from './accountKeys.js';
+export type { CryptoFailure } from './failure.js';
+export { secretboxSeal, secretboxOpen } from './secretbox.js';
+export { aesGcmSeal, aesGcmOpen } from './aesGcm.js';
+export { encryptRecord, encryptRecordBase64, decryptRecord } from './records.js';
+export type { EncryptionVariant, RecordKey } from './records.js';
+export { generateDataKey, wrapDataKey, unwrapDataKey } from './dataKey.js';
+export { masterBlobKey, sessionBlobKey, blobKeyFor, encryptBlob, decryptBlob } from './blob.js';
+export {
+  pairingKeyPair,
+  terminalQrUrl,
+  terminalWebUrl,
+  accountQrUrl,
+  sealPairingResponse,
+  openPairingResponse,
+} from './pairing.js';
+export type { PairingResponse } from './pairing.js';

@@ -1,0 +1,123 @@
+/**
+ * Every code an {@link SdkError} of this project can carry, one string-literal union per layer, so a
+ * typo in a code fails to compile wherever one is thrown or compared. The codes of the relay and the
+ * command line (packages of their own) are listed here too: their errors reach the same
+ * `isSdkError` checks. See docs/errors.md.
+ */
+
+/** Why a value is not a valid v2 message (returned in a `ProtocolFailure`, never thrown). */
+export type ProtocolErrorCode =
+  | 'protocol.not_an_object'
+  | 'protocol.unknown_type'
+  | 'protocol.invalid_message'
+  | 'protocol.v1_encode_failed';
+
+/** Why a record, bundle or encoded value could not be opened, or a key was refused (docs/crypto.md). */
+export type CryptoErrorCode =
+  | 'crypto.invalid_base64'
+  | 'crypto.too_short'
+  | 'crypto.bad_version'
+  | 'crypto.auth_failed'
+  | 'crypto.invalid_utf8'
+  | 'crypto.invalid_json'
+  | 'crypto.bad_key';
+
+/** Failures of the writer, its builders and its readers. */
+export type StreamErrorCode =
+  | 'stream.invalid_message'
+  | 'stream.encode_failed'
+  | 'stream.closed'
+  | 'stream.delivery_failed'
+  | 'stream.turn_ended'
+  | 'stream.scope_closed'
+  | 'stream.agent_title_late'
+  | 'stream.record_too_large';
+
+/** Failures of a transport: the network, the server's answers, the session's wire format. */
+export type TransportErrorCode =
+  | 'transport.network'
+  | 'transport.timeout'
+  | 'transport.server_error'
+  | 'transport.rejected'
+  | 'transport.unauthorized'
+  | 'transport.not_found'
+  | 'transport.closed'
+  | 'transport.bad_response'
+  | 'transport.format_unsupported'
+  | 'transport.invalid_metadata';
+
+/** Failures to find, read or use the account's keys on disk (docs/transport.md). */
+export type CredentialsErrorCode =
+  | 'credentials.missing'
+  | 'credentials.malformed'
+  | 'credentials.insecure_permissions'
+  | 'credentials.cannot_open';
+
+/** Failures of the permission layer's configuration and of the gate's installation. */
+export type PermissionsErrorCode =
+  | 'permissions.no_gate'
+  | 'permissions.invalid_mode'
+  | 'permissions.invalid_rule'
+  | 'permissions.invalid_timeout'
+  | 'permissions.unsafe_timeout_action'
+  | 'permissions.shell_unavailable'
+  | 'permissions.options_not_array'
+  | 'permissions.options_empty'
+  | 'permissions.option_invalid'
+  | 'permissions.option_kind_unknown'
+  | 'permissions.option_id_duplicate'
+  | 'permissions.options_no_reject';
+
+/** Every failure kind of the media pipeline: preparation, upload, download (docs/media.md). */
+export type MediaErrorCode =
+  | 'media.not_configured'
+  | 'media.unreadable_path'
+  | 'media.unreadable_stream'
+  | 'media.empty_file'
+  | 'media.too_large'
+  | 'media.corrupt_image'
+  | 'media.corrupt_video'
+  | 'media.truncated_video'
+  | 'media.no_video_stream'
+  | 'media.ffmpeg_missing'
+  | 'media.unsupported'
+  | 'media.invalid_pixels'
+  | 'media.aborted'
+  | 'media.upload_rejected'
+  | 'media.upload_failed'
+  | 'media.download_failed'
+  | 'media.decrypt_failed'
+  | 'media.bad_ref'
+  | 'media.not_a_path';
+
+/** Failures of the embedded relay (package `happy-session-relay`). */
+export type RelayErrorCode = 'relay.sqlite' | 'relay.schema_too_new';
+
+/** Failures of the web viewer's page. */
+export type ViewerErrorCode =
+  | 'viewer.unreachable'
+  | 'viewer.http_failed'
+  | 'viewer.invalid_response'
+  | 'viewer.bad_answer'
+  | 'viewer.media_undecryptable';
+
+/** Failures of the `happy-session` command (package `happy-session-cli`). */
+export type CliErrorCode =
+  | 'cli.already_logged_in'
+  | 'cli.login_timeout'
+  | 'cli.login_wrong_answer'
+  | 'cli.no_terminal'
+  | 'cli.port_in_use';
+
+/** Any code an {@link SdkError} can carry. */
+export type SdkErrorCode =
+  | ProtocolErrorCode
+  | CryptoErrorCode
+  | StreamErrorCode
+  | TransportErrorCode
+  | CredentialsErrorCode
+  | PermissionsErrorCode
+  | MediaErrorCode
+  | RelayErrorCode
+  | ViewerErrorCode
+  | CliErrorCode;

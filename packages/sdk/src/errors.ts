@@ -1,0 +1,60 @@
+import type { SdkErrorCode } from './errorCodes.js';
+
+/**
+ * Marks an SdkError. `Symbol.for` gives the same symbol in every copy of this package (two
+ * versions in one tree, the ESM and a bundled copy), so {@link isSdkError} and `instanceof`
+ * recognise an error made by any of them. The value is the brand's version.
+ */
+const SDK_ERROR_BRAND: unique symbol = Symbol.for('happy-session.SdkError') as never;
+
+/** Options of an {@link SdkError}. */
+export interface SdkErrorOptions {
+  /** What the user can do about it; appended to the message. */
+  readonly hint?: string;
+  readonly cause?: unknown;
+  /** Machine-readable facts (a status, the ids involved). */
+  readonly details?: Record<string, unknown>;
+}
+
+/**
+ * The one error class of the SDK. `code` is a stable string a program can switch on (typed: a
+ * misspelt code does not compile); the message says what went wrong and `hint` what to do about it.
+ * Codes are namespaced by layer (`stream.*`, `transport.*`, `media.*`, …), see docs/errors.md.
+ *
+ * Recognised across bundles and package copies by a brand, not by the class's identity alone:
+ * `isSdkError(e)` and `e instanceof SdkError` hold for an SdkError thrown by any copy.
+ */
+export class SdkError<C extends string = SdkErrorCode> extends Error {
+  override readonly name = 'SdkError';
+  readonly code: C;
+  readonly hint: string | undefined;
+  readonly details: Readonly<Record<string, unknown>> | undefined;
+
+  /** `code` is checked against `C` (by default every code of {@link SdkErrorCode}), never inferred from it. */
+  constructor(code: NoInfer<C>, message: string, options: SdkErrorOptions = {}) {
+    super(options.hint ? `${message} (${options.hint})` : message, { cause: options.cause });
+    this.code = code;
+    this.hint = options.hint;
+    this.details = options.details;
+  }
+
+  /** `instanceof SdkError` holds for an SdkError of any copy of the package. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return hasBrand(value);
+  }
+}
+
+Object.defineProperty(SdkError.prototype, SDK_ERROR_BRAND, { value: 1, enumerable: false });
+
+function hasBrand(value: unknown): value is SdkError<string> {
+  return (
+    typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[SDK_ERROR_BRAND] === 1
+  );
+}
+
+/** True when `value` is an {@link SdkError} (from any copy of this package), optionally with the given code. */
+export function isSdkError(value: unknown): value is SdkError;
+export function isSdkError<C extends SdkErrorCode>(value: unknown, code: C): value is SdkError<C>;
+export function isSdkError(value: unknown, code?: string): boolean {
+  return hasBrand(value) && (code === undefined || value.code === code);
+}

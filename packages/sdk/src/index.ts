@@ -1,0 +1,133 @@
+/**
+ * `happy-session`: what an agent, a script or a bot writes and reads a session stream with. Runs
+ * in Node and in a browser. Node-only parts live behind subpaths: `happy-session/node` (connect to
+ * a Happy server), `/permissions`, `/media`; the crypto primitives, the v1 codec and the server's
+ * wire shapes have subpaths of their own (`/crypto`, `/v1`, `/wire`). See docs/architecture.md.
+ */
+
+// Errors and logging.
+export { SdkError, isSdkError } from './errors.js';
+export type { SdkErrorOptions } from './errors.js';
+export type {
+  SdkErrorCode,
+  ProtocolErrorCode,
+  CryptoErrorCode,
+  StreamErrorCode,
+  TransportErrorCode,
+  CredentialsErrorCode,
+  PermissionsErrorCode,
+  MediaErrorCode,
+  RelayErrorCode,
+  ViewerErrorCode,
+  CliErrorCode,
+} from './errorCodes.js';
+export { silentLogger } from './logger.js';
+export type { Logger } from './logger.js';
+export type { Result } from './result.js';
+
+// The v2 messages (docs/protocol.md).
+export {
+  PermissionOptionKindSchema,
+  PermissionOptionSchema,
+  TurnEndStatusSchema,
+  TurnStartSchema,
+  TurnEndSchema,
+  AgentTextSchema,
+  ToolCallStartSchema,
+  ToolCallEndSchema,
+  PermissionRequestSchema,
+  AgentPhotoSchema,
+  AgentVideoSchema,
+  AgentFileSchema,
+  ServiceSchema,
+} from './protocol/agentMessages.js';
+export {
+  UserTextSchema,
+  PermissionResponseSchema,
+  UserPhotoSchema,
+  UserVideoSchema,
+  UserFileSchema,
+} from './protocol/userMessages.js';
+export { SessionMessageSchema, SESSION_MESSAGE_TYPES } from './protocol/sessionMessage.js';
+export type {
+  SessionMessage,
+  SessionMessageType,
+  MessageOfType,
+  AgentMessage,
+  UserMessage,
+  TurnStartMessage,
+  TurnEndMessage,
+  TurnEndStatus,
+  AgentTextMessage,
+  UserTextMessage,
+  ToolCallStartMessage,
+  ToolCallEndMessage,
+  PermissionRequestMessage,
+  PermissionResponseMessage,
+  PermissionOption,
+  PermissionOptionKind,
+  AgentPhotoMessage,
+  UserPhotoMessage,
+  AgentVideoMessage,
+  UserVideoMessage,
+  AgentFileMessage,
+  UserFileMessage,
+  ServiceMessage,
+} from './protocol/sessionMessage.js';
+export { parseSessionMessage, isSessionMessage } from './protocol/parse.js';
+export type { ProtocolFailure, ProtocolIssue } from './protocol/parse.js';
+export { newId, isCuid } from './protocol/ids.js';
+export { sessionMessageJsonSchema } from './protocol/jsonSchema.js';
+
+// Writing: the writer and its builders.
+export { SessionWriter } from './stream/sessionWriter.js';
+export type { SessionWriterOptions } from './stream/sessionWriter.js';
+export { Turn } from './stream/turn.js';
+export { ToolCall } from './stream/toolCall.js';
+export type { ToolCallOptions, ToolCallEndOptions, RunResult, RunContext } from './stream/toolCall.js';
+export { Scope } from './stream/scope.js';
+export type { StepOptions } from './stream/scope.js';
+export type { OutboxOptions } from './stream/outbox.js';
+export type { Delivery, Delivered, MessageDraft, StreamLifecycleEvent } from './stream/types.js';
+export type { Decision, DecisionOutcome, DecisionSource, DecisionVia } from './stream/decision.js';
+export type {
+  PermissionRequestOptions,
+  PermissionDecision,
+  PermissionRuntime,
+  AttachInput,
+  AttachOptions,
+  AttachProgress,
+  MediaRuntime,
+  WriterPlugins,
+} from './stream/plugins.js';
+
+// Reading.
+export { SessionReader } from './stream/sessionReader.js';
+export type {
+  SessionReaderOptions,
+  ReaderEvent,
+  ReaderMessageEvent,
+  ReaderErrorEvent,
+  ReaderErrorCode,
+} from './stream/sessionReader.js';
+export { SessionFold, fold, foldPermissions } from './stream/fold.js';
+export type {
+  FoldedSession,
+  FoldedTurn,
+  FoldedCall,
+  FoldedCallStatus,
+  FoldedAgentGroup,
+  FoldedMessage,
+  FoldedNode,
+} from './stream/fold.js';
+
+// The ports a transport implements, and their in-memory implementations.
+export type { Transport, OutgoingRecord, AppendAck, StoredRecord, ReadPage } from './ports/transport.js';
+export { isRetryableTransportError } from './ports/retryPolicy.js';
+export { recordFeed } from './ports/recordFeed.js';
+export type { RecordFeedOptions } from './ports/recordFeed.js';
+export { MemoryTransport } from './ports/memoryTransport.js';
+export { MemoryRpc } from './ports/rpc.js';
+export type { RpcHandler, RpcContext, RpcRegistry } from './ports/rpc.js';
+export { MemorySessionState } from './ports/sessionState.js';
+export type { SessionStateStore, PushNotifier, PushEvent, StateObject } from './ports/sessionState.js';

@@ -1,0 +1,39 @@
+/**
+ * The media pipeline (`happy-session/media`, Node only; happy-wire §8): read an input, detect its
+ * kind from its content, probe photos and videos, compute thumbhashes (preparation); encrypt,
+ * upload and append the `photo` / `video` / `file` message (`useMedia`, `scope.attach()`); and
+ * download and decrypt attachments again (`MediaReader`, `fetchMedia`).
+ */
+export { readMediaInput } from './input.js';
+export type { MediaInput, MediaBytes, ReadMediaInputOptions } from './input.js';
+export { detectKind, UNKNOWN_MIME_TYPE } from './detect.js';
+export type { DetectedKind, MediaKind } from './detect.js';
+export { thumbhashFromRgba, thumbhashFromImage } from './thumbhash.js';
+export { probeImage } from './probeImage.js';
+export type { ImageProbe } from './probeImage.js';
+export { locateFfmpeg } from './ffmpeg.js';
+export type { FfmpegTools, LocateFfmpegOptions } from './ffmpeg.js';
+export { probeVideo } from './probeVideo.js';
+export type { ProbeVideoOptions, VideoProbe } from './probeVideo.js';
+export { prepareMedia } from './prepare.js';
+export type { PrepareMediaOptions, PrepareStage, PreparedMedia } from './prepare.js';
+export {
+  BLOB_OVERHEAD_BYTES,
+  DEFAULT_UPLOAD_CHUNK_BYTES,
+  DEFAULT_MAX_MEDIA_BYTES,
+  MAX_ENCRYPTED_ATTACHMENT_BYTES,
+  MAX_IMAGE_PIXELS,
+  POSTER_MAX_SIDE,
+  THUMBHASH_MAX_SIDE,
+} from './limits.js';
+export type { MediaError } from './mediaError.js';
+export { MediaPipeline, useMedia } from './attach.js';
+export type { MediaPipelineOptions, MediaProgress } from './attach.js';
+export { MediaReader, fetchMedia } from './fetchMedia.js';
+export type { MediaReaderOptions } from './fetchMedia.js';
+export { MemoryUploader } from './memoryUploader.js';
+export type { MemoryUploaderOptions } from './memoryUploader.js';
+export type { DownloadOptions, MediaUploader, UploadOptions, UploadResult } from './uploader.js';
+export type { RetryOptions } from './retry.js';
+export { MACHINE_FILE_PREFIX, isMediaMessage, mediaMessageFields } from './mediaMessage.js';
+export type { MediaMessage, MediaMessageFields } from './mediaMessage.js';

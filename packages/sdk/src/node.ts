@@ -1,0 +1,64 @@
+/**
+ * `happy-session/node`: a live session on a Happy server or the embedded relay (Node only).
+ * `connect()` picks the server and the keys as the Happy CLI does, creates or opens a session, and
+ * returns a `Session` with its writer, reader, user input, RPC and permission gate. The user's side
+ * of a session (what the app does: list, read, send, answer) is `Account` and `UserSession`.
+ * See docs/transport.md.
+ */
+
+// The agent's side.
+export { connect } from './session/connect.js';
+export type { ConnectOptions, GateSettings } from './session/connect.js';
+export { Session } from './session/session.js';
+export type { SessionParts, SessionCloseOptions } from './session/session.js';
+export type { Prompt } from './session/userInbox.js';
+export { toIncomingUserMessage } from './session/incomingUserMessage.js';
+export type { IncomingUserMessage } from './session/incomingUserMessage.js';
+
+// The user's side.
+export { Account } from './session/account.js';
+export type { AccountOptions } from './session/account.js';
+export { UserSession } from './session/userSession.js';
+export { answerPermission } from './session/permissionAnswer.js';
+export type { SentPermissionAnswer } from './session/permissionAnswer.js';
+export { listSessions } from './transport/sessionList.js';
+export type { SessionSummary } from './transport/sessionList.js';
+export { callSessionRpc } from './transport/sessionRpc.js';
+export type { RpcOutcome } from './transport/sessionRpc.js';
+export { connectUserSocket } from './transport/userSocket.js';
+export { UserSessionTransport } from './transport/userSessionTransport.js';
+
+// Keys and the server.
+export { loadCredentials, parseAgentKey, parseAccessKey, writeAgentKey } from './transport/credentials.js';
+export type { Credentials, LoadCredentialsErrorCode } from './transport/credentials.js';
+export { resolveHappyHome, resolveServerUrl, DEFAULT_SERVER_URL } from './transport/happyHome.js';
+export type { HappyEnv } from './transport/happyHome.js';
+export { resolveAccountAccess } from './transport/accountAccess.js';
+export type { AccountAccess, AccountAccessOptions } from './transport/accountAccess.js';
+export { mintToken } from './transport/authToken.js';
+
+// The Happy server's implementations of the ports.
+export { HappyHttp } from './transport/httpClient.js';
+export type { HappyHttpOptions } from './transport/httpClient.js';
+export { HappyServerTransport } from './transport/happyServerTransport.js';
+export type {
+  HappyServerTransportOptions,
+  SessionUpdate,
+  TransportCloseOptions,
+} from './transport/happyServerTransport.js';
+export { SessionSocket } from './transport/sessionSocket.js';
+export type { SessionSocketOptions } from './transport/sessionSocket.js';
+export { ServerSessionState } from './transport/serverSessionState.js';
+export type { ServerSessionStateOptions, StateChange } from './transport/serverSessionState.js';
+export { VersionedState } from './transport/versionedState.js';
+export type { VersionedAck, VersionedStateOptions } from './transport/versionedState.js';
+export { HttpPushNotifier } from './transport/pushNotifier.js';
+export { SocketRpc } from './transport/socketRpc.js';
+export { HappyUploader } from './transport/happyUploader.js';
+export type { HappyUploaderOptions } from './transport/happyUploader.js';
+export { createSessionRecord, openSessionRecord } from './transport/sessionRecord.js';
+export type { SessionRecord } from './transport/sessionRecord.js';
+export { newSessionKey, existingSessionKey } from './transport/sessionKeys.js';
+export type { NewSessionKey } from './transport/sessionKeys.js';
+export { sessionMetadata, DEFAULT_FLAVOR } from './transport/sessionMetadata.js';
+export type { SessionMetadataOptions } from './transport/sessionMetadata.js';

@@ -1,0 +1,120 @@
+import type { Logger } from '../logger.js';
+import type { PermissionDecision } from '../stream/plugins.js';
+import type { SessionStateStore, StateObject } from '../ports/sessionState.js';
+
+/** One pending prompt as today's app reads it from `agentState.requests` (happy-wire §4.3). */
+interface MirroredRequest {
+  tool: string;
+  arguments: unknown;
+  createdAt: number;
+  toolUseId: string;
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...(value as object) } : {};
+}
+
+/** The legacy `decision` word for a decision (happy-wire §4.3, §7.3). */
+function legacyDecision(decision: PermissionDecision): string | undefined {
+  if (decision.outcome === 'allow')
+    return decision.kind === 'allow-always' ? 'approved_for_session' : 'approved';
+  if (decision.outcome === 'deny') return decision.interrupt ? 'abort' : 'denied';
+  return undefined;
+}
+
+/**
+ * Projects the gate's requests into `agentState.requests` / `completedRequests`, so today's Happy
+ * app shows its permission card and status (happy-wire §4.3, §7.3; research R13.3). The stream stays
+ * the source of truth: a failed mirror write is logged and never changes a decision.
+ */
+export class AgentStateMirror {
+  private readonly queue: Array<(state: StateObject) => StateObject> = [];
+  private draining: Promise<void> | undefined;
+
+  constructor(
+    private readonly state: SessionStateStore,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Adds a pending request (and drops a completed entry of the same id, so a re-raise shows). */
+  added(callId: string, toolName: string, args: unknown, createdAt: number): Promise<void> {
+    return this.update((s) => {
+      const requests = record(s.requests);
+      const completed = record(s.completedRequests);
+      delete completed[callId];
+      const entry: MirroredRequest = { tool: toolName, arguments: args, createdAt, toolUseId: callId };
+      requests[callId] = entry;
+      return { ...s, requests, completedRequests: completed };
+    });
+  }
+
+  /** Moves a request to `completedRequests` with its status. */
+  completed(
+    callId: string,
+    decision: PermissionDecision,
+    extra: { allowTools?: string[]; mode?: string } = {},
+  ): Promise<void> {
+    return this.update((s) => {
+      const requests = record(s.requests);
+      const completedRequests = record(s.completedRequests);
+      const previous = record(requests[callId]);
+      delete requests[callId];
+      const status =
+        decision.outcome === 'allow' ? 'approved' : decision.outcome === 'deny' ? 'denied' : 'canceled';
+      const legacy = legacyDecision(decision);
+      completedRequests[callId] = {
+        ...previous,
+        toolUseId: callId,
+        completedAt: Date.now(),
+        status,
+        ...(decision.message !== undefined ? { reason: decision.message } : {}),
+        ...(legacy !== undefined ? { decision: legacy } : {}),
+        ...(extra.mode !== undefined ? { mode: extra.mode } : {}),
+        // The CLI writes allowTools and the app reads allowedTools (happy-wire §4.3): write both.
+        ...(extra.allowTools ? { allowTools: extra.allowTools, allowedTools: extra.allowTools } : {}),
+      };
+      return { ...s, requests, completedRequests };
+    });
+  }
+
+  /** Moves every pending request to `completedRequests` as canceled (start-up, shutdown). */
+  cancelAll(reason: string): Promise<void> {
+    return this.update((s) => {
+      const requests = record(s.requests);
+      const completedRequests = record(s.completedRequests);
+      for (const [id, value] of Object.entries(requests)) {
+        completedRequests[id] = { ...record(value), completedAt: Date.now(), status: 'canceled', reason };
+      }
+      return { ...s, requests: {}, completedRequests };
+    });
+  }
+
+  /** Resolves when every write so far has settled. */
+  settled(): Promise<void> {
+    return this.draining ?? Promise.resolve();
+  }
+
+  /**
+   * Queues a change. Changes queued while a write is in flight go out together as one write, so a
+   * burst of requests costs a few round trips, not one each; the order of changes is kept.
+   */
+  private update(fn: (state: StateObject) => StateObject): Promise<void> {
+    this.queue.push(fn);
+    this.draining ??= this.drain();
+    return this.draining;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const changes = this.queue.splice(0);
+      try {
+        await this.state.updateAgentState((current) =>
+          changes.reduce((state, change) => change(state), current),
+        );
+      } catch (error) {
+        this.logger.warn('agentState mirror write failed', { error: String(error) });
+      }
+    }
+    this.draining = undefined;
+  }
+}

@@ -1,0 +1,59 @@
+import type { Observable } from 'rxjs';
+import type { Logger } from '../logger.js';
+import type { SessionMessage } from '../protocol/sessionMessage.js';
+import type { SessionWriter } from '../stream/sessionWriter.js';
+import type { RpcRegistry } from '../ports/rpc.js';
+import type { PushNotifier, SessionStateStore } from '../ports/sessionState.js';
+import type { ModeTableOverrides, PermissionMode } from './modes.js';
+import type { RuleLists } from './policy.js';
+import type { ShellParser } from './shell.js';
+
+/** Options of {@link PermissionGate.create}. */
+export interface PermissionGateOptions {
+  /** The writer whose tool calls this gate guards; the gate installs itself on it. */
+  readonly writer: SessionWriter;
+  /** Starting mode; default `default`. */
+  readonly mode?: PermissionMode | string;
+  /** Static rules of the host (`Tool`, `Tool(specifier)`, `Bash(cmd)`, `Bash(cmd:*)`). */
+  readonly rules?: RuleLists;
+  readonly modeTable?: ModeTableOverrides;
+  readonly requiresInteraction?: readonly string[];
+  /** Absolute path that relative path rules are resolved against. */
+  readonly workspaceRoot?: string;
+  /** The most permissive mode a remote input may switch to (research R4.4). */
+  readonly ceiling?: PermissionMode;
+  /** `full` notes every automatic decision as an agent `service` message naming the rule or mode. */
+  readonly audit?: 'none' | 'full';
+  /** Re-decide other pending requests when a rule is granted or the user changes the mode; default true. */
+  readonly reevaluatePending?: boolean;
+  /** Default deadline of every request; default none (a human may take hours). */
+  readonly timeoutMs?: number;
+  /** What a deadline resolves to; default `deny`. `allow` is refused. */
+  readonly onTimeout?: 'deny' | 'cancel';
+  /** Where the `permission` RPC is registered. */
+  readonly rpc?: RpcRegistry;
+  /** Messages other clients append (the stream channel): user `permission-response`s are answers. */
+  readonly incoming?: Observable<SessionMessage>;
+  /** Mirror of pending and completed requests into agentState, for today's app. */
+  readonly state?: SessionStateStore;
+  /** Push notification on each request. */
+  readonly push?: PushNotifier;
+  /** Push body: the session title. */
+  readonly sessionTitle?: string;
+  /**
+   * How long a request waits before its push goes out; default 500 ms. A request answered sooner
+   * (by a rule re-evaluation, a watching client, the local program) sends none.
+   */
+  readonly pushDelayMs?: number;
+  /** The stream so far, when the gate starts on an existing session (recovery). */
+  readonly history?: readonly SessionMessage[];
+  /** A loaded shell parser; default {@link loadShellParser}. */
+  readonly shell?: ShellParser;
+  /** False while remote answers are not accepted (local terminal control): they get `not_allowed`. */
+  readonly acceptRemoteAnswers?: () => boolean;
+  /** Checks the user's edited arguments; false gives `invalid_updated_input`. Default: any object. */
+  readonly validateUpdatedInput?: (toolName: string, input: Readonly<Record<string, unknown>>) => boolean;
+  /** An ambient `default` (an old client's message meta) does not downgrade `bypassPermissions`; default true. */
+  readonly keepBypassOnAmbientDefault?: boolean;
+  readonly logger?: Logger;
+}

@@ -1,0 +1,45 @@
+import type { Logger } from '../logger.js';
+import type { ToolCall } from '../stream/toolCall.js';
+import type { PushNotifier } from '../ports/sessionState.js';
+
+/**
+ * The `permission` push of each request (happy-wire §7.3, §9 item 4), sent only when the request
+ * is still waiting after a delay: a request answered sooner (a rule re-evaluation, a watching
+ * client, the local program) would otherwise buzz a phone for nothing.
+ */
+export class PermissionPush {
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+
+  constructor(
+    private readonly push: PushNotifier,
+    private readonly options: { delayMs: number; sessionTitle: string | undefined; logger: Logger },
+  ) {}
+
+  /** Schedules the push of `call`'s request. */
+  schedule(call: ToolCall): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(call.callId);
+      this.send(call);
+    }, this.options.delayMs);
+    this.timers.set(call.callId, timer);
+  }
+
+  /** Drops the push of a request that is no longer waiting. */
+  cancel(callId: string): void {
+    clearTimeout(this.timers.get(callId));
+    this.timers.delete(callId);
+  }
+
+  private send(call: ToolCall): void {
+    this.push
+      .push({
+        kind: 'permission',
+        title: 'Permission request',
+        body: this.options.sessionTitle ?? 'Session',
+        data: { requestId: call.callId, tool: call.toolName, type: 'permission_request' },
+      })
+      .catch((error: unknown) =>
+        this.options.logger.warn('permission push failed', { error: String(error) }),
+      );
+  }
+}

@@ -1,0 +1,209 @@
+import { SdkError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { silentLogger } from '../logger.js';
+import { createV1Encoder } from '../protocol/v1/toV1.js';
+import type { SessionMessage } from '../protocol/sessionMessage.js';
+import { useMedia } from '../media/attach.js';
+import { MediaReader } from '../media/fetchMedia.js';
+import { HappyUploader } from '../transport/happyUploader.js';
+import { PermissionGate } from '../permissions/gate.js';
+import type { PermissionGateOptions } from '../permissions/gate.js';
+import { SessionReader } from '../stream/sessionReader.js';
+import { SessionWriter } from '../stream/sessionWriter.js';
+import type { OutboxOptions } from '../stream/outbox.js';
+import { resolveAccountAccess } from '../transport/accountAccess.js';
+import type { Credentials } from '../transport/credentials.js';
+import type { HappyEnv } from '../transport/happyHome.js';
+import { HappyServerTransport } from '../transport/happyServerTransport.js';
+import { HttpPushNotifier } from '../transport/pushNotifier.js';
+import { ServerSessionState } from '../transport/serverSessionState.js';
+import { Session } from './session.js';
+import { sessionMetadata } from '../transport/sessionMetadata.js';
+import { createSessionRecord, openSessionRecord } from '../transport/sessionRecord.js';
+import type { SessionRecord } from '../transport/sessionRecord.js';
+import type { StateObject } from '../ports/sessionState.js';
+import { SocketRpc } from '../transport/socketRpc.js';
+
+/** Gate settings a caller may give; the channels come from the session. */
+export type GateSettings = Omit<
+  PermissionGateOptions,
+  'writer' | 'rpc' | 'incoming' | 'state' | 'push' | 'history' | 'logger'
+>;
+
+/** Options of {@link connect}. */
+export interface ConnectOptions {
+  /** Metadata fields added to (or replacing) the defaults of a new session (happy-wire §4.2). */
+  readonly metadata?: StateObject;
+  /** Session title (`metadata.summary.text`); default the working directory's name. */
+  readonly title?: string;
+  /** Initial agentState of a new session; `{controlledByUser: false}` is always the base. */
+  readonly agentState?: StateObject;
+  /** Server URL; default `HAPPY_SERVER_URL`, then settings.json, then Happy's server (§0). */
+  readonly server?: string;
+  /** Credentials; default loaded from the Happy home directory (§1.5). */
+  readonly credentials?: Credentials;
+  /** Happy home directory; default `HAPPY_HOME_DIR` or `~/.happy`. */
+  readonly homeDir?: string;
+  /** Environment to read `HAPPY_*` from; default `process.env`. */
+  readonly env?: HappyEnv;
+  /**
+   * Wire format of the stream: `'v2'` (default) stores each v2 message as is; `'v1'` stores the
+   * v1 / legacy records today's Happy app renders, lossy where v1 has no equivalent
+   * (`createV1Encoder`, `docs/v1-format.md`). The writer's API and `messages$` are v2 either way.
+   */
+  readonly format?: 'v2' | 'v1';
+  /** Open this existing session instead of creating one (needs the master secret). */
+  readonly sessionId?: string;
+  /** Archive the session on `close()`; default true. */
+  readonly archiveOnClose?: boolean;
+  readonly logger?: Logger;
+  /**
+   * Permission gate settings (mode, rules, ceiling, audit, timeouts...), or `false` for no gate.
+   * The gate answers `call.requestPermission()` from the stream, the `permission` RPC and
+   * `session.gate.respond()`.
+   */
+  readonly permissions?: GateSettings | false;
+  /** Outbox tuning of the writer. */
+  readonly outbox?: OutboxOptions;
+  /** Transport tuning. */
+  readonly heartbeatIntervalMs?: number;
+  readonly reconnectionDelayMs?: number;
+  readonly reconnectionDelayMaxMs?: number;
+  readonly httpTimeoutMs?: number;
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * Connects to a Happy server (or the embedded relay) and returns a live {@link Session}: picks the
+ * server and credentials from the environment as the Happy CLI does, mints a token from the master
+ * secret when there is none, creates a session (fresh tag, encrypted metadata, wrapped data key;
+ * then agentState from version 0) or opens `sessionId`, connects the session socket, registers
+ * the built-in RPC handlers and installs the media pipeline (`attach()` uploads to the same server;
+ * `session.fetchMedia()` reads attachments back).
+ *
+ * @throws {SdkError} `transport.format_unsupported` for a format other than `'v2'` / `'v1'`;
+ *   `credentials.*` when no usable credentials are found; `transport.*` when the server cannot be
+ *   reached or refuses.
+ * @see Happy wire spec §0-§7
+ */
+export async function connect(options: ConnectOptions = {}): Promise<Session> {
+  const format: unknown = options.format ?? 'v2';
+  if (format !== 'v2' && format !== 'v1') {
+    throw new SdkError('transport.format_unsupported', `There is no ${String(format)} output format.`, {
+      hint: "use format: 'v2' (the default) or 'v1' (what today's Happy app renders)",
+    });
+  }
+  const logger = options.logger ?? silentLogger;
+  const { home, credentials, token, http } = await resolveAccountAccess({
+    ...pick(options, ['server', 'credentials', 'homeDir', 'env', 'httpTimeoutMs', 'fetch']),
+    logger,
+  });
+  const record: SessionRecord = options.sessionId
+    ? await openSessionRecord(http, credentials, options.sessionId, logger)
+    : await createSessionRecord(
+        http,
+        credentials,
+        sessionMetadata(options.metadata, {
+          ...(options.title !== undefined ? { title: options.title } : {}),
+          happyHomeDir: home,
+        }),
+      );
+
+  const transport = new HappyServerTransport({
+    serverUrl: http.serverUrl,
+    token,
+    sessionId: record.id,
+    logger,
+    ...pick(options, [
+      'heartbeatIntervalMs',
+      'reconnectionDelayMs',
+      'reconnectionDelayMaxMs',
+      'httpTimeoutMs',
+      'fetch',
+    ]),
+  });
+  try {
+    await transport.ready();
+    const state = new ServerSessionState({
+      transport,
+      key: record.key,
+      metadata: record.metadata,
+      agentState: record.agentState,
+      logger,
+    });
+    if (!options.sessionId) {
+      await state.updateAgentState((current) => ({
+        ...current,
+        controlledByUser: false,
+        ...options.agentState,
+      }));
+    } else if (options.metadata) {
+      const extra = options.metadata;
+      await state.updateMetadata((current) => ({ ...current, ...extra }));
+    }
+    const writer = new SessionWriter({
+      transport,
+      key: record.key,
+      logger,
+      ...(options.outbox ? { outbox: options.outbox } : {}),
+      ...(format === 'v1' ? { encode: v1Encode() } : {}),
+    });
+    // Attachments go to the same server with the same token (happy-wire §8).
+    const uploader = new HappyUploader({
+      http,
+      token,
+      sessionId: record.id,
+      logger,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    useMedia(writer, { uploader, key: record.key, logger });
+    const session = new Session({
+      id: record.id,
+      key: record.key,
+      transport,
+      writer,
+      reader: new SessionReader({ transport, key: record.key }),
+      rpc: new SocketRpc(transport.socket, record.id, record.key, logger),
+      state,
+      push: new HttpPushNotifier(transport.http, record.id),
+      media: new MediaReader({ uploader, key: record.key }),
+      inputAfterSeq: record.seq,
+      ...(options.archiveOnClose !== undefined ? { archiveOnClose: options.archiveOnClose } : {}),
+      logger,
+    });
+    if (options.permissions !== false) {
+      // An existing session may hold requests a dead process left pending, and granted rules.
+      const history = options.sessionId ? await session.reader.messages() : [];
+      const title = (record.metadata.value as { summary?: { text?: unknown } }).summary?.text;
+      session.attachGate(
+        await PermissionGate.create({
+          ...options.permissions,
+          writer,
+          rpc: session.rpc,
+          incoming: session.userMessages$,
+          state,
+          push: session.push,
+          history,
+          logger,
+          ...(typeof title === 'string' ? { sessionTitle: title } : {}),
+        }),
+      );
+    }
+    return session;
+  } catch (error) {
+    await transport.close({ end: false, archive: false });
+    throw error;
+  }
+}
+
+/** A fresh v1 encoder per session: it keeps the stream's subagents and last time. */
+function v1Encode(): (message: SessionMessage) => readonly unknown[] {
+  const encoder = createV1Encoder();
+  return (message) => encoder.encode(message);
+}
+
+function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const k of keys) if (source[k] !== undefined) out[k] = source[k];
+  return out;
+}

@@ -1,0 +1,217 @@
+import { map } from 'rxjs';
+import type { Observable } from 'rxjs';
+import type { RecordKey } from '../crypto/records.js';
+import type { Logger } from '../logger.js';
+import { silentLogger } from '../logger.js';
+import type { MediaReader } from '../media/fetchMedia.js';
+import type { PermissionGate } from '../permissions/gate.js';
+import type { SessionMessage, UserMessage } from '../protocol/sessionMessage.js';
+import type { SessionReader } from '../stream/sessionReader.js';
+import type { SessionWriter } from '../stream/sessionWriter.js';
+import type { Turn } from '../stream/turn.js';
+import type { HappyServerTransport } from '../transport/happyServerTransport.js';
+import type { IncomingUserMessage } from './incomingUserMessage.js';
+import type { HttpPushNotifier } from '../transport/pushNotifier.js';
+import type { ServerSessionState } from '../transport/serverSessionState.js';
+import type { SocketRpc } from '../transport/socketRpc.js';
+import { UserInbox } from './userInbox.js';
+import type { Prompt } from './userInbox.js';
+
+/** The parts {@link Session} is made of; `connect()` builds them. */
+export interface SessionParts {
+  readonly id: string;
+  readonly key: RecordKey;
+  readonly transport: HappyServerTransport;
+  readonly writer: SessionWriter;
+  readonly reader: SessionReader;
+  readonly rpc: SocketRpc;
+  readonly state: ServerSessionState;
+  readonly push: HttpPushNotifier;
+  /** Downloads and decrypts this session's attachments. */
+  readonly media: MediaReader;
+  /** Records up to this `seq` are history, not input for this run. */
+  readonly inputAfterSeq: number;
+  /** Archive the session on `close()` unless told otherwise; default true. */
+  readonly archiveOnClose?: boolean;
+  readonly logger?: Logger;
+}
+
+/** Options of {@link Session.close}. */
+export interface SessionCloseOptions {
+  /** Call `POST /v1/sessions/:id/archive`; default the session's `archiveOnClose`. */
+  readonly archive?: boolean;
+}
+
+/**
+ * One live Happy session of this process: the writer of its stream, a reader, what the user sends
+ * (`userMessages$`, `prompts()`), RPC, encrypted metadata/agentState and push. Built-in RPC
+ * handlers: `abort` aborts every open turn's signal, `killSession` archives and closes the session
+ * (happy-wire §4.6, §7.2). The heartbeat's `thinking` follows the open turns.
+ */
+export class Session {
+  readonly id: string;
+  /** The session's record key (dataKey or legacy variant). */
+  readonly key: RecordKey;
+  readonly writer: SessionWriter;
+  readonly reader: SessionReader;
+  readonly rpc: SocketRpc;
+  readonly state: ServerSessionState;
+  readonly push: HttpPushNotifier;
+  readonly transport: HappyServerTransport;
+  /** Incoming user messages as typed v2 (legacy app text normalised), own echoes left out. */
+  readonly userMessages$: Observable<UserMessage>;
+  /** The same with `seq`, `localId`, legacy `meta` and the record format. */
+  readonly incoming$: Observable<IncomingUserMessage>;
+  /** Resolves once the session is closed (by `close()` or the `killSession` RPC). */
+  readonly closed: Promise<void>;
+  private gateRef: PermissionGate | undefined;
+
+  private readonly inbox: UserInbox;
+  private readonly media: MediaReader;
+  private readonly controller = new AbortController();
+  private readonly ownLocalIds = new Set<string>();
+  private readonly openTurns = new Set<string>();
+  private readonly archiveOnClose: boolean;
+  private readonly logger: Logger;
+  private closing: Promise<void> | undefined;
+  private resolveClosed!: () => void;
+
+  /**
+   * The permission gate guarding this session's tool calls (`call.requestPermission()`,
+   * `call.run()`); undefined when `connect({ permissions: false })`.
+   */
+  get gate(): PermissionGate | undefined {
+    return this.gateRef;
+  }
+
+  /** @internal connect() installs the gate once the session's channels exist. */
+  attachGate(gate: PermissionGate): void {
+    this.gateRef = gate;
+    // Today's app sends the user's mode pick with every message (happy-wire §6.1); an old client's
+    // ambient `default` must not downgrade an explicit bypass, and the ceiling still applies.
+    this.incoming$.subscribe((incoming) => {
+      const mode = incoming.meta.permissionMode;
+      if (typeof mode !== 'string') return;
+      const refused = gate.setMode(mode, 'ambient');
+      if (refused) this.logger.warn('permission mode from the app refused', { mode, reason: refused });
+    });
+  }
+
+  constructor(parts: SessionParts) {
+    this.id = parts.id;
+    this.key = parts.key;
+    this.writer = parts.writer;
+    this.reader = parts.reader;
+    this.rpc = parts.rpc;
+    this.state = parts.state;
+    this.push = parts.push;
+    this.media = parts.media;
+    this.transport = parts.transport;
+    this.archiveOnClose = parts.archiveOnClose ?? true;
+    this.logger = parts.logger ?? silentLogger;
+    this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
+
+    this.writer.messages$.subscribe((message) => {
+      // The writer uses the message id as localId: remember it to recognise the echo.
+      this.ownLocalIds.add(message.id);
+      if (message.type === 'turn-start') this.openTurns.add(message.turn);
+      else if (message.type === 'turn-end') this.openTurns.delete(message.turn);
+      else return;
+      this.transport.setThinking(this.openTurns.size > 0);
+    });
+    this.transport.reconnected$.subscribe(({ reconnect }) => {
+      if (reconnect) this.writer.retryNow();
+    });
+    this.inbox = new UserInbox({
+      transport: this.transport,
+      key: this.key,
+      afterSeq: parts.inputAfterSeq,
+      isOwn: (localId) => this.ownLocalIds.delete(localId),
+      logger: this.logger,
+    });
+    this.incoming$ = this.inbox.messages$;
+    this.userMessages$ = this.inbox.messages$.pipe(map((m) => m.message));
+    this.rpc.register('abort', () => this.abortTurns());
+    this.rpc.register('killSession', () => this.kill());
+  }
+
+  /** Aborted when the session closes. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Starts a turn (`writer.turn()`). */
+  turn(options: { id?: string } = {}): Turn {
+    return this.writer.turn(options);
+  }
+
+  /**
+   * The user's text prompts, from when the session opened, each once, until the session closes:
+   * `for await (const prompt of session.prompts()) { … }`.
+   */
+  prompts(): AsyncGenerator<Prompt> {
+    return this.inbox.prompts();
+  }
+
+  /**
+   * The plaintext of a `photo` / `video` / `file` message of this session, the agent's or the
+   * user's: downloaded and decrypted with the session's blob key (happy-wire §8.2), or read from
+   * disk for an agent's `machine-file://` ref.
+   *
+   * Errors: `media.bad_ref`, `media.download_failed`, `media.decrypt_failed`,
+   * `media.unreadable_path`, `media.aborted`.
+   */
+  fetchMedia(message: SessionMessage, options: { signal?: AbortSignal } = {}): Promise<Buffer> {
+    return this.media.fetch(message, options);
+  }
+
+  /**
+   * Ends the session: ends open turns as cancelled, delivers everything appended, answers RPCs in
+   * flight, sends `session-end`, archives (unless `archive: false`) and disconnects. Rejects only
+   * when delivery failed (with the outbox's error); the session is closed either way. Idempotent.
+   */
+  close(options: SessionCloseOptions = {}): Promise<void> {
+    this.closing ??= this.shutdown(options.archive ?? this.archiveOnClose);
+    return this.closing;
+  }
+
+  private async shutdown(archive: boolean): Promise<void> {
+    let failure: unknown;
+    try {
+      await this.writer.close();
+    } catch (error) {
+      failure = error;
+      this.logger.error('delivering the last records failed', { error: String(error) });
+    }
+    this.inbox.end();
+    await this.rpc.idle();
+    this.rpc.close();
+    this.state.close();
+    await this.transport.close({ archive });
+    this.controller.abort(new Error('session closed'));
+    this.resolveClosed();
+    if (failure !== undefined) throw failure;
+  }
+
+  private abortTurns(): { aborted: number } {
+    const turns = this.writer.openTurns;
+    for (const turn of turns) turn.abort(new Error('aborted by the user'));
+    return { aborted: turns.length };
+  }
+
+  private async kill(): Promise<{ success: boolean; message: string }> {
+    const now = Date.now();
+    await this.state.updateMetadata((m) => ({
+      ...m,
+      lifecycleState: 'archived',
+      lifecycleStateSince: now,
+      archivedBy: 'cli',
+      archiveReason: 'User terminated',
+    }));
+    // Not awaited: close() waits for this RPC's ack before it disconnects.
+    this.close({ archive: true }).catch((error: unknown) =>
+      this.logger.error('closing after killSession failed', { error: String(error) }),
+    );
+    return { success: true, message: 'Session archived' };
+  }
+}

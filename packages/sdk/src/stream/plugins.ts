@@ -1,0 +1,80 @@
+import { SdkError } from '../errors.js';
+import type { Decision } from './decision.js';
+import type { PermissionOption, SessionMessage } from '../protocol/sessionMessage.js';
+import type { Scope } from './scope.js';
+import type { ToolCall } from './toolCall.js';
+
+/** Per-request options of {@link ToolCall.requestPermission} (issue: permission gating, "API"). */
+export interface PermissionRequestOptions {
+  /** Choices offered; default the four of the protocol document. Ids and kinds are validated. */
+  readonly options?: readonly PermissionOption[];
+  /** Cancels the request (it resolves `cancelled`); an already aborted signal emits no request. */
+  readonly signal?: AbortSignal;
+  /** Optional deadline; there is no default timeout, since a human may take hours. */
+  readonly timeoutMs?: number;
+  /** What a timeout resolves to: `deny` (default) or `cancel`; never `allow`. */
+  readonly onTimeout?: 'deny' | 'cancel';
+}
+
+/** A gate decision, with the arguments the tool may run with when it is an allow. */
+export type PermissionDecision = Decision & {
+  /** The user's validated replacement arguments, when they edited them. */
+  readonly updatedInput?: Readonly<Record<string, unknown>>;
+  /** The user asked to stop the turn as well (today's app: a denial without `decision: 'denied'`). */
+  readonly interrupt?: boolean;
+};
+
+/** What the permission gate does for the stream layer; implemented by `PermissionGate`. */
+export interface PermissionRuntime {
+  /** Resolves (never rejects) with the decision; any non-allow outcome has ended the call. */
+  requestPermission(call: ToolCall, options: PermissionRequestOptions): Promise<PermissionDecision>;
+}
+
+/** An attachment's input: a file path, bytes, or a readable stream. */
+export type AttachInput = string | Uint8Array | NodeJS.ReadableStream | AsyncIterable<Uint8Array>;
+
+/** Upload progress of an attachment. */
+export interface AttachProgress {
+  readonly sent: number;
+  readonly total: number;
+}
+
+/** Options of {@link Scope.attach}. */
+export interface AttachOptions {
+  /** Display name; default the file name, or one made from the detected type. */
+  readonly name?: string;
+  /** MIME type for a plain file (photos and videos keep the type of their bytes). */
+  readonly mimeType?: string;
+  /** `false` leaves a path on this machine and references it as `machine-file://<absolute path>`. */
+  readonly upload?: boolean;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: AttachProgress) => void;
+}
+
+/** What the media pipeline does for the stream layer; implemented in `happy-session/media`. */
+export interface MediaRuntime {
+  /** Prepares, encrypts and uploads `input`, then appends its `photo` / `video` / `file` message through `scope`. */
+  attach(scope: Scope, input: AttachInput, options: AttachOptions): Promise<SessionMessage>;
+}
+
+/** Plug-ins a writer can carry. */
+export interface WriterPlugins {
+  permissions?: PermissionRuntime;
+  media?: MediaRuntime;
+}
+
+/** The plug-in, or a typed error saying how to install it. */
+export function requirePlugin<K extends keyof WriterPlugins>(
+  plugins: WriterPlugins,
+  name: K,
+): NonNullable<WriterPlugins[K]> {
+  const plugin = plugins[name];
+  if (plugin) return plugin as NonNullable<WriterPlugins[K]>;
+  throw name === 'permissions'
+    ? new SdkError('permissions.no_gate', 'This writer has no permission gate.', {
+        hint: "create one: new PermissionGate({ writer }) from 'happy-session/permissions', or use connect()",
+      })
+    : new SdkError('media.not_configured', 'This writer has no media pipeline.', {
+        hint: "install one: useMedia(writer, { uploader }) from 'happy-session/media', or use connect()",
+      });
+}

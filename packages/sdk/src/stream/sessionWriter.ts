@@ -1,0 +1,247 @@
+import { Subject } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { encryptRecordBase64 } from '../crypto/records.js';
+import type { RecordKey } from '../crypto/records.js';
+import { SdkError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { silentLogger } from '../logger.js';
+import { newId } from '../protocol/ids.js';
+import { parseSessionMessage } from '../protocol/parse.js';
+import type { SessionMessage } from '../protocol/sessionMessage.js';
+import type { AppendAck, Transport } from '../ports/transport.js';
+import { MonotonicClock } from './clock.js';
+import type { WriterCore } from './core.js';
+import { Outbox } from './outbox.js';
+import type { OutboxOptions } from './outbox.js';
+import type { WriterPlugins } from './plugins.js';
+import { Turn } from './turn.js';
+import type { Delivery, MessageDraft, StreamLifecycleEvent } from './types.js';
+
+/** Options of a {@link SessionWriter}. */
+export interface SessionWriterOptions {
+  /** Where the encrypted records go. */
+  readonly transport: Transport;
+  /** The session's record key (dataKey or legacy variant). */
+  readonly key: RecordKey;
+  /** Wall clock in unix ms; default `Date.now`. The writer makes it strictly increasing. */
+  readonly clock?: () => number;
+  /** Id factory; default cuid2. */
+  readonly createId?: () => string;
+  readonly logger?: Logger;
+  readonly outbox?: OutboxOptions;
+  /**
+   * Writes another wire format: each validated v2 message is stored as the 0..n records this
+   * returns, in order, instead of itself (`connect({format: 'v1'})` passes the v1 encoder). It is
+   * called once per message, in append order. {@link SessionWriter.messages$} still emits the v2
+   * message, and its delivery settles when the last of its records is stored (see {@link Delivered}).
+   * Default: the v2 message is the record.
+   */
+  readonly encode?: (message: SessionMessage) => readonly unknown[];
+}
+
+/**
+ * Writes one session's v2 stream: validates each message, encrypts it and appends it in call order.
+ * Built on an RxJS Subject: {@link SessionWriter.messages$} emits every appended message in order.
+ *
+ * Invariants it enforces (architecture.md, "Builders"): ids are cuid2; `time` strictly increases;
+ * every `tool-call-start` gets exactly one `tool-call-end`; a turn that ends first closes its open
+ * calls with error `cancelled`; an invalid message is refused with an `SdkError` and never appended.
+ */
+export class SessionWriter {
+  private readonly messagesSubject = new Subject<SessionMessage>();
+  private readonly errorsSubject = new Subject<SdkError>();
+  private readonly lifecycleSubject = new Subject<StreamLifecycleEvent>();
+  private readonly clock: MonotonicClock;
+  private readonly outbox: Outbox;
+  private readonly key: RecordKey;
+  private readonly makeId: () => string;
+  private readonly logger: Logger;
+  private readonly turns = new Set<Turn>();
+  private closed = false;
+  private readonly core: WriterCore;
+  private readonly installed: WriterPlugins = {};
+  private readonly encode: ((message: SessionMessage) => readonly unknown[]) | undefined;
+  /** Ack of the last record queued: a message with no records settles with it. */
+  private lastRecord: Promise<AppendAck> | undefined;
+
+  /** Every appended message, in append order, at the moment it is appended. */
+  readonly messages$: Observable<SessionMessage> = this.messagesSubject.asObservable();
+  /** Delivery failures (also seen by `flush()`). */
+  readonly errors$: Observable<SdkError> = this.errorsSubject.asObservable();
+  /** Structural events (a call or turn about to close), for plug-ins such as the permission gate. */
+  readonly lifecycle$: Observable<StreamLifecycleEvent> = this.lifecycleSubject.asObservable();
+
+  constructor(options: SessionWriterOptions) {
+    this.key = options.key;
+    this.clock = new MonotonicClock(options.clock);
+    this.makeId = options.createId ?? newId;
+    this.logger = options.logger ?? silentLogger;
+    this.encode = options.encode;
+    this.outbox = new Outbox(options.transport, { logger: this.logger, ...options.outbox });
+    this.core = {
+      emit: (draft) => this.emit(draft),
+      announce: (event) => this.lifecycleSubject.next(event),
+      createId: () => this.makeId(),
+      plugins: this.installed,
+    };
+  }
+
+  /** Starts a turn: appends `turn-start` and returns the {@link Turn}. */
+  turn(options: { id?: string } = {}): Turn {
+    this.assertOpen();
+    this.forgetEndedTurns();
+    const turn = new Turn(this.core, {
+      turnId: options.id ?? this.makeId(),
+      ended: false,
+      openCalls: new Set(),
+    });
+    this.turns.add(turn);
+    return turn;
+  }
+
+  /**
+   * Installs a plug-in: the permission gate (`PermissionGate` does this itself) or the media
+   * pipeline. One of each per writer; installing a second replaces the first.
+   */
+  use(plugins: WriterPlugins): this {
+    Object.assign(this.installed, plugins);
+    return this;
+  }
+
+  /** The installed plug-ins. */
+  get plugins(): Readonly<WriterPlugins> {
+    return this.installed;
+  }
+
+  /** Turns started and not yet ended. */
+  get openTurns(): readonly Turn[] {
+    this.forgetEndedTurns();
+    return [...this.turns];
+  }
+
+  /** Appends a `service` message outside any turn. */
+  service(text: string): Delivery {
+    return this.append({ type: 'service', role: 'agent', text });
+  }
+
+  /**
+   * Appends any v2 message as given (the escape hatch under the builders, also used for user-role
+   * messages such as a recorded `permission-response`). `id` and `time` are filled in when left out.
+   * Throws `SdkError` `stream.invalid_message` when the message does not validate.
+   */
+  append(draft: MessageDraft): Delivery {
+    this.assertOpen();
+    return this.emit(draft).delivery;
+  }
+
+  /** Like {@link SessionWriter.append}, and also returns the message as stamped (its `id` and `time`). */
+  appendMessage(draft: MessageDraft): { readonly message: SessionMessage; readonly delivery: Delivery } {
+    this.assertOpen();
+    return this.emit(draft);
+  }
+
+  /** Resolves when fewer records than the outbox's high-water mark are queued (backpressure). */
+  ready(): Promise<void> {
+    return this.outbox.ready();
+  }
+
+  /** Resolves when everything appended so far is stored; rejects with the failure that stopped delivery. */
+  flush(): Promise<void> {
+    return this.outbox.flush();
+  }
+
+  /** Records queued or in flight. */
+  get pending(): number {
+    return this.outbox.size;
+  }
+
+  /** Retries a delivery that is waiting out its backoff now (after a reconnect, say). */
+  retryNow(): void {
+    this.outbox.retryNow();
+  }
+
+  /**
+   * Ends open turns as `cancelled`, delivers what is queued and refuses further appends.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return this.outbox.flush();
+    for (const turn of this.openTurns) turn.end('cancelled');
+    this.lifecycleSubject.next({ kind: 'writer-closing' });
+    this.closed = true;
+    this.outbox.close();
+    try {
+      await this.outbox.flush();
+    } finally {
+      this.messagesSubject.complete();
+      this.lifecycleSubject.complete();
+      this.errorsSubject.complete();
+    }
+  }
+
+  /** Drops ended turns, so a long session does not keep every turn it ever had (bench growth.rss). */
+  private forgetEndedTurns(): void {
+    for (const turn of this.turns) if (turn.ended) this.turns.delete(turn);
+  }
+
+  private assertOpen(): void {
+    if (this.closed)
+      throw new SdkError('stream.closed', 'The writer is closed; nothing more can be appended.');
+  }
+
+  private emit(draft: MessageDraft): { message: SessionMessage; delivery: Delivery } {
+    const stamped = { ...draft, id: draft.id ?? this.makeId(), time: draft.time ?? this.clock.next() };
+    if (draft.time !== undefined) this.clock.advancePast(draft.time);
+    const parsed = parseSessionMessage(stamped);
+    if (!parsed.ok) {
+      throw new SdkError('stream.invalid_message', parsed.error.message, {
+        hint: 'fix the fields named above; the message was not appended',
+        details: { issues: parsed.error.issues, type: parsed.error.type },
+      });
+    }
+    const message = parsed.value;
+    const delivery = this.enqueue(message.id, this.recordsOf(message));
+    delivery.catch((error: unknown) => {
+      this.errorsSubject.next(
+        error instanceof SdkError
+          ? error
+          : new SdkError('stream.delivery_failed', `Could not deliver message ${message.id}.`, {
+              cause: error,
+            }),
+      );
+    });
+    this.messagesSubject.next(message);
+    return { message, delivery };
+  }
+
+  private recordsOf(message: SessionMessage): readonly unknown[] {
+    if (!this.encode) return [message];
+    try {
+      return this.encode(message);
+    } catch (error) {
+      throw new SdkError(
+        'stream.encode_failed',
+        `Message ${message.id} (${message.type}) could not be encoded for the session's wire format.`,
+        { cause: error, hint: 'the message was not appended; see the cause' },
+      );
+    }
+  }
+
+  /**
+   * Queues a message's records. The first takes the message id as `localId` (the session spots its
+   * own echo by it), the others `<id>:<n>`. No records: it settles once everything before it is
+   * stored, with the seq of the last record queued before it (0 if none).
+   */
+  private enqueue(messageId: string, records: readonly unknown[]): Delivery {
+    if (records.length === 0) {
+      const previous = this.lastRecord;
+      return previous
+        ? previous.then((ack) => ({ messageId, seq: ack.seq }))
+        : Promise.resolve({ messageId, seq: 0 });
+    }
+    const acks = records.map((record, i) =>
+      this.outbox.enqueue(i === 0 ? messageId : `${messageId}:${i}`, encryptRecordBase64(record, this.key)),
+    );
+    this.lastRecord = acks[acks.length - 1];
+    return Promise.all(acks).then((stored) => ({ messageId, seq: stored[stored.length - 1]!.seq }));
+  }
+}

@@ -1,0 +1,174 @@
+import { appendSessionMessages, newMessageRecord, readSessionMessages } from './sessionMessagesHttp.js';
+import { Subject } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
+import { SdkError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { silentLogger } from '../logger.js';
+import { Heartbeat } from './heartbeat.js';
+import { HappyHttp } from './httpClient.js';
+import { SessionSocket } from './sessionSocket.js';
+import type { AppendAck, OutgoingRecord, ReadPage, StoredRecord, Transport } from '../ports/transport.js';
+import { UpdateSessionBodySchema } from '../wire/updates.js';
+import type { z } from 'zod';
+
+/** Options of a {@link HappyServerTransport}. */
+export interface HappyServerTransportOptions {
+  /** Server base URL, e.g. the relay's `url` or `https://api.cluster-fluster.com`. */
+  readonly serverUrl: string;
+  readonly token: string;
+  readonly sessionId: string;
+  readonly logger?: Logger;
+  /** Per-request HTTP time-out; default 30 s. */
+  readonly httpTimeoutMs?: number;
+  /** `session-alive` period; default 2 s (happy-wire §4.5). */
+  readonly heartbeatIntervalMs?: number;
+  readonly reconnectionDelayMs?: number;
+  readonly reconnectionDelayMaxMs?: number;
+  readonly fetch?: typeof fetch;
+}
+
+/** An `update-session` body for this session (happy-wire §2.3). */
+export type SessionUpdate = z.infer<typeof UpdateSessionBodySchema>;
+
+/** How {@link HappyServerTransport.close} ends the session. */
+export interface TransportCloseOptions {
+  /** Send `session-end` (default true). */
+  readonly end?: boolean;
+  /** Call `POST /v1/sessions/:id/archive` (default true). */
+  readonly archive?: boolean;
+}
+
+/**
+ * {@link Transport} over a Happy server: writes and reads through the v3 HTTP API, live hints from
+ * the session-scoped socket's `new-message` updates, a `resync$` notice after every reconnect (the
+ * server keeps no missed events, happy-wire §0), and the session's heartbeat.
+ *
+ * @see Happy wire spec §2, §4.5, §5.2
+ */
+export class HappyServerTransport implements Transport {
+  readonly sessionId: string;
+  readonly http: HappyHttp;
+  readonly socket: SessionSocket;
+  private readonly heartbeat: Heartbeat;
+  private readonly logger: Logger;
+  private readonly recordsSubject = new Subject<StoredRecord>();
+  private readonly resyncSubject = new Subject<void>();
+  private readonly sessionUpdatesSubject = new Subject<SessionUpdate>();
+  private readonly connects: Subscription;
+  private closing: Promise<void> | undefined;
+
+  readonly records$: Observable<StoredRecord> = this.recordsSubject.asObservable();
+  readonly resync$: Observable<void> = this.resyncSubject.asObservable();
+  /** `update-session` bodies of this session, own writes included (happy-wire §4.4). */
+  readonly sessionUpdates$: Observable<SessionUpdate> = this.sessionUpdatesSubject.asObservable();
+  /** Emits after every reconnect (not the first connect). */
+  readonly reconnected$: Observable<{ readonly reconnect: boolean }>;
+
+  constructor(options: HappyServerTransportOptions) {
+    this.sessionId = options.sessionId;
+    this.logger = options.logger ?? silentLogger;
+    this.http = new HappyHttp({
+      serverUrl: options.serverUrl,
+      token: options.token,
+      logger: this.logger,
+      ...(options.httpTimeoutMs !== undefined ? { timeoutMs: options.httpTimeoutMs } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    this.socket = new SessionSocket({
+      serverUrl: this.http.serverUrl,
+      token: options.token,
+      sessionId: options.sessionId,
+      logger: this.logger,
+      ...(options.reconnectionDelayMs !== undefined
+        ? { reconnectionDelayMs: options.reconnectionDelayMs }
+        : {}),
+      ...(options.reconnectionDelayMaxMs !== undefined
+        ? { reconnectionDelayMaxMs: options.reconnectionDelayMaxMs }
+        : {}),
+    });
+    this.reconnected$ = this.socket.connects$;
+    this.heartbeat = new Heartbeat(this.socket, this.sessionId, options.heartbeatIntervalMs);
+    this.connects = this.socket.connects$.subscribe(() => {
+      // start() beats at once; on a reconnect the loop is running already, so beat now.
+      if (this.heartbeat.running) this.heartbeat.beat();
+      else this.heartbeat.start();
+      this.resyncSubject.next();
+    });
+    this.socket.socket.on('update', (update: unknown) => this.onUpdate(update));
+  }
+
+  /** Resolves once the socket is connected; see {@link SessionSocket.ready}. */
+  ready(timeoutMs?: number): Promise<void> {
+    return this.socket.ready(timeoutMs);
+  }
+
+  /** Whether `session-alive` says the agent is working. */
+  get thinking(): boolean {
+    return this.heartbeat.thinking;
+  }
+
+  /** Sets the thinking flag of `session-alive` (sent at once when it changes). */
+  setThinking(thinking: boolean): void {
+    this.heartbeat.setThinking(thinking);
+  }
+
+  async append(records: readonly OutgoingRecord[]): Promise<readonly AppendAck[]> {
+    this.assertOpen();
+    return appendSessionMessages(this.http, this.sessionId, records);
+  }
+
+  async read(afterSeq: number, options: { readonly limit?: number } = {}): Promise<ReadPage> {
+    this.assertOpen();
+    return readSessionMessages(this.http, this.sessionId, afterSeq, options);
+  }
+
+  /**
+   * Ends the session on the server and disconnects: `session-end`, then `POST …/archive` (the CLI
+   * does both, happy-wire §4.5). Failures there are logged, not thrown: the session goes inactive
+   * after 10 minutes without heartbeats anyway. Idempotent.
+   */
+  close(options: TransportCloseOptions = {}): Promise<void> {
+    this.closing ??= this.shutdown(options);
+    return this.closing;
+  }
+
+  private async shutdown(options: TransportCloseOptions): Promise<void> {
+    this.heartbeat.stop();
+    if (options.end !== false && this.socket.connected) {
+      this.socket.emit('session-end', { sid: this.sessionId, time: Date.now() });
+      // The server acks `ping` after handling what came before it on this socket.
+      await this.socket.emitWithAck('ping', undefined, 2000).catch(() => undefined);
+    }
+    if (options.archive !== false) {
+      try {
+        await this.http.request('POST', `/v1/sessions/${encodeURIComponent(this.sessionId)}/archive`, {});
+      } catch (error) {
+        this.logger.warn('archiving the session failed', { error: String(error) });
+      }
+    }
+    this.connects.unsubscribe();
+    this.socket.close();
+    this.recordsSubject.complete();
+    this.resyncSubject.complete();
+    this.sessionUpdatesSubject.complete();
+  }
+
+  private assertOpen(): void {
+    if (this.closing) {
+      throw new SdkError('transport.closed', 'The transport is closed.', {
+        hint: 'open the session again with connect()',
+      });
+    }
+  }
+
+  private onUpdate(update: unknown): void {
+    const body = (update as { body?: { t?: unknown } } | null)?.body;
+    if (body?.t === 'new-message') {
+      const record = newMessageRecord(update, this.sessionId);
+      if (record) this.recordsSubject.next(record);
+    } else if (body?.t === 'update-session') {
+      const parsed = UpdateSessionBodySchema.safeParse(body);
+      if (parsed.success && parsed.data.id === this.sessionId) this.sessionUpdatesSubject.next(parsed.data);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import type { HappyHttp } from './httpClient.js';
+import type { AppendAck, OutgoingRecord, ReadPage, StoredRecord } from '../ports/transport.js';
+import { expectShape } from '../wire/expectShape.js';
+import { AppendResponseSchema, MAX_READ_LIMIT, ReadResponseSchema } from '../wire/messages.js';
+import { NewMessageBodySchema } from '../wire/updates.js';
+
+/** `POST /v3/sessions/:id/messages`: one batch, idempotent per `localId` (happy-wire §5.2). */
+export async function appendSessionMessages(
+  http: HappyHttp,
+  sessionId: string,
+  records: readonly OutgoingRecord[],
+): Promise<readonly AppendAck[]> {
+  const path = `/v3/sessions/${encodeURIComponent(sessionId)}/messages`;
+  const answer = await http.request<unknown>('POST', path, {
+    messages: records.map((r) => ({ content: r.content, localId: r.localId })),
+  });
+  const { messages } = expectShape(AppendResponseSchema, answer, `POST ${path}`);
+  return messages.flatMap((m) => (m.localId === null ? [] : [{ localId: m.localId, seq: m.seq, id: m.id }]));
+}
+
+/** `GET /v3/sessions/:id/messages?after_seq=`: one page, ascending (happy-wire §5.2). */
+export async function readSessionMessages(
+  http: HappyHttp,
+  sessionId: string,
+  afterSeq: number,
+  options: { readonly limit?: number } = {},
+): Promise<ReadPage> {
+  const limit = Math.min(Math.max(Math.floor(options.limit ?? 100), 1), MAX_READ_LIMIT);
+  const after = Math.max(0, Math.floor(afterSeq));
+  const path = `/v3/sessions/${encodeURIComponent(sessionId)}/messages?after_seq=${after}&limit=${limit}`;
+  const page = expectShape(ReadResponseSchema, await http.request<unknown>('GET', path), `GET ${path}`);
+  return {
+    records: page.messages.map((m) => ({
+      seq: m.seq,
+      localId: m.localId,
+      content: m.content.c,
+      id: m.id,
+      createdAt: m.createdAt,
+    })),
+    hasMore: page.hasMore,
+  };
+}
+
+/** The stored record a socket `update` announces for `sessionId`, if it is a `new-message` of it (happy-wire §2.3). */
+export function newMessageRecord(update: unknown, sessionId: string): StoredRecord | undefined {
+  const body = (update as { body?: unknown } | null)?.body;
+  const parsed = NewMessageBodySchema.safeParse(body);
+  if (!parsed.success || parsed.data.sid !== sessionId) return undefined;
+  const m = parsed.data.message;
+  return { seq: m.seq, localId: m.localId, content: m.content.c, id: m.id, createdAt: m.createdAt };
+}

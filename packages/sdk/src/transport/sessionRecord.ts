@@ -1,0 +1,118 @@
+import { decryptRecord, encryptRecordBase64 } from '../crypto/records.js';
+import type { RecordKey } from '../crypto/records.js';
+import { SdkError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { silentLogger } from '../logger.js';
+import type { Credentials } from './credentials.js';
+import type { HappyHttp } from './httpClient.js';
+import { existingSessionKey, newSessionKey } from './sessionKeys.js';
+import type { StateObject } from '../ports/sessionState.js';
+import { expectShape } from '../wire/expectShape.js';
+import { CreateSessionResponseSchema, SessionPageSchema } from '../wire/sessions.js';
+import type { SessionRow } from '../wire/sessions.js';
+
+/** A session as created or found on the server, with its key and decrypted side records. */
+export interface SessionRecord {
+  readonly id: string;
+  readonly key: RecordKey;
+  /** The session's last message `seq` when it was created or opened. */
+  readonly seq: number;
+  readonly metadata: { readonly value: StateObject; readonly version: number };
+  readonly agentState: { readonly value: StateObject; readonly version: number };
+}
+
+/**
+ * Creates a session with `POST /v1/sessions` under a fresh random tag (so the server never hands
+ * back another session, happy-wire §4.1) with encrypted metadata and the wrapped data key.
+ * agentState cannot be set here; the caller sets it with `update-state` from version 0.
+ *
+ * @throws {SdkError} `transport.*` when the server refuses or cannot be reached.
+ */
+export async function createSessionRecord(
+  http: HappyHttp,
+  credentials: Credentials,
+  metadata: StateObject,
+): Promise<SessionRecord> {
+  const { key, dataEncryptionKey } = newSessionKey(credentials);
+  const answer = await http.request<unknown>('POST', '/v1/sessions', {
+    tag: globalThis.crypto.randomUUID(),
+    metadata: await encryptRecordBase64(metadata, key),
+    agentState: null,
+    dataEncryptionKey,
+  });
+  const { session } = expectShape(CreateSessionResponseSchema, answer, 'POST /v1/sessions');
+  return {
+    id: session.id,
+    key,
+    seq: session.seq,
+    metadata: { value: metadata, version: session.metadataVersion },
+    agentState: { value: {}, version: session.agentStateVersion },
+  };
+}
+
+/**
+ * Opens an existing session of the account by id: finds it in `GET /v2/sessions` (there is no
+ * route for one session), unwraps its key with the master secret and decrypts its metadata and
+ * agentState.
+ *
+ * @throws {SdkError} `transport.not_found` when the account has no such session;
+ *   `credentials.cannot_open` or `crypto.*` when its key cannot be unwrapped.
+ */
+export async function openSessionRecord(
+  http: HappyHttp,
+  credentials: Credentials,
+  sessionId: string,
+  logger: Logger = silentLogger,
+): Promise<SessionRecord> {
+  const row = await findSessionRow(http, sessionId);
+  const key = existingSessionKey(credentials, row.dataEncryptionKey);
+  return {
+    id: row.id,
+    key,
+    seq: row.seq,
+    metadata: {
+      value: await decryptState(row.metadata, key, 'metadata', logger),
+      version: row.metadataVersion,
+    },
+    agentState: {
+      value: await decryptState(row.agentState, key, 'agentState', logger),
+      version: row.agentStateVersion,
+    },
+  };
+}
+
+async function findSessionRow(http: HappyHttp, sessionId: string): Promise<SessionRow> {
+  let cursor: string | null = null;
+  for (;;) {
+    const query: string = cursor ? `?limit=200&cursor=${encodeURIComponent(cursor)}` : '?limit=200';
+    const page = expectShape(
+      SessionPageSchema,
+      await http.request<unknown>('GET', `/v2/sessions${query}`),
+      'GET /v2/sessions',
+    );
+    const row = page.sessions.find((s) => s.id === sessionId);
+    if (row) return row;
+    if (!page.hasNext || !page.nextCursor || page.nextCursor === cursor) break;
+    cursor = page.nextCursor;
+  }
+  throw new SdkError('transport.not_found', `The account has no session ${sessionId}.`, {
+    hint: 'check the session id and that the credentials belong to the account that owns it',
+    details: { sessionId },
+  });
+}
+
+async function decryptState(
+  ciphertext: string | null,
+  key: RecordKey,
+  field: string,
+  logger: Logger,
+): Promise<StateObject> {
+  if (ciphertext === null) return {};
+  const decrypted = await decryptRecord(ciphertext, key);
+  if (!decrypted.ok) {
+    logger.warn(`stored ${field} does not decrypt; treating it as empty`, { code: decrypted.error.code });
+    return {};
+  }
+  const value = decrypted.value;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as StateObject) : {};
+}

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+/** The server's largest page of a message read (docs/wire.md §5.2). */
+export const MAX_READ_LIMIT = 500;
+/** The server's largest batch of a message write (docs/wire.md §5.2). */
+export const MAX_APPEND_BATCH = 100;
+
+/** Message content on the wire: always the encrypted envelope (docs/wire.md §5.1). */
+export const EncryptedContentSchema = z.object({ t: z.literal('encrypted'), c: z.string() });
+
+/** A stored message as the read routes and `new-message` return it (docs/wire.md §5.2). */
+export const StoredMessageSchema = z.object({
+  id: z.string(),
+  seq: z.number().int().positive(),
+  localId: z.string().nullable(),
+  content: EncryptedContentSchema,
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+/** A stored message. */
+export type StoredMessage = z.infer<typeof StoredMessageSchema>;
+
+/** `POST /v3/sessions/:id/messages` body: 1 to 100 records, idempotent per `localId` (docs/wire.md §5.2). */
+export const AppendMessagesBodySchema = z.object({
+  messages: z
+    .array(z.object({ content: z.string(), localId: z.string().min(1) }))
+    .min(1)
+    .max(MAX_APPEND_BATCH),
+});
+/** A `POST /v3/sessions/:id/messages` body. */
+export type AppendMessagesBody = z.infer<typeof AppendMessagesBodySchema>;
+
+/** One row of a write's answer: the row without its content. */
+export const AppendedMessageSchema = StoredMessageSchema.omit({ content: true });
+/** One row of a write's answer. */
+export type AppendedMessage = z.infer<typeof AppendedMessageSchema>;
+
+/** `POST /v3/sessions/:id/messages` answer: existing and new rows, by seq (docs/wire.md §5.2). */
+export const AppendResponseSchema = z.object({ messages: z.array(AppendedMessageSchema) });
+
+/** `GET /v3/sessions/:id/messages` answer. */
+export const ReadResponseSchema = z.object({ messages: z.array(StoredMessageSchema), hasMore: z.boolean() });
+/** A `GET /v3/sessions/:id/messages` answer. */
+export type ReadResponse = z.infer<typeof ReadResponseSchema>;

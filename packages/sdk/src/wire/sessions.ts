@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/** `POST /v1/sessions` body (docs/wire.md §4.1): a fresh tag, encrypted metadata, the wrapped data key. */
+export const CreateSessionBodySchema = z.object({
+  tag: z.string(),
+  metadata: z.string(),
+  agentState: z.string().nullish(),
+  dataEncryptionKey: z.string().nullish(),
+});
+/** A `POST /v1/sessions` body. */
+export type CreateSessionBody = z.infer<typeof CreateSessionBodySchema>;
+
+/** A session row as the server returns it (docs/wire.md §4.1); the v1 routes add `lastMessage: null`. */
+export const SessionRowSchema = z.object({
+  id: z.string().min(1),
+  seq: z.number().int().nonnegative(),
+  metadata: z.string(),
+  metadataVersion: z.number().int().nonnegative(),
+  agentState: z.string().nullable(),
+  agentStateVersion: z.number().int().nonnegative(),
+  dataEncryptionKey: z.string().nullable(),
+  active: z.boolean(),
+  activeAt: z.number(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  lastMessage: z.null().optional(),
+});
+/** A session row. */
+export type SessionRow = z.infer<typeof SessionRowSchema>;
+
+/** `POST /v1/sessions` answer. */
+export const CreateSessionResponseSchema = z.object({ session: SessionRowSchema });
+
+/** `GET /v1/sessions` answer: the app's list, newest first, at most 150 (docs/wire.md §4.1). */
+export const SessionListSchema = z.object({ sessions: z.array(SessionRowSchema) });
+
+/** `GET /v2/sessions` answer: one page by id descending (docs/wire.md §4.1). */
+export const SessionPageSchema = z.object({
+  sessions: z.array(SessionRowSchema),
+  nextCursor: z.string().nullable(),
+  hasNext: z.boolean(),
+});

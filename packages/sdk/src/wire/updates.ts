@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { StoredMessageSchema } from './messages.js';
+
+/** `update new-message` body (docs/wire.md §2.3). */
+export const NewMessageBodySchema = z.object({
+  t: z.literal('new-message'),
+  sid: z.string(),
+  message: StoredMessageSchema,
+});
+
+/** `update update-session` body (docs/wire.md §2.3): the new encrypted value of each side record that changed. */
+export const UpdateSessionBodySchema = z.object({
+  t: z.literal('update-session'),
+  id: z.string(),
+  metadata: z.object({ value: z.string(), version: z.number().int().nonnegative() }).nullish(),
+  agentState: z.object({ value: z.string().nullable(), version: z.number().int().nonnegative() }).nullish(),
+});
+/** An `update-session` body. */
+export type UpdateSessionBody = z.infer<typeof UpdateSessionBodySchema>;
