@@ -54,8 +54,6 @@ export { VersionedState } from './transport/versionedState.js';
 export type { VersionedAck, VersionedStateOptions } from './transport/versionedState.js';
 export { HttpPushNotifier } from './transport/pushNotifier.js';
 export { SocketRpc } from './transport/socketRpc.js';
-export { HappyUploader } from './transport/happyUploader.js';
-export type { HappyUploaderOptions } from './transport/happyUploader.js';
 export { createSessionRecord, openSessionRecord } from './transport/sessionRecord.js';
 export type { SessionRecord } from './transport/sessionRecord.js';
 export { newSessionKey, existingSessionKey } from './transport/sessionKeys.js';

@@ -1,4 +1,4 @@
-import { fileTypeFromBuffer } from 'file-type';
+import { loadFileType } from './libraries.js';
 
 /** What an attachment is sent as: the v2 message type it becomes (session protocol v2, `photo` / `video` / `file`). */
 export type MediaKind = 'photo' | 'video' | 'file';
@@ -60,6 +60,7 @@ export async function detectKind(
   bytes: Uint8Array,
   override: { mimeType?: string } = {},
 ): Promise<DetectedKind> {
+  const { fileTypeFromBuffer } = await loadFileType();
   const detected = (await fileTypeFromBuffer(bytes)) ?? photoBySignature(bytes);
   if (detected === undefined) return { kind: 'file', mimeType: override.mimeType ?? UNKNOWN_MIME_TYPE };
   const { mime, ext } = detected;

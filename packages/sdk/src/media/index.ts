@@ -32,6 +32,8 @@ export type { MediaPipelineOptions, MediaProgress } from './attach.js';
 export { MediaReader, fetchMedia } from './fetchMedia.js';
 export type { MediaReaderOptions } from './fetchMedia.js';
 export { MemoryUploader } from './memoryUploader.js';
+export { HappyUploader } from '../transport/happyUploader.js';
+export type { HappyUploaderOptions } from '../transport/happyUploader.js';
 export type { MemoryUploaderOptions } from './memoryUploader.js';
 export type { DownloadOptions, MediaUploader, UploadOptions, UploadResult } from './uploader.js';
 export type { RetryOptions } from './retry.js';

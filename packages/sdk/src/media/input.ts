@@ -6,6 +6,7 @@ import { Readable, addAbortSignal } from 'node:stream';
 import { isSdkError } from '../errors.js';
 import { abortedError, isAbortError, mediaError, throwIfAborted } from './mediaError.js';
 import type { MediaError } from './mediaError.js';
+import { DEFAULT_MAX_MEDIA_BYTES } from './limits.js';
 
 /**
  * What media preparation accepts: a filesystem path, bytes (a `Buffer` is a `Uint8Array`), or a
@@ -15,8 +16,11 @@ export type MediaInput = string | Uint8Array | NodeJS.ReadableStream | Readable;
 
 /** Options of {@link readMediaInput}. */
 export interface ReadMediaInputOptions {
-  /** Inputs longer than this are refused with `media.too_large`, before they are read in full. */
-  maxBytes: number;
+  /**
+   * Inputs longer than this are refused with `media.too_large`, before they are read in full.
+   * Default {@link DEFAULT_MAX_MEDIA_BYTES}: the most that still uploads to a Happy server.
+   */
+  maxBytes?: number;
   signal?: AbortSignal;
 }
 
@@ -36,7 +40,11 @@ export interface MediaBytes {
  * `media.empty_file`, `media.too_large`, `media.unsupported` (not a path, bytes or stream),
  * `media.aborted`.
  */
-export async function readMediaInput(input: MediaInput, options: ReadMediaInputOptions): Promise<MediaBytes> {
+export async function readMediaInput(
+  input: MediaInput,
+  readOptions: ReadMediaInputOptions = {},
+): Promise<MediaBytes> {
+  const options = { ...readOptions, maxBytes: readOptions.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES };
   throwIfAborted(options.signal);
   if (typeof input === 'string') return readPath(input, options);
   if (input instanceof Uint8Array) {
@@ -65,7 +73,10 @@ export async function readMediaInput(input: MediaInput, options: ReadMediaInputO
   );
 }
 
-async function readPath(path: string, options: ReadMediaInputOptions): Promise<MediaBytes> {
+async function readPath(
+  path: string,
+  options: ReadMediaInputOptions & { maxBytes: number },
+): Promise<MediaBytes> {
   const name = basename(path);
   let stats: Stats;
   try {
@@ -104,7 +115,7 @@ async function readPath(path: string, options: ReadMediaInputOptions): Promise<M
 
 async function readStream(
   input: NodeJS.ReadableStream | Readable,
-  options: ReadMediaInputOptions,
+  options: ReadMediaInputOptions & { maxBytes: number },
   what: string,
   onFailure: (cause: unknown) => MediaError,
 ): Promise<Buffer> {

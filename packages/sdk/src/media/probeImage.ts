@@ -1,5 +1,5 @@
-import sharp from 'sharp';
 import type { Metadata } from 'sharp';
+import { loadSharp } from './libraries.js';
 import { MAX_IMAGE_PIXELS } from './limits.js';
 import { mediaError } from './mediaError.js';
 import { thumbhashFromRgba } from './thumbhash.js';
@@ -26,6 +26,7 @@ export interface ImageProbe {
  * {@link MAX_IMAGE_PIXELS} pixels).
  */
 export async function probeImage(bytes: Buffer): Promise<ImageProbe> {
+  const sharp = await loadSharp();
   let metadata: Metadata;
   try {
     // The pixel limit is checked below with a clearer error; reading the header decodes nothing.

@@ -1,9 +1,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileTypeFromFile } from 'file-type';
 import { UNKNOWN_MIME_TYPE } from './detect.js';
 import { locateFfmpeg } from './ffmpeg.js';
+import { loadFileType } from './libraries.js';
 import type { FfmpegTools } from './ffmpeg.js';
 import { runFfprobe, toNumber } from './ffprobe.js';
 import type { ProbedStream } from './ffprobe.js';
@@ -84,6 +84,7 @@ async function probeFile(
     signal,
   });
   const thumbhash = await thumbhashFromImage(poster);
+  const { fileTypeFromFile } = await loadFileType();
   const mimeType = (await fileTypeFromFile(path))?.mime ?? UNKNOWN_MIME_TYPE;
   return { width, height, durationMs: duration, mimeType, poster, thumbhash };
 }

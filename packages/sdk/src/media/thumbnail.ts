@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from './libraries.js';
 import { THUMBHASH_MAX_SIDE } from './limits.js';
 import { mediaError } from './mediaError.js';
 import type { MediaError } from './mediaError.js';
@@ -10,6 +10,7 @@ import type { MediaError } from './mediaError.js';
 export async function decodeThumbnail(
   image: Buffer,
 ): Promise<{ width: number; height: number; rgba: Buffer }> {
+  const sharp = await loadSharp();
   try {
     const { data, info } = await sharp(image, { autoOrient: true, sequentialRead: true })
       .resize(THUMBHASH_MAX_SIDE, THUMBHASH_MAX_SIDE, { fit: 'inside' })

@@ -1,4 +1,4 @@
-import type { PermissionOption, PermissionOptionKind } from './options.js';
+import type { PermissionOption } from './options.js';
 import { isAllowKind } from './options.js';
 import { describePolicyResult, type PolicyResult } from './policy.js';
 import type { Decision, DecisionOutcome, DecisionSource, DecisionVia } from '../stream/decision.js';

@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Language, Parser, type Node } from 'web-tree-sitter';
+import { fileURLToPath } from 'node:url';
+import type { Language, Node, Parser } from 'web-tree-sitter';
 import { SdkError } from '../errors.js';
 
 /**
@@ -70,8 +72,8 @@ export const MAX_SHELL_COMMAND_LENGTH = 64 * 1024;
 /** Options of {@link loadShellParser}. */
 export interface LoadShellParserOptions {
   /**
-   * The `tree-sitter-bash.wasm` grammar, as a file path or bytes. Defaults to the file shipped in
-   * the `tree-sitter-bash` package; pass bytes where there is no file system (a browser).
+   * The `tree-sitter-bash.wasm` grammar, as a file path or bytes. Defaults to the grammar this
+   * package ships beside its code; pass bytes where there is no file system (a browser).
    */
   readonly bashWasm?: string | Uint8Array;
 }
@@ -87,6 +89,8 @@ let defaultLanguage: Promise<Language> | undefined;
  */
 export async function loadShellParser(options: LoadShellParserOptions = {}): Promise<ShellParser> {
   try {
+    // web-tree-sitter and the grammar load on first use, never at import.
+    const { Language, Parser } = await import('web-tree-sitter');
     runtimeReady ??= Parser.init();
     await runtimeReady;
     const language =
@@ -102,17 +106,21 @@ export async function loadShellParser(options: LoadShellParserOptions = {}): Pro
       'permissions.shell_unavailable',
       'Could not load the Bash grammar for splitting shell commands.',
       {
-        hint: 'Check that the tree-sitter-bash and web-tree-sitter packages are installed',
+        hint: 'check that the web-tree-sitter package is installed and that tree-sitter-bash.wasm sits beside the package code (or pass bashWasm)',
         cause,
       },
     );
   }
 }
 
+/**
+ * The built package carries the grammar beside its code (`dist/tree-sitter-bash.wasm`); run from
+ * source, it is the file of the `tree-sitter-bash` development dependency.
+ */
 function defaultBashWasmPath(): string {
-  // In the CommonJS build `import.meta.url` is empty and `__filename` exists.
-  const base = typeof import.meta.url === 'string' ? import.meta.url : __filename;
-  return createRequire(base).resolve('tree-sitter-bash/tree-sitter-bash.wasm');
+  const beside = fileURLToPath(new URL('./tree-sitter-bash.wasm', import.meta.url));
+  if (existsSync(beside)) return beside;
+  return createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm');
 }
 
 function splitWith(parser: Parser, command: string): ShellSplit {

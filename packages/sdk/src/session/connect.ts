@@ -1,12 +1,7 @@
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
-import { createV1Encoder } from '../protocol/v1/toV1.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
-import { useMedia } from '../media/attach.js';
-import { MediaReader } from '../media/fetchMedia.js';
-import { HappyUploader } from '../transport/happyUploader.js';
-import { PermissionGate } from '../permissions/gate.js';
 import type { PermissionGateOptions } from '../permissions/gate.js';
 import { SessionReader } from '../stream/sessionReader.js';
 import { SessionWriter } from '../stream/sessionWriter.js';
@@ -146,8 +141,15 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       key: record.key,
       logger,
       ...(options.outbox ? { outbox: options.outbox } : {}),
-      ...(format === 'v1' ? { encode: v1Encode() } : {}),
+      ...(format === 'v1' ? { encode: await v1Encode() } : {}),
     });
+    // The media pipeline and the gate load here, not when the package is imported.
+    const [{ useMedia }, { MediaReader }, { HappyUploader }, { PermissionGate }] = await Promise.all([
+      import('../media/attach.js'),
+      import('../media/fetchMedia.js'),
+      import('../transport/happyUploader.js'),
+      import('../permissions/gate.js'),
+    ]);
     // Attachments go to the same server with the same token (happy-wire §8).
     const uploader = new HappyUploader({
       http,
@@ -196,8 +198,9 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
   }
 }
 
-/** A fresh v1 encoder per session: it keeps the stream's subagents and last time. */
-function v1Encode(): (message: SessionMessage) => readonly unknown[] {
+/** A fresh v1 encoder per session: it keeps the stream's subagents and last time. Loaded when used. */
+async function v1Encode(): Promise<(message: SessionMessage) => readonly unknown[]> {
+  const { createV1Encoder } = await import('../protocol/v1/toV1.js');
   const encoder = createV1Encoder();
   return (message) => encoder.encode(message);
 }

@@ -1,10 +1,10 @@
 import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
-import { io } from 'socket.io-client';
 import type { Socket } from 'socket.io-client';
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
+import { socketIo } from './socketIo.js';
 
 /** Options of a {@link SessionSocket}. */
 export interface SessionSocketOptions {
@@ -40,7 +40,7 @@ export class SessionSocket {
 
   constructor(options: SessionSocketOptions) {
     this.logger = options.logger ?? silentLogger;
-    this.socket = io(options.serverUrl, {
+    this.socket = socketIo()(options.serverUrl, {
       path: '/v1/updates',
       transports: ['websocket'],
       auth: {

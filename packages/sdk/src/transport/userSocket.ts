@@ -1,5 +1,5 @@
-import { io } from 'socket.io-client';
 import type { Socket } from 'socket.io-client';
+import { socketIo } from './socketIo.js';
 import { SdkError } from '../errors.js';
 
 /** Messages the server's handshake refuses a token with (happy-wire §2.1). */
@@ -16,7 +16,7 @@ const AUTH_REFUSALS = new Set(['Missing authentication token', 'Invalid authenti
  *   when no connection is made within `timeoutMs`.
  */
 export function connectUserSocket(serverUrl: string, token: string, timeoutMs = 20_000): Promise<Socket> {
-  const socket = io(serverUrl, {
+  const socket = socketIo()(serverUrl, {
     path: '/v1/updates',
     transports: ['websocket'],
     auth: { token, clientType: 'user-scoped', happyClient: 'cli-coding-session/happy-session' },

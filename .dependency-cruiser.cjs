@@ -1,0 +1,92 @@
+// The floors of the SDK and the borders between the packages (docs/architecture.md, "Floors of
+// the SDK"). `npm run lint` runs it; test/layers/layers.test.ts shows each rule catches what it
+// is for. Paths are relative to the repository root.
+const SDK = '^packages/sdk/src/';
+const GROUND = `${SDK}(errors|errorCodes|logger|result)\\.ts$`;
+/** The entry files: what the package exports, never imported from inside the SDK. */
+const ENTRIES = `${SDK}(index|node|permissions/index|media/index|crypto/index|protocol/v1/index|wire/index)\\.ts$`;
+const folder = (names) => `${SDK}(${names.join('|')})/`;
+
+/** Each floor with the floors below it that it may import (besides itself and the ground). */
+const FLOORS = [
+  { floor: 'protocol', below: [] },
+  { floor: 'crypto', below: [] },
+  { floor: 'wire', below: [] },
+  { floor: 'ports', below: ['protocol', 'crypto', 'wire'] },
+  { floor: 'stream', below: ['protocol', 'crypto', 'wire', 'ports'] },
+  { floor: 'permissions', below: ['protocol', 'crypto', 'wire', 'ports', 'stream'] },
+  { floor: 'media', below: ['protocol', 'crypto', 'wire', 'ports', 'stream'] },
+  { floor: 'transport', below: ['protocol', 'crypto', 'wire', 'ports', 'stream', 'permissions', 'media'] },
+  {
+    floor: 'session',
+    below: ['protocol', 'crypto', 'wire', 'ports', 'stream', 'permissions', 'media', 'transport'],
+  },
+];
+const ALL = FLOORS.map((f) => f.floor);
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'ground-imports-nothing-above',
+      comment:
+        'errors, error codes, logger and result are the ground floor: they import no floor of the SDK.',
+      severity: 'error',
+      from: { path: GROUND },
+      to: { path: SDK, pathNot: GROUND },
+    },
+    ...FLOORS.map(({ floor, below }) => ({
+      name: `${floor}-imports-only-downwards`,
+      comment: `${floor}/ may import the ground${below.length ? `, ${below.join(', ')}` : ''} and itself, nothing above.`,
+      severity: 'error',
+      from: { path: `${SDK}${floor}/`, pathNot: ENTRIES },
+      to: { path: folder(ALL.filter((f) => f !== floor && !below.includes(f))) },
+    })),
+    {
+      name: 'no-entry-from-inside',
+      comment:
+        'Entry files only hand names on to users; code inside the SDK imports the file that defines a name.',
+      severity: 'error',
+      from: { path: SDK },
+      to: { path: ENTRIES },
+    },
+    {
+      name: 'sdk-through-its-entries',
+      comment: 'The relay and the CLI use the SDK as users do: through happy-session and its subpaths.',
+      severity: 'error',
+      from: { path: '^packages/(relay|cli)/' },
+      to: { path: SDK, pathNot: ENTRIES },
+    },
+    {
+      name: 'sdk-knows-no-relay-or-cli',
+      comment: 'Installing the SDK brings no server and no command line.',
+      severity: 'error',
+      from: { path: '^packages/sdk/' },
+      to: { path: '^packages/(relay|cli)/' },
+    },
+    {
+      name: 'relay-knows-no-cli',
+      severity: 'error',
+      from: { path: '^packages/relay/' },
+      to: { path: '^packages/cli/' },
+    },
+    {
+      name: 'declared-dependencies-only',
+      comment: 'A package imports only what its own package.json declares (or Node built-ins).',
+      severity: 'error',
+      from: { path: '^packages/[^/]+/src/' },
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown', 'unknown', 'undetermined'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    combinedDependencies: false,
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
+    exclude: { path: '^packages/[^/]+/dist/' },
+  },
+};

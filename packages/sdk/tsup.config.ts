@@ -1,0 +1,44 @@
+import { copyFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  // One ESM build with shared chunks: each class exists once however many entries a program
+  // imports, so `instanceof` and the error brand agree across entries. CommonJS programs load it
+  // with require(esm), which every Node version of `engines` has.
+  entry: {
+    index: 'src/index.ts',
+    node: 'src/node.ts',
+    permissions: 'src/permissions/index.ts',
+    media: 'src/media/index.ts',
+    crypto: 'src/crypto/index.ts',
+    v1: 'src/protocol/v1/index.ts',
+    wire: 'src/wire/index.ts',
+  },
+  tsconfig: 'tsconfig.build.json',
+  format: ['esm'],
+  splitting: true,
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  target: 'node20',
+  // rxjs's Node entry is its CommonJS build, which loads every operator (about 100 ms); its ES
+  // build is bundled instead, so only the operators the SDK uses load. rxjs stays a dependency:
+  // the types name it, and a program's own rxjs works with the SDK's Observables.
+  noExternal: ['rxjs'],
+  esbuildPlugins: [
+    {
+      name: 'rxjs-es-build',
+      setup(build) {
+        const root = dirname(createRequire(import.meta.url).resolve('rxjs/package.json'));
+        build.onResolve({ filter: /^rxjs$/ }, () => ({ path: join(root, 'dist/esm/index.js') }));
+      },
+    },
+  ],
+  // The Bash grammar ships beside the code, so the shell parser needs no install script.
+  onSuccess: async () => {
+    const grammar = createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm');
+    copyFileSync(grammar, 'dist/tree-sitter-bash.wasm');
+  },
+});

@@ -1,0 +1,123 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The floors of the SDK and the borders between the packages, as `npm run lint` checks them with
+ * dependency-cruiser (.dependency-cruiser.cjs). The real tree is clean; a tree made for the test
+ * shows that each rule catches the import it forbids and lets the allowed ones pass.
+ */
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const DEPCRUISE = join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
+
+interface Violation {
+  readonly rule: { readonly name: string };
+  readonly from: string;
+  readonly to: string;
+}
+
+async function cruise(cwd: string, paths: string[]): Promise<Violation[]> {
+  const args = [DEPCRUISE, ...paths, '--config', '.dependency-cruiser.cjs', '--output-type', 'json'];
+  const { stdout } = await run(process.execPath, args, { cwd, maxBuffer: 64 * 1024 * 1024 }).catch(
+    (error: { stdout: string }) => error,
+  );
+  return (JSON.parse(stdout) as { summary: { violations: Violation[] } }).summary.violations;
+}
+
+describe('the real tree', () => {
+  it('has no import that breaks a floor or a package border', async () => {
+    expect(await cruise(ROOT, ['packages'])).toEqual([]);
+  }, 60_000);
+});
+
+describe('each rule, on a tree made for the test', () => {
+  let tree: string;
+  const write = (path: string, text: string): void => {
+    mkdirSync(dirname(join(tree, path)), { recursive: true });
+    writeFileSync(join(tree, path), text);
+  };
+  const manifest = (name: string, dependencies: Record<string, string> = {}): string =>
+    JSON.stringify({ name, version: '0.0.0', type: 'module', dependencies });
+  const sdk = (path: string): string => `packages/sdk/src/${path}`;
+  /** A file that imports `target` (a path relative to it, or a package name). */
+  const importer = (target: string): string =>
+    `import * as imported from '${target}';\nexport const used = imported;\n`;
+
+  beforeAll(() => {
+    tree = mkdtempSync(join(tmpdir(), 'layers-'));
+    copyFileSync(join(ROOT, '.dependency-cruiser.cjs'), join(tree, '.dependency-cruiser.cjs'));
+    write(
+      'tsconfig.json',
+      JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }),
+    );
+    write('packages/sdk/package.json', manifest('happy-session'));
+    write('packages/relay/package.json', manifest('happy-session-relay'));
+    write('packages/cli/package.json', manifest('happy-session-cli', { 'happy-session': '0.0.0' }));
+    for (const file of [
+      'errors.ts',
+      'index.ts',
+      'node.ts',
+      'protocol/message.ts',
+      'crypto/box.ts',
+      'wire/shapes.ts',
+    ]) {
+      write(sdk(file), 'export const x = 1;\n');
+    }
+    for (const file of ['ports/transport.ts', 'stream/writer.ts', 'permissions/gate.ts', 'media/attach.ts']) {
+      write(sdk(file), 'export const x = 1;\n');
+    }
+    for (const file of ['transport/http.ts', 'session/connect.ts']) write(sdk(file), 'export const x = 1;\n');
+    write('packages/relay/src/server.ts', 'export const x = 1;\n');
+    write('packages/cli/src/main.ts', 'export const x = 1;\n');
+  });
+  afterAll(() => rmSync(tree, { recursive: true, force: true }));
+
+  it.each([
+    ['ground-imports-nothing-above', sdk('logger.ts'), './stream/writer.js'],
+    ['protocol-imports-only-downwards', sdk('protocol/bad.ts'), '../crypto/box.js'],
+    ['crypto-imports-only-downwards', sdk('crypto/bad.ts'), '../ports/transport.js'],
+    ['wire-imports-only-downwards', sdk('wire/bad.ts'), '../stream/writer.js'],
+    ['ports-imports-only-downwards', sdk('ports/bad.ts'), '../stream/writer.js'],
+    ['stream-imports-only-downwards', sdk('stream/bad.ts'), '../permissions/gate.js'],
+    ['stream-imports-only-downwards', sdk('stream/bad2.ts'), '../transport/http.js'],
+    ['permissions-imports-only-downwards', sdk('permissions/bad.ts'), '../media/attach.js'],
+    ['media-imports-only-downwards', sdk('media/bad.ts'), '../permissions/gate.js'],
+    ['transport-imports-only-downwards', sdk('transport/bad.ts'), '../session/connect.js'],
+    ['no-entry-from-inside', sdk('session/bad.ts'), '../node.js'],
+    ['sdk-through-its-entries', 'packages/cli/src/bad.ts', '../../sdk/src/stream/writer.js'],
+    ['sdk-knows-no-relay-or-cli', sdk('session/bad2.ts'), '../../../relay/src/server.js'],
+    ['relay-knows-no-cli', 'packages/relay/src/bad.ts', '../../cli/src/main.js'],
+    ['declared-dependencies-only', 'packages/relay/src/bad2.ts', 'left-pad'],
+  ])('%s: %s importing %s is refused', async (rule, file, target) => {
+    write(file, importer(target));
+    try {
+      const violations = await cruise(tree, [file]);
+      expect(violations.map((v) => [v.rule.name, v.from])).toEqual([[rule, file]]);
+    } finally {
+      rmSync(join(tree, file));
+    }
+  });
+
+  it.each([
+    [sdk('ports/ok.ts'), '../protocol/message.js'],
+    [sdk('stream/ok.ts'), '../ports/transport.js'],
+    [sdk('permissions/ok.ts'), '../stream/writer.js'],
+    [sdk('media/ok.ts'), '../wire/shapes.js'],
+    [sdk('transport/ok.ts'), '../media/attach.js'],
+    [sdk('session/ok.ts'), '../transport/http.js'],
+    [sdk('protocol/ok.ts'), '../errors.js'],
+    ['packages/cli/src/ok.ts', '../../sdk/src/node.js'],
+  ])('allowed: %s importing %s', async (file, target) => {
+    write(file, importer(target));
+    try {
+      expect(await cruise(tree, [file])).toEqual([]);
+    } finally {
+      rmSync(join(tree, file));
+    }
+  });
+});

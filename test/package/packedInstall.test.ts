@@ -1,0 +1,187 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import semver from 'semver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { diskBytes, installScripts, installedPackages } from '../../scripts/installedTree.js';
+import type { InstalledPackage } from '../../scripts/installedTree.js';
+
+/**
+ * What users get: the three packages packed as `npm pack` makes them (its `prepack` builds), the
+ * SDK installed alone into an empty project, then the relay, the CLI and a second copy of the SDK
+ * beside it. Nothing here imports the sources.
+ */
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
+const ENGINES_MINIMUM = '20.19.0';
+/** Servers, databases and bundled binaries an agent that writes text must not pay for. */
+const SERVER_SIDE = [
+  'fastify',
+  'socket.io',
+  'better-sqlite3',
+  '@ffmpeg-installer/ffmpeg',
+  'tree-sitter-bash',
+];
+
+let work: string;
+let project: string;
+const tarballs: Record<string, string> = {};
+let sdkOnly: InstalledPackage[];
+
+async function npm(args: string[], cwd: string): Promise<string> {
+  const { stdout } = await run('npm', args, {
+    cwd,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+  return stdout;
+}
+
+async function node(args: string[]): Promise<Record<string, unknown>> {
+  const { stdout } = await run(process.execPath, args, { cwd: project });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'packed-install-'));
+  for (const pkg of ['sdk', 'relay', 'cli']) {
+    // The prepack build prints before npm's JSON: the JSON is the last thing on stdout.
+    const stdout = await npm(['pack', '--json', '--pack-destination', work], join(ROOT, 'packages', pkg));
+    const packed = JSON.parse(stdout.slice(stdout.lastIndexOf('\n[') + 1)) as Array<{ filename: string }>;
+    tarballs[pkg] = join(work, packed[0]!.filename);
+  }
+  project = join(work, 'project');
+  mkdirSync(project, { recursive: true });
+  await npm(['init', '-y'], project);
+  const install = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--omit=dev'];
+  await npm([...install, tarballs.sdk!], project);
+  sdkOnly = installedPackages(project);
+  await npm(
+    [...install, tarballs.relay!, tarballs.cli!, `happy-session-copy@file:${tarballs.sdk!}`],
+    project,
+  );
+  for (const name of ['checkEntries.mjs', 'checkEntries.cjs', 'typedCodes.mts', 'typedCodes.cts']) {
+    copyFileSync(join(FIXTURES, name), join(project, name));
+  }
+}, 600_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed SDK installed alone into an empty project', () => {
+  it('holds dist/ (npm pack builds it)', async () => {
+    const listing = await run('tar', ['-tzf', tarballs.sdk!]);
+    expect(listing.stdout).toMatch(/package\/dist\/node\.js/);
+    expect(listing.stdout).toMatch(/package\/dist\/tree-sitter-bash\.wasm/);
+  });
+
+  it('brings at most 40 production packages, no server, no SQLite, no install script', () => {
+    const names = sdkOnly.map((p) => p.name);
+    console.log('SDK install:', {
+      packages: sdkOnly.length,
+      megabytes: +(diskBytes(join(project, 'node_modules')) / 1e6).toFixed(1),
+    });
+    expect(sdkOnly.length).toBeLessThanOrEqual(40);
+    for (const name of SERVER_SIDE) expect(names).not.toContain(name);
+    expect(sdkOnly.flatMap((p) => installScripts(p).map((s) => `${p.name} ${s}`))).toEqual([]);
+  });
+
+  it(`needs no newer Node than its engines say (${ENGINES_MINIMUM})`, () => {
+    const tooNew = sdkOnly.filter(
+      (p) => p.engines?.node && !semver.satisfies(ENGINES_MINIMUM, p.engines.node),
+    );
+    expect(tooNew.map((p) => `${p.name}@${p.version}: ${p.engines!.node}`)).toEqual([]);
+  });
+});
+
+describe('every entry of the packed SDK, from ESM and from CommonJS', () => {
+  const entryNames = [
+    'happy-session',
+    'happy-session/node',
+    'happy-session/permissions',
+    'happy-session/media',
+    'happy-session/crypto',
+    'happy-session/v1',
+    'happy-session/wire',
+  ];
+
+  it('imports from ESM; an error from any entry, or from a second copy, passes the root isSdkError', async () => {
+    const found = await node(['checkEntries.mjs']);
+    expect(Object.keys(found.entries as object).sort()).toEqual([...entryNames].sort());
+    for (const count of Object.values(found.entries as Record<string, number>))
+      expect(count).toBeGreaterThan(0);
+    const errors = found.errors as Record<string, { code: string; isSdkError: boolean; instanceOf: boolean }>;
+    expect(errors).toEqual({
+      'happy-session': { code: 'stream.invalid_message', isSdkError: true, instanceOf: true },
+      'happy-session/node': { code: 'credentials.missing', isSdkError: true, instanceOf: true },
+      'happy-session/permissions': {
+        code: 'permissions.shell_unavailable',
+        isSdkError: true,
+        instanceOf: true,
+      },
+      'happy-session/media': { code: 'media.unreadable_path', isSdkError: true, instanceOf: true },
+      'happy-session/crypto': { code: 'crypto.bad_key', isSdkError: true, instanceOf: true },
+      'happy-session/wire': { code: 'transport.bad_response', isSdkError: true, instanceOf: true },
+      'happy-session-copy/node': { code: 'credentials.missing', isSdkError: true, instanceOf: true },
+    });
+    // The parts loaded on first use load from the installed package.
+    expect(found.shellCommands).toBe(2);
+    expect(found.photo).toEqual({ kind: 'photo', width: 1, thumbhash: 'string' });
+  });
+
+  it('requires from CommonJS, as the same modules an import gets', async () => {
+    const found = await node(['checkEntries.cjs']);
+    expect(Object.keys(found.entries as object).sort()).toEqual([...entryNames].sort());
+    expect(found.errors).toEqual({
+      'happy-session/node': { code: 'credentials.missing', isSdkError: true, instanceOf: true },
+      'happy-session/crypto': { code: 'crypto.bad_key', isSdkError: true, instanceOf: true },
+      'happy-session-copy/node': { code: 'credentials.missing', isSdkError: true, instanceOf: true },
+    });
+    expect(found.sameModuleAsImport).toBe(true);
+  });
+
+  it('types its error codes: a misspelt code does not compile, from ESM or CommonJS TypeScript', async () => {
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [join(ROOT, 'node_modules/@types')],
+        },
+        files: ['typedCodes.mts', 'typedCodes.cts'],
+      }),
+    );
+    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+    const result = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project }).catch(
+      (e: { stdout: string }) => e,
+    );
+    expect(result.stdout).toBe('');
+  });
+});
+
+describe('the packed relay and CLI beside it', () => {
+  it('the relay starts from its package and its viewer is built in', async () => {
+    const script =
+      "const { startRelay } = await import('happy-session-relay'); const r = await startRelay(); const page = await fetch(r.url + '/'); console.log(JSON.stringify({ status: page.status, html: (await page.text()).includes('viewer/app.js') })); await r.close();";
+    expect(await node(['--input-type=module', '-e', script])).toEqual({ status: 200, html: true });
+  });
+
+  it('the happy-session command runs from its bin', async () => {
+    const { stdout } = await run(join(project, 'node_modules/.bin/happy-session'), ['--help'], {
+      cwd: project,
+    });
+    expect(stdout).toMatch(/serve/);
+    expect(stdout).toMatch(/demo/);
+  });
+});
