@@ -3,9 +3,6 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { RelayDatabase } from './db.js';
 
-/** Largest attachment the relay accepts, in (encrypted) bytes: 10 MB, as the real server (happy-wire.md §8.1). */
-export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
-
 /**
  * Where attachment blobs live. Blobs are the encrypted bytes exactly as uploaded; a blob is
  * addressed by its session and file name (`<uuid>.enc`), which is what the `ref`

@@ -1,45 +1,20 @@
+import type { AppendedMessage, SessionRow, StoredMessage } from 'happy-session/wire';
 import type { MessageRecord } from './store/messages.js';
 import type { SessionRecord } from './store/sessions.js';
 
-/** A session as the HTTP API returns it (happy-wire.md §4.1). */
-export interface SessionJson {
-  id: string;
-  seq: number;
-  metadata: string;
-  metadataVersion: number;
-  agentState: string | null;
-  agentStateVersion: number;
-  dataEncryptionKey: string | null;
-  active: boolean;
-  activeAt: number;
-  createdAt: number;
-  updatedAt: number;
-  lastMessage?: null;
-}
+/**
+ * The relay's rows in the Happy server's wire shapes. The shapes themselves are the SDK's
+ * (`happy-session/wire`, docs/wire.md): one definition for the SDK's transport, this relay and its
+ * viewer.
+ */
 
-/** Message content on the wire: always the encrypted envelope (§5.1). */
-export interface EncryptedContent {
-  t: 'encrypted';
-  c: string;
-}
-
-/** A message as the read APIs and `new-message` return it (§5.2). */
-export interface MessageJson {
-  id: string;
-  seq: number;
-  content: EncryptedContent;
-  localId: string | null;
-  createdAt: number;
-  updatedAt: number;
-}
-
-/** The data key is stored as bytes and always returned as standard b64 (§3.3). */
+/** The data key is stored as bytes and always returned as standard b64 (docs/wire.md §3.3). */
 export function encodeDataKey(key: Buffer | null): string | null {
   return key ? key.toString('base64') : null;
 }
 
 /** The session shape of the v2 list routes (no `lastMessage`). */
-export function sessionJson(session: SessionRecord): SessionJson {
+export function sessionJson(session: SessionRecord): SessionRow {
   return {
     id: session.id,
     seq: session.seq,
@@ -56,12 +31,12 @@ export function sessionJson(session: SessionRecord): SessionJson {
 }
 
 /** The session shape of `POST /v1/sessions` and `GET /v1/sessions`, with `lastMessage: null`. */
-export function sessionJsonWithLastMessage(session: SessionRecord): SessionJson {
+export function sessionJsonWithLastMessage(session: SessionRecord): SessionRow {
   return { ...sessionJson(session), lastMessage: null };
 }
 
-/** A stored message in its wire shape. */
-export function messageJson(message: MessageRecord): MessageJson {
+/** A stored message in its wire shape (docs/wire.md §5.2). */
+export function messageJson(message: MessageRecord): StoredMessage {
   return {
     id: message.id,
     seq: message.seq,
@@ -73,7 +48,7 @@ export function messageJson(message: MessageRecord): MessageJson {
 }
 
 /** The row summary that `POST /v3/sessions/:id/messages` answers with (no content). */
-export function messageAckJson(message: MessageRecord): Omit<MessageJson, 'content'> {
+export function messageAckJson(message: MessageRecord): AppendedMessage {
   return {
     id: message.id,
     seq: message.seq,

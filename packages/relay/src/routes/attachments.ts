@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import {
+  MAX_ATTACHMENT_BYTES,
+  DownloadRequestBodySchema as downloadBody,
+  UploadRequestBodySchema as uploadBody,
+} from 'happy-session/wire';
 import { z } from 'zod';
-import { MAX_ATTACHMENT_BYTES, isSafeAttachmentFile } from '../attachments.js';
+import { isSafeAttachmentFile } from '../attachments.js';
 import type { RelayContext } from '../context.js';
 import type { Authenticate } from '../http/authenticate.js';
 import { resolveBaseUrl } from '../http/baseUrl.js';
@@ -12,8 +17,6 @@ const TOO_LARGE = { error: 'File too large (max 10MB)' };
 
 const sessionParams = z.object({ sessionId: z.string() });
 const fileParams = z.object({ sessionId: z.string(), attachmentFile: z.string() });
-const uploadBody = z.object({ filename: z.string(), size: z.number().max(MAX_ATTACHMENT_BYTES) });
-const downloadBody = z.object({ ref: z.string() });
 
 type SessionParams = z.infer<typeof sessionParams>;
 type FileParams = z.infer<typeof fileParams>;

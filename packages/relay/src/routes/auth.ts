@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import nacl from 'tweetnacl';
+import { AuthChallengeBodySchema as challengeBody } from 'happy-session/wire';
 import { z } from 'zod';
 import type { RelayContext } from '../context.js';
 import type { Authenticate } from '../http/authenticate.js';
 import type { AuthRequestKind } from '../store/authRequests.js';
 
-const challengeBody = z.object({ publicKey: z.string(), challenge: z.string(), signature: z.string() });
 const terminalRequestBody = z.object({ publicKey: z.string(), supportsV2: z.boolean().nullish() });
 const accountRequestBody = z.object({ publicKey: z.string() });
 const statusQuery = z.object({ publicKey: z.string() });

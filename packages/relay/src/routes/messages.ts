@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { AppendMessagesBodySchema as writeBody, MAX_READ_LIMIT } from 'happy-session/wire';
 import { z } from 'zod';
 import type { RelayContext } from '../context.js';
 import { newMessageBody } from '../events.js';
@@ -10,17 +11,11 @@ const readQuery = z
   .object({
     after_seq: z.coerce.number().int().min(0).optional(),
     before_seq: z.coerce.number().int().min(1).optional(),
-    limit: z.coerce.number().int().min(1).max(500).default(100),
+    limit: z.coerce.number().int().min(1).max(MAX_READ_LIMIT).default(100),
   })
   .refine((query) => !(query.after_seq !== undefined && query.before_seq !== undefined), {
     message: 'after_seq and before_seq are mutually exclusive',
   });
-const writeBody = z.object({
-  messages: z
-    .array(z.object({ content: z.string(), localId: z.string().min(1) }))
-    .min(1)
-    .max(100),
-});
 
 type SessionParams = z.infer<typeof sessionParams>;
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { CreateSessionBodySchema as createBody } from 'happy-session/wire';
 import { z } from 'zod';
 import type { RelayContext } from '../context.js';
 import { activityEphemeral, deleteSessionBody, newSessionBody } from '../events.js';
@@ -9,12 +10,6 @@ const LIST_LIMIT = 150;
 const ACTIVE_WINDOW_MS = 15 * 60_000;
 const CURSOR_PREFIX = 'cursor_v1_';
 
-const createBody = z.object({
-  tag: z.string(),
-  metadata: z.string(),
-  agentState: z.string().nullish(),
-  dataEncryptionKey: z.string().nullish(),
-});
 const sessionParams = z.object({ sessionId: z.string() });
 const activeQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(150) }).optional();
 const pageQuery = z

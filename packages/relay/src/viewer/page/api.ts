@@ -1,36 +1,21 @@
+import {
+  AppendResponseSchema,
+  AuthResponseSchema,
+  DownloadTicketSchema,
+  ReadResponseSchema,
+  SessionRowSchema,
+} from 'happy-session/wire';
+import type { ReadResponse, SessionRow } from 'happy-session/wire';
 import { z } from 'zod';
 import { authChallengeBody } from 'happy-session/crypto';
 import { SdkError } from 'happy-session';
 
-/** A session as `GET /v1/sessions` lists it (happy-wire §4.1); the fields the viewer reads. */
-export const SessionRowSchema = z.object({
-  id: z.string(),
-  seq: z.number(),
-  metadata: z.string(),
-  dataEncryptionKey: z.string().nullable(),
-  active: z.boolean(),
-  activeAt: z.number().optional(),
-  updatedAt: z.number().optional(),
-});
-export type SessionRow = z.infer<typeof SessionRowSchema>;
+/** One page of stored messages (docs/wire.md §5.2). */
+export type MessagePage = ReadResponse;
+export type { SessionRow };
 
+/** The list as the page reads it: rows of another shape are left out, not fatal. */
 const SessionListSchema = z.object({ sessions: z.array(z.unknown()) });
-const TokenSchema = z.object({ token: z.string().min(1) });
-const MessagePageSchema = z.object({
-  messages: z.array(
-    z.object({
-      id: z.string().optional(),
-      seq: z.number().int(),
-      localId: z.string().nullable(),
-      content: z.object({ t: z.string(), c: z.string() }),
-      createdAt: z.number().optional(),
-    }),
-  ),
-  hasMore: z.boolean(),
-});
-/** One page of stored messages (happy-wire §5.2). */
-export type MessagePage = z.infer<typeof MessagePageSchema>;
-const DownloadSchema = z.object({ downloadUrl: z.string().min(1) });
 
 /**
  * The relay's (or a Happy server's) HTTP API as the viewer uses it: mint a token from the master
@@ -50,7 +35,7 @@ export class ViewerApi {
   static async signIn(baseUrl: string, masterSecret: Uint8Array): Promise<ViewerApi> {
     const anonymous = new ViewerApi(baseUrl, '');
     const answer = await anonymous.request('POST', '/v1/auth', authChallengeBody(masterSecret));
-    return new ViewerApi(baseUrl, expect(TokenSchema, answer, 'POST /v1/auth').token);
+    return new ViewerApi(baseUrl, expect(AuthResponseSchema, answer, 'POST /v1/auth').token);
   }
 
   /** `GET /v1/sessions`; rows of another shape are left out. */
@@ -65,7 +50,7 @@ export class ViewerApi {
   /** `GET /v3/sessions/:id/messages?after_seq=`: records after `afterSeq`, ascending. */
   async readMessages(sessionId: string, afterSeq: number, limit: number): Promise<MessagePage> {
     const path = `/v3/sessions/${encodeURIComponent(sessionId)}/messages?after_seq=${afterSeq}&limit=${limit}`;
-    return expect(MessagePageSchema, await this.request('GET', path), 'GET messages');
+    return expect(ReadResponseSchema, await this.request('GET', path), 'GET messages');
   }
 
   /** `POST /v3/sessions/:id/messages` with encrypted records; idempotent per `localId`. */
@@ -76,11 +61,9 @@ export class ViewerApi {
     const answer = await this.request('POST', `/v3/sessions/${encodeURIComponent(sessionId)}/messages`, {
       messages: records,
     });
-    const parsed = z
-      .object({ messages: z.array(z.object({ localId: z.string(), seq: z.number() })) })
-      .safeParse(answer);
-    if (!parsed.success) throw shapeError('POST messages');
-    return parsed.data.messages;
+    return expect(AppendResponseSchema, answer, 'POST messages').messages.flatMap((m) =>
+      m.localId === null ? [] : [{ localId: m.localId, seq: m.seq }],
+    );
   }
 
   /**
@@ -89,7 +72,11 @@ export class ViewerApi {
    */
   async downloadAttachment(sessionId: string, ref: string): Promise<Uint8Array> {
     const path = `/v1/sessions/${encodeURIComponent(sessionId)}/attachments/request-download`;
-    const { downloadUrl } = expect(DownloadSchema, await this.request('POST', path, { ref }), 'download');
+    const { downloadUrl } = expect(
+      DownloadTicketSchema,
+      await this.request('POST', path, { ref }),
+      'download',
+    );
     const url = new URL(downloadUrl, this.baseUrl);
     const own = url.origin === new URL(this.baseUrl).origin;
     const response = await fetch(url, own ? { headers: { authorization: `Bearer ${this.token}` } } : {});
