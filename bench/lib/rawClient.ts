@@ -120,7 +120,7 @@ export async function connectSocket(url: string, auth: Record<string, string>): 
   return socket;
 }
 
-/** The app's side of session RPC over its user-scoped socket (happy-wire §7.1). */
+/** The app's side of session RPC over its user-scoped socket (docs/wire.md §7.1). */
 export class AppRpc {
   constructor(private readonly socket: Socket) {}
 

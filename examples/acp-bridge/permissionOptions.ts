@@ -1,5 +1,5 @@
 // How an ACP permission request becomes a v2 `permission-request`, and how the user's decision goes
-// back to the agent. Options are matched by kind, never by name (permissions research R12).
+// back to the agent. Options are matched by kind, never by name (permissions docs/permissions-requirements.md R12).
 // In your project, import from 'happy-session' and 'happy-session/permissions' instead of ../../src.
 import type * as acp from '@agentclientprotocol/sdk';
 import type { PermissionDecision, PermissionOption, PermissionOptionKind } from 'happy-session';

@@ -42,7 +42,7 @@ function startLogin(options: { force?: boolean; signal?: AbortSignal; timeoutMs?
   return { done, link, lines, homeDir };
 }
 
-/** The app's side of account linking (happy-wire §1.4): box the master secret to the link's key. */
+/** The app's side of account linking (docs/wire.md §1.4): box the master secret to the link's key. */
 async function approve(
   link: string,
   masterSecret: Uint8Array,

@@ -15,7 +15,7 @@ import { flipBit, hex, toHex, vectors } from './fixtures.js';
 const account = vectors.account;
 const master = hex(account.masterSecretHex);
 
-describe('account keys (spec §1.1)', () => {
+describe('account keys (docs/wire.md §1.1)', () => {
   const keys = deriveAccountKeys(master);
 
   it('derives the Ed25519 auth public key from the master secret as seed', () => {
@@ -51,7 +51,7 @@ describe('account keys (spec §1.1)', () => {
   });
 });
 
-describe('POST /v1/auth challenge (spec §1.2)', () => {
+describe('POST /v1/auth challenge (docs/wire.md §1.2)', () => {
   const challenge = decodeBase64(account.authChallengeBase64);
 
   it('signs the fixed challenge to the vector signature', () => {

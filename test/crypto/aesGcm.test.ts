@@ -7,7 +7,7 @@ const key = hex(small.keyHex);
 const nonce = hex(small.nonceHex);
 const plain = utf8(small.plaintextJson);
 
-describe('AES-256-GCM bundles (spec §3.1 dataKey)', () => {
+describe('AES-256-GCM bundles (docs/wire.md §3.1 dataKey)', () => {
   it('seals {"a":1} to the vector bytes: version, nonce, 7 ciphertext bytes, tag', async () => {
     expect(toHex(await aesGcmSeal(plain, key, nonce))).toBe(small.bundleHex);
   });

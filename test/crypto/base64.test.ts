@@ -18,7 +18,7 @@ function decodeError(text: string): unknown {
   return undefined;
 }
 
-describe('base64 (spec §3.4)', () => {
+describe('base64 (docs/wire.md §3.4)', () => {
   it('encodes the master secret vector in both forms', () => {
     const master = hex(vectors.account.masterSecretHex);
     expect(encodeBase64(master)).toBe(vectors.account.masterSecretBase64);

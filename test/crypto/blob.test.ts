@@ -14,7 +14,7 @@ const v = vectors.blob;
 const sessionKey = hex(v.sessionKeyHex);
 const master = hex(vectors.account.masterSecretHex);
 
-describe('attachment blobs (spec §3.2)', () => {
+describe('attachment blobs (docs/wire.md §3.2)', () => {
   it('derives the session and master blob keys', () => {
     expect(toHex(sessionBlobKey(sessionKey))).toBe(v.sessionBlobKeyHex);
     expect(toHex(masterBlobKey(master))).toBe(vectors.account.masterBlobKeyHex);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 const cryptoDir = fileURLToPath(new URL('../../packages/sdk/src/crypto/', import.meta.url));
 const sources = readdirSync(cryptoDir).filter((name) => name.endsWith('.ts'));
 
-describe('the SDK crypto layer is browser-safe (architecture: the root export runs in a browser)', () => {
+describe('the SDK crypto layer is browser-safe (docs/architecture.md: the root export runs in a browser)', () => {
   it('has source files to check', () => {
     expect(sources).toContain('records.ts');
   });

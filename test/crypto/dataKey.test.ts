@@ -14,7 +14,7 @@ const account = deriveAccountKeys(hex(vectors.account.masterSecretHex));
 const sessionKey = hex(v.sessionKeyHex);
 const wrapped = decodeBase64(v.wrappedBase64);
 
-describe('data-key wrapping (spec §3.3)', () => {
+describe('data-key wrapping (docs/wire.md §3.3)', () => {
   it('wraps the session key to the content public key as the 105-byte vector', () => {
     const recipient = decodeBase64(v.recipientContentPublicKeyBase64);
     expect(recipient).toEqual(account.content.publicKey);

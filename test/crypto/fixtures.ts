@@ -1,6 +1,6 @@
 import vectors from '../vectors/happy-crypto.json' with { type: 'json' };
 
-/** The committed copy of the shared crypto vectors (spec §10). */
+/** The committed copy of the shared crypto vectors (docs/wire.md §10). */
 export { vectors };
 
 export function hex(text: string): Uint8Array {

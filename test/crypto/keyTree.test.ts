@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { deriveKey } from '../../packages/sdk/src/crypto/index.js';
 import { hex, toHex, utf8, vectors } from './fixtures.js';
 
-describe('deriveKey (spec §1.1)', () => {
+describe('deriveKey (docs/wire.md §1.1)', () => {
   it("reproduces the repo's own key tree vector", () => {
     const v = vectors.keyTreeRepoVector;
     expect(toHex(deriveKey(utf8('test seed'), v.usage, v.path))).toBe(v.finalKeyHex.toLowerCase());

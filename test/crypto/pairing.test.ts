@@ -20,7 +20,7 @@ const terminal = pairingKeyPair(hex(v.terminalSecretKeyHex));
 const pinned = { ephemeralSecretKey: hex(v.appEphemeralSecretKeyHex), nonce: hex(v.nonceHex) };
 const v2Plaintext = new Uint8Array([0, ...account.content.publicKey]);
 
-describe('terminal pairing and account linking (spec §1.3, §1.4)', () => {
+describe('terminal pairing and account linking (docs/wire.md §1.3, §1.4)', () => {
   it('derives the terminal public key from its secret key', () => {
     expect(encodeBase64(terminal.publicKey)).toBe(v.terminalPublicKeyBase64);
     expect(terminal.secretKey).toEqual(hex(v.terminalSecretKeyHex));

@@ -16,7 +16,7 @@ const legacyKey: RecordKey = { variant: 'legacy', key: hex(vectors.legacy.keyHex
 const dataKey: RecordKey = { variant: 'dataKey', key: hex(vectors.dataKey.keyHex) };
 const keys = [legacyKey, dataKey] as const;
 
-describe('record vectors (spec §3.1, §7.1, §10)', () => {
+describe('record vectors (docs/wire.md §3.1, §7.1, §10)', () => {
   it('encrypts the legacy user message to the 96-byte vector and back', async () => {
     const v = vectors.legacy;
     const value: unknown = JSON.parse(v.plaintextJson);

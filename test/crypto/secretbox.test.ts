@@ -7,7 +7,7 @@ const nonce = hex(vectors.legacy.nonceHex);
 const plain = utf8(vectors.legacy.plaintextJson);
 const bundle = secretboxSeal(plain, key, nonce);
 
-describe('secretbox bundles (spec §3.1 legacy, §3.2)', () => {
+describe('secretbox bundles (docs/wire.md §3.1 legacy, §3.2)', () => {
   it('lays out nonce(24) || tag(16) || ciphertext', () => {
     expect(bundle).toHaveLength(24 + 16 + plain.length);
     expect(bundle.subarray(0, 24)).toEqual(nonce);

@@ -9,7 +9,7 @@ export const DOCUMENT_OPTIONS = [
   { id: 'deny-always', label: 'Always deny', kind: 'reject-always' },
 ] as const;
 
-// The three example streams of session-protocol-v2.md ("Example Streams"), written through the
+// The three example streams of docs/protocol.md ("Example Streams"), written through the
 // builders. Each flushes, so the records are stored when it returns.
 
 /** "Simple tool call". */

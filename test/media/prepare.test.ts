@@ -87,7 +87,7 @@ describe('prepareMedia', () => {
   });
 
   it('keeps the encrypted size within the server limit by default', () => {
-    // secretbox adds a 24-byte nonce and a 16-byte tag (happy-wire §3.2); the server takes 10 MiB (§8.1).
+    // secretbox adds a 24-byte nonce and a 16-byte tag (docs/wire.md §3.2); the server takes 10 MiB (§8.1).
     expect(DEFAULT_MAX_MEDIA_BYTES + 24 + 16).toBe(MAX_ENCRYPTED_ATTACHMENT_BYTES);
   });
 

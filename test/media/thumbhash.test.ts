@@ -13,7 +13,7 @@ const vectors = JSON.parse(
 const AVERAGE_TOLERANCE = 8;
 
 describe('thumbhashFromRgba', () => {
-  it('reproduces the thumbhash vector of happy-crypto.json (happy-wire §10)', () => {
+  it('reproduces the thumbhash vector of happy-crypto.json (docs/wire.md §10)', () => {
     const { width, height, rgbaHex, thumbhashBase64, length } = vectors.thumbhash;
     const hash = thumbhashFromRgba(width, height, Buffer.from(rgbaHex, 'hex'));
     expect(hash).toBe(thumbhashBase64);

@@ -109,7 +109,7 @@ describe('legacy permission body: picking options by kind', () => {
     { id: 'a1', label: 'Allow', kind: 'allow-once' },
   ];
 
-  it('picks the option of the kind, whatever its id or label (research scenario 20)', () => {
+  it('picks the option of the kind, whatever its id or label (docs/permissions-requirements.md, scenario 20)', () => {
     expect(map({ id: 'T', approved: true }, { ...bashRequest, options: acpLike })).toMatchObject({
       ok: true,
       value: { optionId: 'a1' },

@@ -13,7 +13,7 @@ beforeAll(async () => {
   shell = await loadShellParser();
 });
 
-describe('Bash prefix rules and compound commands (research scenario 4)', () => {
+describe('Bash prefix rules and compound commands (docs/permissions-requirements.md, scenario 4)', () => {
   const allow = ['Bash(npm test:*)'];
 
   it.each(['npm test', 'npm test -- --watch'])('Bash(npm test:*) allows %j', (command) => {
@@ -140,7 +140,7 @@ describe('Bash prefix rules and compound commands (research scenario 4)', () => 
   });
 });
 
-describe('precedence: deny > ask > mode > allow (research scenario 5)', () => {
+describe('precedence: deny > ask > mode > allow (docs/permissions-requirements.md, scenario 5)', () => {
   it('a deny rule wins over an allow rule and over bypassPermissions', () => {
     const setup = { deny: ['Bash(rm:*)'], allow: ['Bash(rm:*)'] };
     expect(judge(shell, setup, bash('rm -rf x')).verdict).toBe('deny');

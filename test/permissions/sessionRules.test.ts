@@ -110,7 +110,7 @@ describe('SessionRuleStore', () => {
     expect(judge(shell, { sessionRules: store.listRules() }, bash('npm test')).verdict).toBe('ask');
   });
 
-  it('allow-always on WebFetch covers later WebFetch calls but not Edit (research scenario 3)', () => {
+  it('allow-always on WebFetch covers later WebFetch calls but not Edit (docs/permissions-requirements.md, scenario 3)', () => {
     const store = new SessionRuleStore();
     store.addFromAnswer({
       toolName: 'WebFetch',
@@ -134,7 +134,7 @@ describe('SessionRuleStore', () => {
   });
 });
 
-describe('SessionRuleStore.rebuildFromMessages (research scenario 13)', () => {
+describe('SessionRuleStore.rebuildFromMessages (docs/permissions-requirements.md, scenario 13)', () => {
   it('rebuilds exactly the rules granted live', () => {
     const live = new SessionRuleStore();
     live.addFromAnswer({

@@ -7,7 +7,7 @@ import {
 } from '../helpers/exampleStreams.js';
 import { memorySession, normaliseIds } from '../helpers/memorySession.js';
 
-// The three example streams of session-protocol-v2.md ("Example Streams"), as documented.
+// The three example streams of docs/protocol.md ("Example Streams"), as documented.
 const simpleToolCall = [
   { role: 'user', type: 'text', text: 'Find TODOs' },
   { role: 'agent', type: 'turn-start', turn: 't1' },

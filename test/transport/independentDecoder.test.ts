@@ -1,6 +1,6 @@
 /**
  * Reads back a session written through the SDK with nothing of the SDK's transport: plain fetch
- * and the crypto module, following the wire spec (happy-wire §1.2, §3, §4.1, §5.2).
+ * and the crypto module, following the wire spec (docs/wire.md §1.2, §3, §4.1, §5.2).
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { authChallengeBody, deriveAccountKeys } from '../../packages/sdk/src/crypto/accountKeys.js';

@@ -41,7 +41,7 @@ async function quadrantPng(): Promise<Buffer> {
     .toBuffer();
 }
 
-/** A bearer token for the account, by the challenge flow (happy-wire §1.2). */
+/** A bearer token for the account, by the challenge flow (docs/wire.md §1.2). */
 async function tokenFor(relay: Relay, master: Uint8Array): Promise<string> {
   const auth = await fetch(`${relay.url}/v1/auth`, {
     method: 'POST',
@@ -51,7 +51,7 @@ async function tokenFor(relay: Relay, master: Uint8Array): Promise<string> {
   return ((await auth.json()) as { token: string }).token;
 }
 
-/** Uploads encrypted bytes with the relay's attachment routes (happy-wire §8.1); returns the ref. */
+/** Uploads encrypted bytes with the relay's attachment routes (docs/wire.md §8.1); returns the ref. */
 async function uploadAttachment(
   relay: Relay,
   session: Session,

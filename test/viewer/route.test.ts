@@ -44,9 +44,9 @@ describe('loadViewerAssets from a built package', () => {
   const dist = mkdtempSync(join(tmpdir(), 'viewer-dist-'));
   afterAll(() => rmSync(dist, { recursive: true, force: true }));
 
-  it('reads dist/viewer next to dist/relay.js and next to dist/cli/main.js', async () => {
+  it("reads dist/viewer next to the package's modules (dist/index.js and its chunks)", async () => {
     await writeViewer(join(dist, 'viewer'));
-    for (const module of ['relay.js', 'cli/main.js']) {
+    for (const module of ['index.js', 'chunk-ABCDEF.js']) {
       const assets = await loadViewerAssets(pathToFileURL(join(dist, module)).href);
       expect([...(assets?.keys() ?? [])].sort()).toEqual(['app.css', 'app.js', 'index.html']);
     }
@@ -55,7 +55,7 @@ describe('loadViewerAssets from a built package', () => {
   it('finds nothing in a package built without the viewer', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'viewer-empty-'));
     try {
-      await expect(loadViewerAssets(pathToFileURL(join(empty, 'relay.js')).href)).resolves.toBeUndefined();
+      await expect(loadViewerAssets(pathToFileURL(join(empty, 'index.js')).href)).resolves.toBeUndefined();
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }

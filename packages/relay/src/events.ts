@@ -5,7 +5,7 @@ import type { SessionRecord } from './store/sessions.js';
 import type { MessageRecord } from './store/messages.js';
 import { encodeDataKey, messageJson } from './wire.js';
 
-/** Who receives an event (happy-wire.md §2.2). */
+/** Who receives an event (docs/wire.md §2.2). */
 export type RecipientFilter =
   | { type: 'all-interested-in-session'; sessionId: string }
   | { type: 'user-scoped-only' }

@@ -15,7 +15,7 @@ function randomFrom(alphabet: string, length: number): string {
 /**
  * A 25-character id in the shape of the real server's cuid ids (`c` + time + counter + random).
  * Time comes first so that ordering by id is ordering by creation, which is what the cursor of
- * `GET /v2/sessions` relies on (happy-wire.md §4.1). It passes the `isCuid` check of §10.
+ * `GET /v2/sessions` relies on (docs/wire.md §4.1). It passes the `isCuid` check of §10.
  */
 export function newId(): string {
   counter = (counter + 1) % 36 ** 4;
@@ -24,7 +24,7 @@ export function newId(): string {
   return `c${time}${count}${randomFrom(BASE36, 12)}`;
 }
 
-/** The random 12-character id of an `update` event (happy-wire.md §2.3). */
+/** The random 12-character id of an `update` event (docs/wire.md §2.3). */
 export function newUpdateId(): string {
   return randomFrom(ALPHANUMERIC, 12);
 }

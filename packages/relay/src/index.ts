@@ -1,6 +1,6 @@
 /**
  * The embedded Happy-compatible relay (Node only): the real Happy server's wire for everything an
- * agent SDK and a viewer use, on one machine, with no account (happy-wire.md §0-§8).
+ * agent SDK and a viewer use, on one machine, with no account (docs/wire.md §0-§8).
  */
 export { startRelay } from './server.js';
 export { runRelayServer } from './serve.js';

@@ -2,7 +2,7 @@ import type { EventRouter } from './events.js';
 import { activityEphemeral } from './events.js';
 import type { SessionStore } from './store/sessions.js';
 
-/** Heartbeats for a stopped session are ignored this long (happy-wire.md §4.5). */
+/** Heartbeats for a stopped session are ignored this long (docs/wire.md §4.5). */
 const STOPPED_TTL_MS = 60_000;
 /** A heartbeat is written to the database when it is this much newer than the last one written. */
 const WRITE_THRESHOLD_MS = 30_000;

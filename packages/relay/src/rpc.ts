@@ -5,7 +5,7 @@ const LOOKUP_POLL_MS = 200;
 /** How often a call in flight checks that its target is still registered. */
 const PRESENCE_POLL_MS = 2_000;
 
-/** The answer an `rpc-call` acks to its caller (happy-wire.md §7.1). */
+/** The answer an `rpc-call` acks to its caller (docs/wire.md §7.1). */
 export type RpcCallResult = { ok: true; result: unknown } | { ok: false; error: string };
 
 /** Room of the sockets that registered `method` for account `userId`. */

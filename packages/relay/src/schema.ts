@@ -1,6 +1,6 @@
 /**
  * The relay's SQLite schema. It mirrors the parts of the real server's data model that an agent
- * and a viewer touch (happy-wire.md §1, §4, §5, §8). Every payload column holds exactly the
+ * and a viewer touch (docs/wire.md §1, §4, §5, §8). Every payload column holds exactly the
  * ciphertext string (or bytes) a client sent; the relay never decrypts anything.
  *
  * Times are Unix epoch milliseconds. Bump {@link SCHEMA_VERSION} and add a step to

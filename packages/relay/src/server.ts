@@ -28,7 +28,7 @@ import { TokenSigner } from './tokens.js';
 import type { Relay, RelayOptions } from './types.js';
 import { viewerRoutes } from './viewer/route.js';
 
-/** Fastify body limit of the real server: 100 MB (happy-wire.md §0). */
+/** Fastify body limit of the real server: 100 MB (docs/wire.md §0). */
 const BODY_LIMIT = 100 * 1024 * 1024;
 const DEFAULT_RPC_WAIT_MS = 15_000;
 const DEFAULT_RPC_CALL_TIMEOUT_MS = 30_000;
@@ -42,7 +42,7 @@ function formatUrl(host: string, port: number): string {
 
 /**
  * Starts the embedded Happy-compatible relay: the real server's HTTP API and socket.io events for
- * everything an agent SDK and a viewer use (happy-wire.md §0-§8), on one machine, with SQLite
+ * everything an agent SDK and a viewer use (docs/wire.md §0-§8), on one machine, with SQLite
  * storage and no account anywhere. It only ever stores the ciphertext clients send.
  *
  * @example

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { RelayDatabase } from './db.js';
 
-/** What a relay token says: the account, plus the extras of the pairing flow (happy-wire.md §1.2, §1.3). */
+/** What a relay token says: the account, plus the extras of the pairing flow (docs/wire.md §1.2, §1.3). */
 export interface TokenClaims {
   user: string;
   extras?: Record<string, unknown>;

@@ -18,7 +18,7 @@ export interface RelayOptions {
   logger?: Logger;
   /**
    * Base URL put into upload and download URLs (like the real server's `PUBLIC_URL`). Without it
-   * the relay uses the forwarded host or the `Host` header of the request (happy-wire.md §8.1).
+   * the relay uses the forwarded host or the `Host` header of the request (docs/wire.md §8.1).
    */
   publicUrl?: string;
   /** How long an `rpc-call` waits for a target to register the method; 15 000 ms like the real server (§7.1). */

@@ -10,7 +10,9 @@ export type ProtocolErrorCode =
   | 'protocol.not_an_object'
   | 'protocol.unknown_type'
   | 'protocol.invalid_message'
-  | 'protocol.v1_encode_failed';
+  | 'protocol.v1_encode_failed'
+  | 'protocol.v1_not_session'
+  | 'protocol.v1_invalid';
 
 /** Why a record, bundle or encoded value could not be opened, or a key was refused (docs/crypto.md). */
 export type CryptoErrorCode =
@@ -91,7 +93,7 @@ export type MediaErrorCode =
   | 'media.not_a_path';
 
 /** Failures of the embedded relay (package `happy-session-relay`). */
-export type RelayErrorCode = 'relay.sqlite' | 'relay.schema_too_new';
+export type RelayErrorCode = 'relay.schema_too_new';
 
 /** Failures of the web viewer's page. */
 export type ViewerErrorCode =

@@ -6,7 +6,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { expectValidV1Stream, normaliseV1, storedRecords, v1MemorySession } from './helpers.js';
 
-// The three example streams of session-protocol-v2.md ("Example Streams"), produced through the
+// The three example streams of docs/protocol.md ("Example Streams"), produced through the
 // builders as in test/stream/exampleStreams.test.ts, written in v1 format and read back decrypted.
 
 const META = { sentFrom: 'cli' };

@@ -6,7 +6,7 @@ import {
   V1RecordSchema,
 } from '../../../packages/sdk/src/protocol/v1/schemas.js';
 
-// The examples of happy-wire §6.3, and the rules the app enforces on them.
+// The examples of docs/wire.md §6.3, and the rules the app enforces on them.
 
 const ok = (value: unknown) => V1EnvelopeSchema.safeParse(value).success;
 const base = { id: 'ca1', time: 1000, role: 'agent', turn: 'ct1' };

@@ -24,7 +24,7 @@ export interface LoginOptions {
   readonly force?: boolean;
 }
 
-/** Timing of the approval wait; happy-agent's values by default (happy-wire §1.4). */
+/** Timing of the approval wait; happy-agent's values by default (docs/wire.md §1.4). */
 export interface LoginTiming {
   /** Default 1 000 ms. */
   readonly pollIntervalMs?: number;
@@ -39,7 +39,7 @@ const RequestAnswerSchema = z.union([
 
 /**
  * `happy-session login`: links this machine to a Happy account by QR code (account linking,
- * happy-wire §1.4). Makes a one-time X25519 key pair, registers the request, prints the QR code of
+ * docs/wire.md §1.4). Makes a one-time X25519 key pair, registers the request, prints the QR code of
  * `happy:///account?<key>` for the app (Settings → Account → Link New Device), polls until the app
  * answers, opens the answer (the master secret), mints a token with it and writes `agent.key`
  * (mode 0600 in a 0700 directory). An existing agent.key is kept unless `force`.

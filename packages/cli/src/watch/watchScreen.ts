@@ -8,7 +8,7 @@ export interface WatchScreenState {
   readonly title: string | undefined;
   readonly serverUrl: string;
   readonly fold: FoldedSession;
-  /** From the server's `activity` events (happy-wire §2.3); undefined until the first one. */
+  /** From the server's `activity` events (docs/wire.md §2.3); undefined until the first one. */
   readonly activity: { readonly active: boolean; readonly thinking: boolean } | undefined;
   /** Records that did not decrypt or validate. */
   readonly unreadable: number;

@@ -11,7 +11,7 @@ declare module 'fastify' {
 
 /**
  * Builds the pre-handler that guards authenticated routes, with the real server's answers:
- * 401 `Missing authorization header`, `Invalid token` or `Authentication failed` (happy-wire.md §0).
+ * 401 `Missing authorization header`, `Invalid token` or `Authentication failed` (docs/wire.md §0).
  */
 export function createAuthenticate(ctx: RelayContext) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {

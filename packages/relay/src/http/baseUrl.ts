@@ -7,7 +7,7 @@ function first(value: string | string[] | undefined): string | undefined {
 /**
  * The base URL a client should use to reach this relay's own upload and download routes: the
  * configured public URL, else the forwarded host and protocol, else the `Host` the request came
- * in on (happy-wire.md §8.1).
+ * in on (docs/wire.md §8.1).
  */
 export function resolveBaseUrl(
   publicUrl: string | undefined,

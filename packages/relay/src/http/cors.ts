@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 const ALLOWED_METHODS = 'GET, POST, PUT, DELETE';
 
 /**
- * CORS `*` like the real server (happy-wire.md §0), so a browser viewer on another origin can use
+ * CORS `*` like the real server (docs/wire.md §0), so a browser viewer on another origin can use
  * the relay: every answer allows any origin, and preflight requests are answered here.
  */
 export function installCors(app: FastifyInstance): void {

@@ -21,7 +21,7 @@ const fileParams = z.object({ sessionId: z.string(), attachmentFile: z.string() 
 type SessionParams = z.infer<typeof sessionParams>;
 type FileParams = z.infer<typeof fileParams>;
 
-/** At most 60 upload requests per account and minute, like the real server (happy-wire.md §8.1). */
+/** At most 60 upload requests per account and minute, like the real server (docs/wire.md §8.1). */
 class UploadRateLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
 
@@ -38,7 +38,7 @@ class UploadRateLimiter {
 }
 
 /**
- * Attachment routes in the real server's local-storage mode (happy-wire.md §8): request an upload
+ * Attachment routes in the real server's local-storage mode (docs/wire.md §8): request an upload
  * URL, PUT the encrypted blob to the relay itself, request a download URL, GET the blob. No
  * database row per attachment: the `ref` is the storage key.
  */

@@ -27,7 +27,7 @@ function verifyChallenge(publicKey: string, challenge: string, signature: string
 }
 
 /**
- * Authentication routes (happy-wire.md §1.2-§1.4): the signed challenge, terminal pairing and
+ * Authentication routes (docs/wire.md §1.2-§1.4): the signed challenge, terminal pairing and
  * account linking.
  */
 export function authRoutes(app: FastifyInstance, ctx: RelayContext, authenticate: Authenticate): void {

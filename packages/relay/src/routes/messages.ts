@@ -20,7 +20,7 @@ const readQuery = z
 type SessionParams = z.infer<typeof sessionParams>;
 
 /**
- * The v3 message API (happy-wire.md §5.2): batched idempotent writes with consecutive seqs, and
+ * The v3 message API (docs/wire.md §5.2): batched idempotent writes with consecutive seqs, and
  * seq-cursor reads in both directions.
  */
 export function messageRoutes(app: FastifyInstance, ctx: RelayContext, authenticate: Authenticate): void {

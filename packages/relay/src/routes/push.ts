@@ -12,7 +12,7 @@ const pushBody = z.object({
 });
 
 /**
- * `POST /v1/sessions/:id/push-event` (happy-wire.md §9 item 4). The relay has no push service and
+ * `POST /v1/sessions/:id/push-event` (docs/wire.md §9 item 4). The relay has no push service and
  * no device tokens, so it records the event and answers `no_tokens`, or `suppressed` when a UI of
  * the account reported `appState: 'active'`, as the real server would. The `session-event`
  * ephemeral goes out either way.

@@ -23,7 +23,7 @@ const pageQuery = z
 type SessionParams = z.infer<typeof sessionParams>;
 
 /**
- * Session routes (happy-wire.md §4.1, §5.3): get-or-create by tag, the three list routes, the
+ * Session routes (docs/wire.md §4.1, §5.3): get-or-create by tag, the three list routes, the
  * legacy message read, archive and delete. Every route answers a session of another account
  * exactly like a missing one.
  */

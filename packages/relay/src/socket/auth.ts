@@ -6,7 +6,7 @@ import type { ClientType, SocketData } from './data.js';
 /**
  * Handshake authentication as socket.io middleware, so handlers are attached before the client's
  * `connect` fires. Failures reach the client as `connect_error` with the real server's messages
- * (happy-wire.md §2.1). Session ownership is checked per event, not here, as on the real server.
+ * (docs/wire.md §2.1). Session ownership is checked per event, not here, as on the real server.
  */
 export function installSocketAuth(io: Server, ctx: RelayContext): void {
   io.use((socket, next) => {

@@ -11,7 +11,7 @@ function machineActivity(machineId: string, active: boolean) {
 }
 
 /**
- * Sets up an authenticated socket: joins its rooms (happy-wire.md §2.2), attaches every event
+ * Sets up an authenticated socket: joins its rooms (docs/wire.md §2.2), attaches every event
  * handler, and announces machine sockets to the account's UIs.
  */
 export function handleConnection(io: Server, socket: Socket, ctx: RelayContext): void {

@@ -1,6 +1,6 @@
 import type { Socket } from 'socket.io';
 
-/** The three kinds of socket client (happy-wire.md §2.1). */
+/** The three kinds of socket client (docs/wire.md §2.1). */
 export type ClientType = 'session-scoped' | 'user-scoped' | 'machine-scoped';
 
 /** What the relay remembers about an authenticated socket. */

@@ -4,7 +4,7 @@ import { forwardRpcCall, rpcRoom } from '../rpc.js';
 import { asAck, asRecord, socketData } from './data.js';
 
 /**
- * RPC events of a socket (happy-wire.md §7.1). Registration rooms are per account, so a socket
+ * RPC events of a socket (docs/wire.md §7.1). Registration rooms are per account, so a socket
  * can only ever reach methods registered by sockets of its own account.
  */
 export function installRpcEvents(io: Server, socket: Socket, ctx: RelayContext): void {

@@ -5,7 +5,7 @@ import { clampActivityTime } from '../presence.js';
 import { asAck, asRecord, socketData } from './data.js';
 
 /**
- * Session events of a socket (happy-wire.md §2.4, §4.4, §4.5, §5.3): optimistic-concurrency
+ * Session events of a socket (docs/wire.md §2.4, §4.4, §4.5, §5.3): optimistic-concurrency
  * updates of metadata and agent state, heartbeats, session end, and the legacy `message` write.
  * A session of another account is treated as missing; for `update-metadata` that means no ack
  * at all, as on the real server.

@@ -9,7 +9,7 @@ function hasNumericTotal(value: unknown): value is Record<string, unknown> & { t
 }
 
 /**
- * `usage-report` (happy-wire.md §9 item 3): upserted per `(account, session, key)`, answered with
+ * `usage-report` (docs/wire.md §9 item 3): upserted per `(account, session, key)`, answered with
  * the real server's ack shapes, and relayed to the account's UIs as a `usage` ephemeral.
  */
 export function installUsageEvents(socket: Socket, ctx: RelayContext): void {

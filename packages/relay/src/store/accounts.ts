@@ -2,7 +2,7 @@ import type { RelayDatabase } from '../db.js';
 import { newId } from '../ids.js';
 
 /**
- * Accounts, identified by their Ed25519 auth public key (happy-wire.md §1.2), plus the
+ * Accounts, identified by their Ed25519 auth public key (docs/wire.md §1.2), plus the
  * per-account counter that numbers `update` events (§2.3).
  */
 export class AccountStore {

@@ -1,7 +1,7 @@
 import type { RelayDatabase } from '../db.js';
 import { newId } from '../ids.js';
 
-/** A push event as the relay recorded it (happy-wire.md §9 item 4). */
+/** A push event as the relay recorded it (docs/wire.md §9 item 4). */
 export interface PushEventRecord {
   id: string;
   accountId: string;

@@ -1,7 +1,7 @@
 import type { RelayDatabase } from '../db.js';
 import { newId } from '../ids.js';
 
-/** A pending or answered pairing request (happy-wire.md §1.3, §1.4). */
+/** A pending or answered pairing request (docs/wire.md §1.3, §1.4). */
 export interface AuthRequestRecord {
   id: string;
   supportsV2: boolean;

@@ -2,7 +2,7 @@ import type { RelayDatabase } from '../db.js';
 import { newId } from '../ids.js';
 import type { SessionStore } from './sessions.js';
 
-/** A stored message; `content` is the b64 ciphertext exactly as sent (happy-wire.md §5.1). */
+/** A stored message; `content` is the b64 ciphertext exactly as sent (docs/wire.md §5.1). */
 export interface MessageRecord {
   id: string;
   sessionId: string;

@@ -1,7 +1,7 @@
 import type { RelayDatabase } from '../db.js';
 import { newId } from '../ids.js';
 
-/** A stored session; `metadata`, `agentState` and `dataEncryptionKey` are ciphertext (happy-wire.md §4). */
+/** A stored session; `metadata`, `agentState` and `dataEncryptionKey` are ciphertext (docs/wire.md §4). */
 export interface SessionRecord {
   id: string;
   tag: string;

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 /** One file of the viewer bundle. */
 export interface ViewerAsset {
@@ -22,15 +22,13 @@ interface ViewerBuilder {
   buildViewer(): Promise<ViewerAssets>;
 }
 
-// In the CommonJS build `import.meta.url` is empty and `__filename` exists.
-const moduleUrl = typeof import.meta.url === 'string' ? import.meta.url : pathToFileURL(__filename).href;
+const moduleUrl = import.meta.url;
 
 /**
  * Where the viewer comes from. Run from source (tsx, vitest: this file is `.ts`), the page is built
- * in memory from `src/relay/viewer/page/` with `scripts/build-viewer.ts`, so it is never stale and
- * nothing generated is committed. Run from the package (`dist/relay.js`, `dist/cli/main.js`), the
- * files `npm run build` wrote to `dist/viewer/` are read. Resolves `undefined` when neither exists
- * (a package built without `build:viewer`).
+ * in memory from `src/viewer/page/` with `scripts/build-viewer.ts`, so it is never stale and
+ * nothing generated is committed. Run from the package (`dist/`), the files the package's build
+ * wrote to `dist/viewer/` are read. Resolves `undefined` when neither exists.
  *
  * @param from URL of the running module; tests pass another to check the lookup.
  */
@@ -44,8 +42,8 @@ export function loadViewerAssets(from: string = moduleUrl): Promise<ViewerAssets
 }
 
 function readBuiltViewer(from: string): ViewerAssets | undefined {
-  // dist/relay.js and dist/index.js sit in dist/; the CLI bundle in dist/cli/.
-  for (const candidate of ['./viewer/', '../viewer/']) {
+  // The package's modules sit in dist/, beside dist/viewer/.
+  for (const candidate of ['./viewer/']) {
     const dir = fileURLToPath(new URL(candidate, from));
     const names = Object.keys(VIEWER_FILES);
     if (!names.every((name) => existsSync(`${dir}${name}`))) continue;

@@ -21,7 +21,7 @@ const CONTENT_SECURITY_POLICY = [
 ].join('; ');
 
 const NOT_BUILT =
-  'The web viewer is not built. Run `npm run build:viewer` (or `npm run build`) and start the relay again.';
+  'The web viewer is not built. Build the relay package (`npm run build -w happy-session-relay`) and start the relay again.';
 
 /**
  * Serves the web viewer: `GET /` is the page, `GET /viewer/app.js` and `/viewer/app.css` its

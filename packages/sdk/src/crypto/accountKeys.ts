@@ -15,7 +15,7 @@ export interface KeyPair {
 /**
  * Everything derived from an account's master secret.
  *
- * @see Happy wire spec §1.1
+ * @see docs/wire.md §1.1
  */
 export interface AccountKeys {
   /** The 32-byte master secret itself; also the key of legacy records. */
@@ -46,7 +46,7 @@ function contentKeyPair(masterSecret: Uint8Array): KeyPair {
  * Derives the account's auth pair, content pair and master blob key.
  *
  * @throws {SdkError} `crypto.bad_key` unless `masterSecret` is 32 bytes.
- * @see Happy wire spec §1.1
+ * @see docs/wire.md §1.1
  */
 export function deriveAccountKeys(masterSecret: Uint8Array): AccountKeys {
   assertLength(masterSecret, KEY_LENGTH, 'master secret');
@@ -63,7 +63,7 @@ export function deriveAccountKeys(masterSecret: Uint8Array): AccountKeys {
  * Ed25519 detached signature (64 bytes) of `challenge` with the 64-byte auth secret key.
  *
  * @throws {SdkError} `crypto.bad_key` unless `authSecretKey` is 64 bytes.
- * @see Happy wire spec §1.2
+ * @see docs/wire.md §1.2
  */
 export function signChallenge(authSecretKey: Uint8Array, challenge: Uint8Array): Uint8Array {
   assertLength(authSecretKey, nacl.sign.secretKeyLength, 'Ed25519 auth secret key');
@@ -76,7 +76,7 @@ export function signChallenge(authSecretKey: Uint8Array, challenge: Uint8Array):
  * only to reproduce test vectors.
  *
  * @throws {SdkError} `crypto.bad_key` unless `masterSecret` is 32 bytes.
- * @see Happy wire spec §1.2
+ * @see docs/wire.md §1.2
  */
 export function authChallengeBody(masterSecret: Uint8Array, challenge?: Uint8Array): AuthChallengeBody {
   assertLength(masterSecret, KEY_LENGTH, 'master secret');
@@ -94,7 +94,7 @@ export function authChallengeBody(masterSecret: Uint8Array, challenge?: Uint8Arr
  * Ed25519 key and `signature` a valid 64-byte signature of `challenge` by it. Never throws; any
  * malformed field, including bad base64, gives false.
  *
- * @see Happy wire spec §1.2
+ * @see docs/wire.md §1.2
  */
 export function verifyChallenge(body: unknown): boolean {
   if (typeof body !== 'object' || body === null) return false;
@@ -116,7 +116,7 @@ export function verifyChallenge(body: unknown): boolean {
  * `deriveKey(master, 'Happy Coder', ['analytics', 'id'])`. Not on the wire.
  *
  * @throws {SdkError} `crypto.bad_key` unless `masterSecret` is 32 bytes.
- * @see Happy wire spec §1.1
+ * @see docs/wire.md §1.1
  */
 export function analyticsId(masterSecret: Uint8Array): string {
   assertLength(masterSecret, KEY_LENGTH, 'master secret');

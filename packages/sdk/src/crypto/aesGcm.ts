@@ -61,7 +61,7 @@ function importKey(key: Uint8Array): Promise<CryptoKey> {
  * `0x00 || nonce(12) || ciphertext || tag(16)`. Pass `nonce` only to reproduce test vectors.
  *
  * @throws {SdkError} `crypto.bad_key` for a key other than 32 bytes or a nonce other than 12.
- * @see Happy wire spec §3.1
+ * @see docs/wire.md §3.1
  */
 export async function aesGcmSeal(
   plain: Uint8Array,
@@ -88,7 +88,7 @@ export async function aesGcmSeal(
  *
  * @returns the plaintext, or `crypto.bad_key` / `crypto.too_short` (under 29 bytes) /
  *   `crypto.bad_version` (first byte not 0) / `crypto.auth_failed` (tag mismatch).
- * @see Happy wire spec §3.1
+ * @see docs/wire.md §3.1
  */
 export async function aesGcmOpen(
   bundle: Uint8Array,

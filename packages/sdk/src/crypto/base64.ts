@@ -43,7 +43,7 @@ function invalid(reason: string): SdkError<'crypto.invalid_base64'> {
  * Standard base64 with padding (RFC 4648 §4): the form of every value on the Happy wire and in
  * `access.key` / `agent.key`.
  *
- * @see Happy wire spec §3.4
+ * @see docs/wire.md §3.4
  */
 export function encodeBase64(bytes: Uint8Array): string {
   return encodeWith(bytes, STANDARD, true);
@@ -53,7 +53,7 @@ export function encodeBase64(bytes: Uint8Array): string {
  * URL-safe base64 without padding (RFC 4648 §5): used only for public keys in pairing QR codes
  * and URLs.
  *
- * @see Happy wire spec §3.4
+ * @see docs/wire.md §3.4
  */
 export function encodeBase64Url(bytes: Uint8Array): string {
   return encodeWith(bytes, URL_SAFE, false);
@@ -66,7 +66,7 @@ export function encodeBase64Url(bytes: Uint8Array): string {
  * spelling per alphabet.
  *
  * @throws {SdkError} `crypto.invalid_base64` when `text` is anything else.
- * @see Happy wire spec §3.4
+ * @see docs/wire.md §3.4
  */
 export function decodeBase64(text: string): Uint8Array {
   if (typeof text !== 'string') throw invalid('expected a string');
@@ -106,7 +106,7 @@ export function decodeBase64(text: string): Uint8Array {
  * optional), because a QR payload may be re-encoded by whatever scanned it.
  *
  * @throws {SdkError} `crypto.invalid_base64` when `text` is not base64.
- * @see Happy wire spec §3.4
+ * @see docs/wire.md §3.4
  */
 export function decodeBase64Url(text: string): Uint8Array {
   return decodeBase64(text);

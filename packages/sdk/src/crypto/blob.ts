@@ -9,7 +9,7 @@ import { secretboxOpen, secretboxSeal } from './secretbox.js';
  * The attachment key of a legacy session: `deriveKey(master, 'Happy Blobs', ['master'])`.
  *
  * @throws {SdkError} `crypto.bad_key` unless `master` is 32 bytes.
- * @see Happy wire spec §1.1, §3.2
+ * @see docs/wire.md §1.1, §3.2
  */
 export function masterBlobKey(master: Uint8Array): Uint8Array {
   assertLength(master, KEY_LENGTH, 'master secret');
@@ -20,7 +20,7 @@ export function masterBlobKey(master: Uint8Array): Uint8Array {
  * The attachment key of a dataKey session: `deriveKey(sessionDataKey, 'Happy Blobs', ['session'])`.
  *
  * @throws {SdkError} `crypto.bad_key` unless `sessionDataKey` is 32 bytes.
- * @see Happy wire spec §1.1, §3.2
+ * @see docs/wire.md §1.1, §3.2
  */
 export function sessionBlobKey(sessionDataKey: Uint8Array): Uint8Array {
   assertLength(sessionDataKey, KEY_LENGTH, 'session data key');
@@ -31,7 +31,7 @@ export function sessionBlobKey(sessionDataKey: Uint8Array): Uint8Array {
  * The attachment key that goes with a session's record key: the session blob key for a dataKey
  * session, the master blob key for a legacy one (whose record key is the master secret).
  *
- * @see Happy wire spec §3.2
+ * @see docs/wire.md §3.2
  */
 export function blobKeyFor(recordKey: RecordKey): Uint8Array {
   return recordKey.variant === 'dataKey' ? sessionBlobKey(recordKey.key) : masterBlobKey(recordKey.key);
@@ -42,7 +42,7 @@ export function blobKeyFor(recordKey: RecordKey): Uint8Array {
  * Pass `nonce` only to reproduce test vectors.
  *
  * @throws {SdkError} `crypto.bad_key` for a wrong-sized key or nonce.
- * @see Happy wire spec §3.2
+ * @see docs/wire.md §3.2
  */
 export function encryptBlob(
   bytes: Uint8Array,
@@ -55,7 +55,7 @@ export function encryptBlob(
 /**
  * Decrypts an attachment made by {@link encryptBlob}. Never throws.
  *
- * @see Happy wire spec §3.2
+ * @see docs/wire.md §3.2
  */
 export function decryptBlob(bundle: Uint8Array, blobKey: Uint8Array): Result<Uint8Array, CryptoFailure> {
   return secretboxOpen(bundle, blobKey);

@@ -23,7 +23,7 @@ export interface AnonymousBoxOptions {
  * byte) and pairing responses (which do not).
  *
  * @throws {SdkError} `crypto.bad_key` for wrong-sized keys or nonce.
- * @see Happy wire spec §3.3, §1.3
+ * @see docs/wire.md §3.3, §1.3
  */
 export function sealAnonymousBox(
   plain: Uint8Array,

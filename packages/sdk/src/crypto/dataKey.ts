@@ -14,7 +14,7 @@ export const WRAPPED_DATA_KEY_LENGTH = 1 + ANONYMOUS_BOX_OVERHEAD + KEY_LENGTH;
  * A fresh random 32-byte AES-256-GCM key for one session (or machine, or artifact): the key of
  * every dataKey record of it.
  *
- * @see Happy wire spec §3.3
+ * @see docs/wire.md §3.3
  */
 export function generateDataKey(): Uint8Array {
   return randomBytes(KEY_LENGTH);
@@ -27,7 +27,7 @@ export function generateDataKey(): Uint8Array {
  * The options pin the ephemeral key and nonce, for test vectors only.
  *
  * @throws {SdkError} `crypto.bad_key` for wrong-sized keys or nonce.
- * @see Happy wire spec §3.3
+ * @see docs/wire.md §3.3
  */
 export function wrapDataKey(
   sessionKey: Uint8Array,
@@ -49,7 +49,7 @@ export function wrapDataKey(
  * @returns the 32-byte data key, or `crypto.invalid_base64` / `crypto.too_short` /
  *   `crypto.bad_version` / `crypto.auth_failed` / `crypto.bad_key` (wrong secret key size, or a
  *   box that holds something other than 32 bytes).
- * @see Happy wire spec §3.3
+ * @see docs/wire.md §3.3
  */
 export function unwrapDataKey(
   wrapped: Uint8Array | string,

@@ -8,7 +8,7 @@ const utf8 = new TextEncoder();
  * and hashes the seed (not the other way round); each path element then keys HMAC with the chain
  * code over `0x00 || UTF8(element)`. Returns the final 32-byte key half.
  *
- * @see Happy wire spec §1.1
+ * @see docs/wire.md §1.1
  */
 export function deriveKey(seed: Uint8Array, usage: string, path: readonly string[]): Uint8Array {
   let node = hmac(sha512, utf8.encode(`${usage} Master Seed`), seed);

@@ -3,7 +3,7 @@
  * wrapping, auth challenges and pairing. Browser-safe (WebCrypto, tweetnacl, @noble/hashes; no
  * Node built-ins).
  *
- * @see Happy wire spec §1, §3, §10
+ * @see docs/wire.md §1, §3, §10
  */
 export { encodeBase64, decodeBase64, encodeBase64Url, decodeBase64Url } from './base64.js';
 export { randomBytes } from './random.js';

@@ -1,6 +1,6 @@
 import { SdkError } from '../errors.js';
 
-/** Every symmetric and X25519/Ed25519 seed key in the Happy formats is 32 bytes (spec §1.1). */
+/** Every symmetric and X25519/Ed25519 seed key in the Happy formats is 32 bytes (docs/wire.md §1.1). */
 export const KEY_LENGTH = 32;
 
 /**

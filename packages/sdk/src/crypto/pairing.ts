@@ -12,7 +12,7 @@ import { randomBytes } from './random.js';
  * What an approved pairing request delivers: the master secret (legacy: terminal pairing V1 and
  * account linking) or the account's content public key (dataKey: terminal pairing V2).
  *
- * @see Happy wire spec §1.3, §1.4
+ * @see docs/wire.md §1.3, §1.4
  */
 export type PairingResponse =
   | { readonly kind: 'legacy'; readonly secret: Uint8Array }
@@ -26,7 +26,7 @@ const V2_MARKER = 0x00;
  * given (test vectors, or resuming a pending request).
  *
  * @throws {SdkError} `crypto.bad_key` unless `secretKey` is 32 bytes.
- * @see Happy wire spec §1.3
+ * @see docs/wire.md §1.3
  */
 export function pairingKeyPair(secretKey?: Uint8Array): KeyPair {
   const sk = secretKey ?? randomBytes(KEY_LENGTH);
@@ -38,7 +38,7 @@ export function pairingKeyPair(secretKey?: Uint8Array): KeyPair {
 /**
  * The mobile QR link for terminal pairing: `happy://terminal?<b64url(pk)>`.
  *
- * @see Happy wire spec §1.3, §3.4
+ * @see docs/wire.md §1.3, §3.4
  */
 export function terminalQrUrl(publicKey: Uint8Array): string {
   assertLength(publicKey, KEY_LENGTH, 'pairing public key');
@@ -48,7 +48,7 @@ export function terminalQrUrl(publicKey: Uint8Array): string {
 /**
  * The browser link for terminal pairing: `<webappUrl>/terminal/connect#key=<b64url(pk)>`.
  *
- * @see Happy wire spec §1.3
+ * @see docs/wire.md §1.3
  */
 export function terminalWebUrl(webappUrl: string, publicKey: Uint8Array): string {
   assertLength(publicKey, KEY_LENGTH, 'pairing public key');
@@ -58,7 +58,7 @@ export function terminalWebUrl(webappUrl: string, publicKey: Uint8Array): string
 /**
  * The QR link for account linking: `happy:///account?<b64url(pk)>`, with three slashes.
  *
- * @see Happy wire spec §1.4
+ * @see docs/wire.md §1.4
  */
 export function accountQrUrl(publicKey: Uint8Array): string {
   assertLength(publicKey, KEY_LENGTH, 'pairing public key');
@@ -71,7 +71,7 @@ export function accountQrUrl(publicKey: Uint8Array): string {
  * with no version byte. Here for the relay and for tests; the options pin the random parts.
  *
  * @throws {SdkError} `crypto.bad_key` for wrong-sized keys or nonce.
- * @see Happy wire spec §1.3 step 4, §1.4 step 3
+ * @see docs/wire.md §1.3 step 4, §1.4 step 3
  */
 export function sealPairingResponse(
   plaintext: Uint8Array,
@@ -88,7 +88,7 @@ export function sealPairingResponse(
  *
  * @returns the credentials, or `crypto.invalid_base64` / `crypto.too_short` /
  *   `crypto.auth_failed` / `crypto.bad_version` (a plaintext of neither shape) / `crypto.bad_key`.
- * @see Happy wire spec §1.3 step 5, §1.4 step 4
+ * @see docs/wire.md §1.3 step 5, §1.4 step 4
  */
 export function openPairingResponse(
   bundle: Uint8Array | string,

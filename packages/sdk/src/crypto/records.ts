@@ -11,7 +11,7 @@ import { secretboxOpen, secretboxSeal } from './secretbox.js';
  * AES-256-GCM under the record's own data key. A record with a non-null `dataEncryptionKey` is
  * dataKey, otherwise legacy.
  *
- * @see Happy wire spec §3.1
+ * @see docs/wire.md §3.1
  */
 export type EncryptionVariant = 'legacy' | 'dataKey';
 
@@ -40,7 +40,7 @@ function serialize(value: unknown): Uint8Array {
       },
     );
   }
-  // JSON.stringify(undefined) is undefined; the CLI then encrypts empty plaintext (spec §7.1).
+  // JSON.stringify(undefined) is undefined; the CLI then encrypts empty plaintext (docs/wire.md §7.1).
   return utf8Encoder.encode(json ?? '');
 }
 
@@ -53,7 +53,7 @@ function serialize(value: unknown): Uint8Array {
  *
  * @throws {SdkError} `crypto.invalid_json` if the value cannot be stringified; `crypto.bad_key`
  *   for a wrong-sized key or nonce or an unknown variant.
- * @see Happy wire spec §3.1, §7.1
+ * @see docs/wire.md §3.1, §7.1
  */
 export async function encryptRecord(
   value: unknown,
@@ -76,7 +76,7 @@ export async function encryptRecord(
 /**
  * {@link encryptRecord}, then standard base64: the string that goes in a JSON field on the wire.
  *
- * @see Happy wire spec §3.1
+ * @see docs/wire.md §3.1
  */
 export async function encryptRecordBase64(
   value: unknown,
@@ -93,7 +93,7 @@ export async function encryptRecordBase64(
  *
  * @returns the value, or `crypto.invalid_base64` / `crypto.too_short` / `crypto.bad_version` /
  *   `crypto.auth_failed` / `crypto.invalid_utf8` / `crypto.invalid_json` / `crypto.bad_key`.
- * @see Happy wire spec §3.1, §7.1
+ * @see docs/wire.md §3.1, §7.1
  */
 export async function decryptRecord(
   bundle: Uint8Array | string,

@@ -15,7 +15,7 @@ export const SECRETBOX_OVERHEAD = SECRETBOX_NONCE_LENGTH + nacl.secretbox.overhe
  * reproduce test vectors; by default a fresh random one is used.
  *
  * @throws {SdkError} `crypto.bad_key` for a key other than 32 bytes or a nonce other than 24.
- * @see Happy wire spec §3.1, §3.2
+ * @see docs/wire.md §3.1, §3.2
  */
 export function secretboxSeal(plain: Uint8Array, key: Uint8Array, nonce?: Uint8Array): Uint8Array {
   assertLength(key, KEY_LENGTH, 'secretbox key');
@@ -32,7 +32,7 @@ export function secretboxSeal(plain: Uint8Array, key: Uint8Array, nonce?: Uint8A
  * Opens a `nonce(24) || box` bundle made by {@link secretboxSeal}. Never throws.
  *
  * @returns the plaintext, or `crypto.bad_key` / `crypto.too_short` / `crypto.auth_failed`.
- * @see Happy wire spec §3.1, §3.2
+ * @see docs/wire.md §3.1, §3.2
  */
 export function secretboxOpen(bundle: Uint8Array, key: Uint8Array): Result<Uint8Array, CryptoFailure> {
   if (!hasLength(key, KEY_LENGTH)) {

@@ -25,7 +25,7 @@ import type { MediaUploader } from './uploader.js';
 export interface MediaPipelineOptions {
   /** Where encrypted blobs go: `HappyUploader` for a server, `MemoryUploader` in process. */
   readonly uploader: MediaUploader;
-  /** The session's record key; attachments are encrypted with its blob key (happy-wire §3.2). */
+  /** The session's record key; attachments are encrypted with its blob key (docs/wire.md §3.2). */
   readonly key: RecordKey;
   /**
    * Largest plaintext accepted, in bytes. Default: what still fits the server's 10 MiB limit once
@@ -48,7 +48,7 @@ export interface MediaProgress {
 }
 
 /**
- * The media pipeline of a writer (architecture.md, "Media"; happy-wire §8): prepares an input
+ * The media pipeline of a writer (docs/architecture.md, "Media"; docs/wire.md §8): prepares an input
  * (kind from its bytes, oriented size, duration, thumbhash; limits checked before any byte is
  * sent), encrypts it with the session's blob key, uploads it, and only once the store holds it
  * appends the `photo` / `video` / `file` message with the returned `ref`. A failure at any step

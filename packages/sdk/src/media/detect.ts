@@ -1,6 +1,6 @@
 import { loadFileType } from './libraries.js';
 
-/** What an attachment is sent as: the v2 message type it becomes (session protocol v2, `photo` / `video` / `file`). */
+/** What an attachment is sent as: the v2 message type it becomes (docs/protocol.md, `photo` / `video` / `file`). */
 export type MediaKind = 'photo' | 'video' | 'file';
 
 /** The outcome of {@link detectKind}. */

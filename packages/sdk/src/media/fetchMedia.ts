@@ -11,12 +11,12 @@ import type { DownloadOptions, MediaUploader } from './uploader.js';
 export interface MediaReaderOptions {
   /** Where the session's blobs are stored (the uploader that stored them, or one for the same server). */
   readonly uploader: MediaUploader;
-  /** The session's record key; blobs are decrypted with its blob key (happy-wire §3.2). */
+  /** The session's record key; blobs are decrypted with its blob key (docs/wire.md §3.2). */
   readonly key: RecordKey;
 }
 
 /**
- * Fetches the content of `photo` / `video` / `file` messages (happy-wire §8.2): downloads the
+ * Fetches the content of `photo` / `video` / `file` messages (docs/wire.md §8.2): downloads the
  * encrypted blob by `ref` and decrypts it with the session's blob key, or reads a
  * `machine-file://` ref from this machine's disk.
  */

@@ -77,7 +77,7 @@ async function findOnPath(tool: string, searchPath: string): Promise<string | un
   return undefined;
 }
 
-/** The installer packages are optional dependencies; absent, or on an unsupported platform, they throw on import. */
+/** The installer packages are optional peer dependencies; absent, or on an unsupported platform, they throw on import. */
 async function findInInstaller(tool: keyof typeof INSTALLER_PACKAGES): Promise<string | undefined> {
   const specifier: string = INSTALLER_PACKAGES[tool];
   try {

@@ -1,5 +1,5 @@
 /**
- * The media pipeline (`happy-session/media`, Node only; happy-wire §8): read an input, detect its
+ * The media pipeline (`happy-session/media`, Node only; docs/wire.md §8): read an input, detect its
  * kind from its content, probe photos and videos, compute thumbhashes (preparation); encrypt,
  * upload and append the `photo` / `video` / `file` message (`useMedia`, `scope.attach()`); and
  * download and decrypt attachments again (`MediaReader`, `fetchMedia`).

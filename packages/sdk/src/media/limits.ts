@@ -1,7 +1,7 @@
 import { MAX_ATTACHMENT_BYTES } from '../wire/attachments.js';
 
 /**
- * Size limits of attachments (happy-wire §8.1, §3.2).
+ * Size limits of attachments (docs/wire.md §8.1, §3.2).
  *
  * The server refuses an upload whose **encrypted** size exceeds 10 MiB, and encryption adds a 24-byte
  * nonce and a 16-byte Poly1305 tag, so the plaintext may be at most 40 bytes short of the limit.
@@ -20,7 +20,7 @@ export const DEFAULT_MAX_MEDIA_BYTES = MAX_ENCRYPTED_ATTACHMENT_BYTES - BLOB_OVE
  */
 export const MAX_IMAGE_PIXELS = 16_383 * 16_383;
 
-/** The longest side, in pixels, of the image a thumbhash is computed from (happy-wire §8.3). */
+/** The longest side, in pixels, of the image a thumbhash is computed from (docs/wire.md §8.3). */
 export const THUMBHASH_MAX_SIDE = 100;
 
 /** The longest side, in pixels, of a video's poster frame: enough for a preview, small enough to encode fast. */

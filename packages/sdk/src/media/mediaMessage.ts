@@ -29,7 +29,7 @@ export function isMediaMessage(message: SessionMessage): message is MediaMessage
 
 /**
  * The message that references prepared media stored under `ref` (session protocol v2 `photo` /
- * `video` / `file`; happy-wire §8.1). `size` is always the plaintext size.
+ * `video` / `file`; docs/wire.md §8.1). `size` is always the plaintext size.
  */
 export function mediaMessageFields(prepared: PreparedMedia, ref: string): MediaMessageFields {
   if (prepared.kind === 'photo' && prepared.photo) {

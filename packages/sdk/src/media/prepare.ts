@@ -10,7 +10,7 @@ import { probeVideo } from './probeVideo.js';
 
 /**
  * An attachment ready to be encrypted and uploaded: its bytes and everything the `photo`, `video`
- * or `file` message that references it carries (session protocol v2; happy-wire §8.1).
+ * or `file` message that references it carries (session protocol v2; docs/wire.md §8.1).
  */
 export interface PreparedMedia {
   kind: MediaKind;
@@ -35,7 +35,7 @@ export interface PrepareMediaOptions {
   mimeType?: string;
   /**
    * Largest plaintext accepted, in bytes. Default: 10 MiB minus the 40 bytes encryption adds, so
-   * the encrypted upload stays within the server's 10 485 760-byte limit (happy-wire §8.1).
+   * the encrypted upload stays within the server's 10 485 760-byte limit (docs/wire.md §8.1).
    */
   maxBytes?: number;
   signal?: AbortSignal;

@@ -5,13 +5,13 @@ import { mediaError } from './mediaError.js';
 import { thumbhashFromRgba } from './thumbhash.js';
 import { corruptImage, decodeThumbnail } from './thumbnail.js';
 
-/** What a `photo` message needs to know about an image (session protocol v2 `photo`, happy-wire §8.1). */
+/** What a `photo` message needs to know about an image (session protocol v2 `photo`, docs/wire.md §8.1). */
 export interface ImageProbe {
   /** Width as displayed, after EXIF orientation (5-8 swap the stored sides). */
   width: number;
   /** Height as displayed, after EXIF orientation. */
   height: number;
-  /** Standard-base64 ThumbHash (happy-wire §8.3). */
+  /** Standard-base64 ThumbHash (docs/wire.md §8.3). */
   thumbhash: string;
   /** The type of the decoded format, e.g. `image/jpeg`. */
   mimeType: string;

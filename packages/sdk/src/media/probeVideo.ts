@@ -21,7 +21,7 @@ export interface VideoProbe {
   mimeType: string;
   /** The poster frame as a PNG, displayed the right way up, at most 480 px on its longest side. */
   poster: Buffer;
-  /** Standard-base64 ThumbHash of the poster frame (happy-wire §8.3). */
+  /** Standard-base64 ThumbHash of the poster frame (docs/wire.md §8.3). */
   thumbhash: string;
 }
 

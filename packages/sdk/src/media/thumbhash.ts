@@ -5,7 +5,7 @@ import { decodeThumbnail } from './thumbnail.js';
 
 /**
  * Hashes RGBA pixels (not premultiplied, row by row) with ThumbHash and returns the hash as standard
- * base64, the encoding the `thumbhash` field of `photo` / `video` messages carries (happy-wire §8.3).
+ * base64, the encoding the `thumbhash` field of `photo` / `video` messages carries (docs/wire.md §8.3).
  *
  * Throws `media.invalid_pixels` when a side is not an integer in 1..100 or `rgba` is not `width*height*4` bytes.
  */
@@ -29,7 +29,7 @@ export function thumbhashFromRgba(width: number, height: number, rgba: Uint8Arra
 
 /**
  * Computes the thumbhash of an encoded image (any format sharp decodes) the way the Happy app
- * does (happy-wire §8.3): EXIF orientation applied, scaled to fit inside 100x100 (longest side 100),
+ * does (docs/wire.md §8.3): EXIF orientation applied, scaled to fit inside 100x100 (longest side 100),
  * RGBA.
  *
  * Throws `media.corrupt_image` when sharp cannot decode the image.

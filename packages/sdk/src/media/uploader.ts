@@ -1,6 +1,6 @@
 /** Options of {@link MediaUploader.upload}. */
 export interface UploadOptions {
-  /** The display name; servers never use it for the storage path (happy-wire §8.1). */
+  /** The display name; servers never use it for the storage path (docs/wire.md §8.1). */
   readonly filename: string;
   readonly signal?: AbortSignal;
   /**
@@ -21,7 +21,7 @@ export interface UploadResult {
 }
 
 /**
- * Stores encrypted attachment blobs and fetches them back by `ref` (happy-wire §8.1, §8.2). It
+ * Stores encrypted attachment blobs and fetches them back by `ref` (docs/wire.md §8.1, §8.2). It
  * never sees plaintext: the media pipeline encrypts before `upload` and decrypts after `download`.
  *
  * Implementations: `HappyUploader` (a Happy server or the relay), `MemoryUploader` (in process).

@@ -2,7 +2,7 @@ import type { Logger } from '../logger.js';
 import type { PermissionDecision } from '../stream/plugins.js';
 import type { SessionStateStore, StateObject } from '../ports/sessionState.js';
 
-/** One pending prompt as today's app reads it from `agentState.requests` (happy-wire §4.3). */
+/** One pending prompt as today's app reads it from `agentState.requests` (docs/wire.md §4.3). */
 interface MirroredRequest {
   tool: string;
   arguments: unknown;
@@ -14,7 +14,7 @@ function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...(value as object) } : {};
 }
 
-/** The legacy `decision` word for a decision (happy-wire §4.3, §7.3). */
+/** The legacy `decision` word for a decision (docs/wire.md §4.3, §7.3). */
 function legacyDecision(decision: PermissionDecision): string | undefined {
   if (decision.outcome === 'allow')
     return decision.kind === 'allow-always' ? 'approved_for_session' : 'approved';
@@ -24,7 +24,7 @@ function legacyDecision(decision: PermissionDecision): string | undefined {
 
 /**
  * Projects the gate's requests into `agentState.requests` / `completedRequests`, so today's Happy
- * app shows its permission card and status (happy-wire §4.3, §7.3; research R13.3). The stream stays
+ * app shows its permission card and status (docs/wire.md §4.3, §7.3; docs/permissions-requirements.md R13.3). The stream stays
  * the source of truth: a failed mirror write is logged and never changes a decision.
  */
 export class AgentStateMirror {
@@ -70,7 +70,7 @@ export class AgentStateMirror {
         ...(decision.message !== undefined ? { reason: decision.message } : {}),
         ...(legacy !== undefined ? { decision: legacy } : {}),
         ...(extra.mode !== undefined ? { mode: extra.mode } : {}),
-        // The CLI writes allowTools and the app reads allowedTools (happy-wire §4.3): write both.
+        // The CLI writes allowTools and the app reads allowedTools (docs/wire.md §4.3): write both.
         ...(extra.allowTools ? { allowTools: extra.allowTools, allowedTools: extra.allowTools } : {}),
       };
       return { ...s, requests, completedRequests };

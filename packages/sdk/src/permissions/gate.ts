@@ -84,7 +84,7 @@ export class PermissionGate implements PermissionRuntime {
 
   /**
    * Builds a gate, installs it on the writer and registers its channels. With `history`, it first
-   * closes requests a dead process left pending and rebuilds the session rules (research R13).
+   * closes requests a dead process left pending and rebuilds the session rules (docs/permissions-requirements.md R13).
    * Throws `SdkError` for bad configuration (an invalid rule or mode, `onTimeout: 'allow'`).
    */
   static async create(options: PermissionGateOptions): Promise<PermissionGate> {

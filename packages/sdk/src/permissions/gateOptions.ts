@@ -20,7 +20,7 @@ export interface PermissionGateOptions {
   readonly requiresInteraction?: readonly string[];
   /** Absolute path that relative path rules are resolved against. */
   readonly workspaceRoot?: string;
-  /** The most permissive mode a remote input may switch to (research R4.4). */
+  /** The most permissive mode a remote input may switch to (docs/permissions-requirements.md R4.4). */
   readonly ceiling?: PermissionMode;
   /** `full` notes every automatic decision as an agent `service` message naming the rule or mode. */
   readonly audit?: 'none' | 'full';

@@ -5,7 +5,7 @@ import { formatRule, parseRule } from './rules.js';
 import { ruleForCall } from './sessionRules.js';
 
 /**
- * Typed rejections of a `permission` RPC body (research R11; the codes a gate replies with). The
+ * Typed rejections of a `permission` RPC body (docs/permissions-requirements.md R11; the codes a gate replies with). The
  * request stays pending after any of them.
  */
 export type PermissionRpcErrorCode =
@@ -18,18 +18,18 @@ export interface PermissionRpcError {
   readonly issues?: readonly string[];
 }
 
-/** The v2 body of the `permission` RPC (architecture, Permissions): the same fields as a `permission-response`. */
+/** The v2 body of the `permission` RPC (docs/architecture.md, "Permissions"): the same fields as a `permission-response`. */
 export interface V2PermissionBody {
   readonly callId: string;
   readonly optionId: string;
-  /** Optional; when present it picks the request among re-raised ones (research R2). */
+  /** Optional; when present it picks the request among re-raised ones (docs/permissions-requirements.md R2). */
   readonly requestId?: string;
 }
 
-/** Decision values today's Base/Codex handlers read (`happy-wire.md` §7.2). */
+/** Decision values today's Base/Codex handlers read (`docs/wire.md` §7.2). */
 export type LegacyDecision = 'approved' | 'approved_for_session' | 'denied' | 'abort';
 
-/** The body today's Happy app sends (`happy-wire.md` §7.2, research §1.4), after shape checks. */
+/** The body today's Happy app sends (`docs/wire.md` §7.2, docs/permissions-requirements.md §1.4), after shape checks. */
 export interface LegacyPermissionBody {
   readonly id: string;
   readonly approved: boolean;
@@ -112,7 +112,7 @@ export function parseV2PermissionBody(body: unknown): Result<V2PermissionBody, P
 
 /**
  * Checks the shape of a legacy body and refuses contradictions, which today's handlers coerced
- * (research E16). Contradictory, hence `invalid_payload`:
+ * (docs/permissions-requirements.md E16). Contradictory, hence `invalid_payload`:
  * - `approved: true` with `decision: 'denied' | 'abort'`;
  * - `approved: false` with `decision: 'approved' | 'approved_for_session'`;
  * - `approved: false` with `allowTools`, `mode` or `updatedInput` (a refusal grants nothing);
@@ -168,7 +168,7 @@ export function parseLegacyPermissionBody(body: unknown): Result<LegacyPermissio
 
 /**
  * Translates a checked legacy body into an answer to the pending request, by this table
- * (research R11 "legacy shim", explicit rather than coerced):
+ * (docs/permissions-requirements.md R11 "legacy shim", explicit rather than coerced):
  *
  * | approved | decision | allowTools | answer kind | interrupt |
  * |---|---|---|---|---|

@@ -1,7 +1,7 @@
 import type { PermissionMode } from './modes.js';
 
 /**
- * How much a mode lets run without asking, for the host ceiling (research R4.4, R14.3): a remote
+ * How much a mode lets run without asking, for the host ceiling (docs/permissions-requirements.md R4.4, R14.3): a remote
  * input may not move the mode above the ceiling. Modes that never allow more than reads rank lowest.
  */
 const RANK: Record<PermissionMode, number> = {

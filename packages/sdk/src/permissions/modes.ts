@@ -3,7 +3,7 @@ import { err, ok, type Result } from '../result.js';
 import type { ToolKind } from './toolKinds.js';
 
 /**
- * Permission modes (research §1.6 and R4.2). `yolo`, the Happy CLI's spelling, is accepted by
+ * Permission modes (docs/permissions-requirements.md §1.6 and R4.2). `yolo`, the Happy CLI's spelling, is accepted by
  * {@link parseMode} as an alias of `bypassPermissions`.
  */
 export type PermissionMode =
@@ -57,7 +57,7 @@ function row(read: ModeCell, edit: ModeCell, execute: ModeCell, unresolved: 'ask
 }
 
 /**
- * The mode table of research R4.2, by kind. Columns: read/search/think; edit/delete/move;
+ * The mode table of docs/permissions-requirements.md R4.2, by kind. Columns: read/search/think; edit/delete/move;
  * execute/fetch/switch_mode/other — the last column is the most dangerous class, where unknown
  * kinds land.
  *
@@ -102,7 +102,7 @@ export function isPermissionMode(value: unknown): value is PermissionMode {
 /**
  * Validates a mode string from outside (a message's `meta.permissionMode`, a legacy RPC `mode`)
  * and returns the canonical mode. Unknown strings are refused, never passed on to a backend
- * (research R4.3; today's Claude handler applied them verbatim).
+ * (docs/permissions-requirements.md R4.3; today's Claude handler applied them verbatim).
  */
 export function parseMode(value: unknown): Result<PermissionMode, SdkError<'permissions.invalid_mode'>> {
   if (isPermissionMode(value)) return ok(value);

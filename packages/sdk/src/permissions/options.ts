@@ -4,8 +4,8 @@ import { err, ok, type Result } from '../result.js';
 
 /**
  * What choosing an option means, in the spelling of the v2 protocol
- * (`session-protocol-v2.md`, `permission-request`). ACP spells these with underscores; adapters
- * translate at their edge (permissions research §7.2).
+ * (`docs/protocol.md`, `permission-request`). ACP spells these with underscores; adapters
+ * translate at their edge (permissions docs/permissions-requirements.md §7.2).
  */
 export type PermissionOptionKind = 'allow-once' | 'allow-always' | 'reject-once' | 'reject-always';
 
@@ -20,7 +20,7 @@ export const PERMISSION_OPTION_KINDS: readonly PermissionOptionKind[] = [
 /**
  * One button of a `permission-request` (`options[]` in the v2 protocol). `id` is what a
  * `permission-response` sends back as `optionId`; `kind` alone decides what the answer means —
- * never the label or the id (research R12.1).
+ * never the label or the id (docs/permissions-requirements.md R12.1).
  */
 export interface PermissionOption {
   readonly id: string;
@@ -29,8 +29,8 @@ export interface PermissionOption {
 }
 
 /**
- * The four options of the v2 protocol document's `permission-request` example, used when a host
- * offers nothing else. The ids are the protocol document's: `allow-once`, `allow-session`, `deny`,
+ * The four options of the `permission-request` example of docs/protocol.md, used when a host
+ * offers nothing else. The ids are those of docs/protocol.md: `allow-once`, `allow-session`, `deny`,
  * `deny-always`.
  */
 export const DEFAULT_PERMISSION_OPTIONS: readonly PermissionOption[] = Object.freeze([

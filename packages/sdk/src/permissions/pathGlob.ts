@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 
 /**
- * The path-glob subset used by file-tool rules (research R5.3): `**` matches any number of
+ * The path-glob subset used by file-tool rules (docs/permissions-requirements.md R5.3): `**` matches any number of
  * segments (zero included), `*` any characters within one segment, `?` one character within one
  * segment; everything else is literal (no character classes or braces). Dot files are matched
  * like any other file, as in gitignore. A pattern without `/` matches the file name at any depth;

@@ -3,7 +3,7 @@ import type { ToolCall } from '../stream/toolCall.js';
 import type { PushNotifier } from '../ports/sessionState.js';
 
 /**
- * The `permission` push of each request (happy-wire §7.3, §9 item 4), sent only when the request
+ * The `permission` push of each request (docs/wire.md §7.3, §9 item 4), sent only when the request
  * is still waiting after a delay: a request answered sooner (a rule re-evaluation, a watching
  * client, the local program) would otherwise buzz a phone for nothing.
  */

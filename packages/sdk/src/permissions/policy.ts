@@ -113,7 +113,7 @@ export interface PolicyResult {
 }
 
 /**
- * Decides a call without asking anyone (research R4.1), or says that the user must be asked.
+ * Decides a call without asking anyone (docs/permissions-requirements.md R4.1), or says that the user must be asked.
  *
  * Precedence "deny > ask > mode > allow", as this SDK reads it:
  * 1. **deny rules** (static, then session reject-always): a match denies, in every mode,

@@ -18,7 +18,7 @@ export const ORPHAN_ERROR = 'cancelled';
 
 /**
  * The session rules as the stream leaves them: grants from authoritative `allow-always` /
- * `reject-always` answers, minus rules revoked after they were granted (research R6, R13).
+ * `reject-always` answers, minus rules revoked after they were granted (docs/permissions-requirements.md R6, R13).
  */
 export function rebuildRules(history: readonly SessionMessage[]): readonly SessionRule[] {
   const store = new SessionRuleStore();
@@ -36,7 +36,7 @@ export function rebuildRules(history: readonly SessionMessage[]): readonly Sessi
 
 /**
  * Closes every request left pending in `history` by a process that died: appends its call's
- * `tool-call-end` with an error, so that the fold shows nothing pending (research R13.1).
+ * `tool-call-end` with an error, so that the fold shows nothing pending (docs/permissions-requirements.md R13.1).
  */
 export function closeOrphans(
   history: readonly SessionMessage[],

@@ -1,6 +1,6 @@
 import type { PermissionDecision } from '../stream/plugins.js';
 
-/** Why an answer was not applied (research R11; `call_mismatch` cannot arise with callId keying). */
+/** Why an answer was not applied (docs/permissions-requirements.md R11; `call_mismatch` cannot arise with callId keying). */
 export type RespondErrorCode =
   | 'unknown_request'
   | 'invalid_option'

@@ -4,7 +4,7 @@ import { err, ok, type Result } from '../result.js';
 import { canonicalToolName } from './toolKinds.js';
 
 /**
- * A permission rule, parsed (research R5, Claude Code syntax). Rule strings look like:
+ * A permission rule, parsed (docs/permissions-requirements.md R5, Claude Code syntax). Rule strings look like:
  *
  * - `Tool` — every call of the tool, whatever its arguments (`WebFetch`, `Edit`, `mcp__db__query`);
  * - `mcp__server__*` — every tool of one MCP server;

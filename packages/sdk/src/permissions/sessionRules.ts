@@ -9,7 +9,7 @@ import { canonicalToolName, classifyTool } from './toolKinds.js';
 export type SessionRuleBehavior = 'allow' | 'deny';
 
 /**
- * A rule granted during the session by an `allow-always` or `reject-always` answer (research R6).
+ * A rule granted during the session by an `allow-always` or `reject-always` answer (docs/permissions-requirements.md R6).
  * The id is `<behavior>:<rule>`, so the same grant rebuilt from the stream has the same id and
  * granting it twice changes nothing.
  */
@@ -34,7 +34,7 @@ export interface SessionRule {
  * - Another shell tool (kind `execute`, e.g. Codex's `CodexBash`): none, since a tool-wide grant
  *   would allow every command.
  * - Any other tool: the tool name alone, so every later call of the tool is covered whatever its
- *   arguments (scenario 3 of the research: allow-always on `WebFetch` grants `WebFetch`).
+ *   arguments (docs/permissions-requirements.md, scenario 3: allow-always on `WebFetch` grants `WebFetch`).
  */
 export function ruleForCall(toolName: string, args: unknown): string | undefined {
   const canonical = canonicalToolName(toolName);
@@ -77,9 +77,9 @@ export interface PermissionAnswer {
 }
 
 /**
- * A v2 message, typed only as far as the rebuild needs it (`session-protocol-v2.md`:
+ * A v2 message, typed only as far as the rebuild needs it (`docs/protocol.md`:
  * `permission-request` from the agent, `permission-response` from the user). Other messages are
- * skipped. `requestId` is honoured when present (research R2), `callId` otherwise.
+ * skipped. `requestId` is honoured when present (docs/permissions-requirements.md R2), `callId` otherwise.
  */
 export interface PermissionMessageLike {
   readonly type: string;
@@ -98,7 +98,7 @@ export interface PermissionMessageLike {
 
 /**
  * The session's granted rules: added from `*-always` answers, listed, revoked, and rebuilt from the
- * stream after a restart (research R6.1, R6.5, scenario 13). A runtime reset does not clear it;
+ * stream after a restart (docs/permissions-requirements.md R6.1, R6.5, scenario 13). A runtime reset does not clear it;
  * only session end or {@link SessionRuleStore.revokeRule} removes a rule.
  */
 export class SessionRuleStore {

@@ -6,7 +6,7 @@ import { SdkError } from '../errors.js';
 
 /**
  * Splitting a shell command into the simple commands it runs, so that each can be checked
- * against `Bash(...)` rules on its own (research R5.2, E12).
+ * against `Bash(...)` rules on its own (docs/permissions-requirements.md R5.2, E12).
  *
  * The parser is tree-sitter's Bash grammar (`tree-sitter-bash`, run by `web-tree-sitter` as
  * WebAssembly): a real, maintained grammar that gives a typed syntax tree, so `$(…)`, backticks,

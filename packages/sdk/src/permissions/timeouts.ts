@@ -3,12 +3,12 @@ import { SdkError } from '../errors.js';
 import { err, ok, type Result } from '../result.js';
 import type { Decision } from './decision.js';
 
-/** What an expired permission request resolves to. Never `allow` (research R9.2). */
+/** What an expired permission request resolves to. Never `allow` (docs/permissions-requirements.md R9.2). */
 export type TimeoutAction = 'deny' | 'cancel';
 
 /**
  * A validated timeout setting. Without `timeoutMs` a request waits for as long as it takes: a
- * remote human may answer hours later, so there is no default timeout (research R9.1).
+ * remote human may answer hours later, so there is no default timeout (docs/permissions-requirements.md R9.1).
  */
 export interface TimeoutPolicy {
   readonly timeoutMs?: number;

@@ -1,5 +1,5 @@
 /**
- * What a tool does, in the vocabulary of ACP's `ToolKind` (permissions research R4.2). Modes are
+ * What a tool does, in the vocabulary of ACP's `ToolKind` (permissions docs/permissions-requirements.md R4.2). Modes are
  * defined per kind, so a new tool needs a kind, not a new mode rule.
  */
 export type ToolKind =
@@ -53,7 +53,7 @@ export const KNOWN_TOOL_KINDS: Readonly<Record<string, ToolKind>> = Object.freez
 
 /**
  * Tools that exist to ask the user something, so no mode or allow rule may answer for them
- * (research E14, R4.1 step 3). Hosts can add their own through the policy configuration.
+ * (docs/permissions-requirements.md E14, R4.1 step 3). Hosts can add their own through the policy configuration.
  */
 export const DEFAULT_REQUIRES_INTERACTION: readonly string[] = ['AskUserQuestion', 'ExitPlanMode'];
 

@@ -8,7 +8,7 @@ const MAX_PAGE = 500;
 /**
  * An in-process transport for one session with the storage rules of the Happy server: ciphertext
  * only, per-session `seq` from 1, `localId` idempotency within a batch and across batches,
- * batches of 1 to 100 (happy-wire §5.2). Share one instance between a writer and its readers.
+ * batches of 1 to 100 (docs/wire.md §5.2). Share one instance between a writer and its readers.
  */
 export class MemoryTransport implements Transport {
   private readonly stored: StoredRecord[] = [];

@@ -5,7 +5,7 @@ export interface RpcContext {
 }
 
 /**
- * Handles one session RPC (happy-wire §7). Params arrive decrypted; the return value is encrypted
+ * Handles one session RPC (docs/wire.md §7). Params arrive decrypted; the return value is encrypted
  * back to the caller. A thrown error goes back as `{ error: message }` (the CLI's convention).
  */
 export type RpcHandler = (params: unknown, context: RpcContext) => unknown;

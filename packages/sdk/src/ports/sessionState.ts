@@ -2,7 +2,7 @@
 export type StateObject = Record<string, unknown>;
 
 /**
- * The session's two versioned, encrypted side records (happy-wire §4.2-§4.4). Updates are
+ * The session's two versioned, encrypted side records (docs/wire.md §4.2-§4.4). Updates are
  * read-modify-write functions, so an implementation can re-run them on a version mismatch against
  * what another writer (the app) stored, and never clobber fields it does not know.
  */
@@ -17,7 +17,7 @@ export interface SessionStateStore {
   updateMetadata(update: (current: StateObject) => StateObject): Promise<StateObject>;
 }
 
-/** A push notification request (happy-wire §9 item 4). */
+/** A push notification request (docs/wire.md §9 item 4). */
 export interface PushEvent {
   readonly kind: 'done' | 'permission' | 'question';
   readonly title: string;

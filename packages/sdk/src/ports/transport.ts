@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 
-/** A record on its way to the server: ciphertext plus the idempotency key (happy-wire §5.2). */
+/** A record on its way to the server: ciphertext plus the idempotency key (docs/wire.md §5.2). */
 export interface OutgoingRecord {
   /** Stable per logical message; a retry with the same `localId` never stores a second row. */
   readonly localId: string;
@@ -52,7 +52,7 @@ export interface Transport {
   readonly records$: Observable<StoredRecord>;
   /**
    * Emits when hints may have been missed (after a reconnect): readers then catch up from their
-   * last `seq` (happy-wire §5.2, "On every (re)connect, fetch forward").
+   * last `seq` (docs/wire.md §5.2, "On every (re)connect, fetch forward").
    */
   readonly resync$?: Observable<void>;
 }

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { agentBaseShape, messageBaseShape } from './base.js';
 import { fileShape, photoShape, videoShape } from './media.js';
 
-/** How a turn ended (session-protocol-v2, "turn-end"). */
+/** How a turn ended (docs/protocol.md, "turn-end"). */
 export const TurnEndStatusSchema = z.enum(['completed', 'failed', 'cancelled']);
 
-/** The four permission option kinds, spelled as in ACP (session-protocol-v2, "permission-request"). */
+/** The four permission option kinds, spelled as in ACP (docs/protocol.md, "permission-request"). */
 export const PermissionOptionKindSchema = z.enum([
   'allow-once',
   'allow-always',

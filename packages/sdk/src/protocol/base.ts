@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The fields every v2 message carries (session-protocol-v2, "Message Format").
+ * The fields every v2 message carries (docs/protocol.md, "Message format").
  * `turn`, `parentId` and `agentId` are optional here; the agent message schemas make `turn` required.
  */
 export const messageBaseShape = {

@@ -2,11 +2,11 @@ import { init } from '@paralleldrive/cuid2';
 
 /**
  * The shape a cuid2 has on the wire: a lower-case letter, then lower-case letters and digits.
- * Today's app validates `subagent` ids with this pattern (happy-wire §6.3, §10), so a UUID fails.
+ * Today's app validates `subagent` ids with this pattern (docs/wire.md §6.3, §10), so a UUID fails.
  */
 const CUID_PATTERN = /^[a-z][0-9a-z]+$/;
 
-/** True when `value` has the cuid2 shape that Happy validates (happy-wire §10). */
+/** True when `value` has the cuid2 shape that Happy validates (docs/wire.md §10). */
 export function isCuid(value: unknown): value is string {
   return typeof value === 'string' && CUID_PATTERN.test(value);
 }
@@ -30,7 +30,7 @@ function pooledRandom(): number {
 
 const createId = init({ random: pooledRandom });
 
-/** A fresh cuid2, for message ids, turn ids, call ids and agent ids (protocol v2, "Identity"). */
+/** A fresh cuid2, for message ids, turn ids, call ids and agent ids (docs/protocol.md, "Identity"). */
 export function newId(): string {
   return createId();
 }

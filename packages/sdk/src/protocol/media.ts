@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Fields of a `photo` message (session-protocol-v2, "photo"). */
+/** Fields of a `photo` message (docs/protocol.md, "photo"). */
 export const photoShape = {
   type: z.literal('photo'),
   /** Server upload reference, or `machine-file://<absolute path>` for a file left on the agent's machine. */
@@ -11,7 +11,7 @@ export const photoShape = {
   height: z.number().int().positive(),
 };
 
-/** Fields of a `video` message (session-protocol-v2, "video"). */
+/** Fields of a `video` message (docs/protocol.md, "video"). */
 export const videoShape = {
   type: z.literal('video'),
   ref: z.string().min(1),
@@ -23,7 +23,7 @@ export const videoShape = {
   size: z.number().int().nonnegative(),
 };
 
-/** Fields of a `file` message (session-protocol-v2, "file"). */
+/** Fields of a `file` message (docs/protocol.md, "file"). */
 export const fileShape = {
   type: z.literal('file'),
   ref: z.string().min(1),

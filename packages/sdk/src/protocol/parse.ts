@@ -5,7 +5,10 @@ import type { SessionMessage } from './sessionMessage.js';
 import { SESSION_MESSAGE_TYPES, SessionMessageSchema } from './sessionMessage.js';
 
 /** Why a value is not a valid v2 message. */
-export type ProtocolFailureCode = Exclude<ProtocolErrorCode, 'protocol.v1_encode_failed'>;
+export type ProtocolFailureCode = Extract<
+  ProtocolErrorCode,
+  'protocol.not_an_object' | 'protocol.unknown_type' | 'protocol.invalid_message'
+>;
 
 /** One field-level problem, with the path of the field. */
 export interface ProtocolIssue {
@@ -27,7 +30,7 @@ const knownTypes: ReadonlySet<string> = new Set(SESSION_MESSAGE_TYPES);
 /**
  * Validates an untrusted value (a decrypted record, a JSON line) as a v2 message.
  * Never throws: returns the typed message or a typed failure. Unknown fields are dropped, since a
- * reader ignores fields it does not know (architecture.md, "Wire format").
+ * reader ignores fields it does not know (docs/architecture.md, "Wire format").
  */
 export function parseSessionMessage(value: unknown): Result<SessionMessage, ProtocolFailure> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

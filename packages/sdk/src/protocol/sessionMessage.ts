@@ -21,7 +21,7 @@ import {
 } from './userMessages.js';
 
 /**
- * Every v2 message: one discriminated union on `type` (session-protocol-v2, "Event Types").
+ * Every v2 message: one discriminated union on `type` (docs/protocol.md, "Event types").
  * The four types both roles may send (`text`, `photo`, `video`, `file`) are unions on `role`, so
  * role constraints are part of the schema: for example a `permission-response` from the agent, or a
  * `turn-start` from the user, fails validation.
@@ -40,7 +40,7 @@ export const SessionMessageSchema = z.discriminatedUnion('type', [
   ServiceSchema,
 ]);
 
-/** The 11 v2 message types, in the order of the protocol document. */
+/** The 11 v2 message types, in the order of docs/protocol.md. */
 export const SESSION_MESSAGE_TYPES = [
   'turn-start',
   'turn-end',

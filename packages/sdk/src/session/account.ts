@@ -47,7 +47,7 @@ export class Account {
   }
 
   /**
-   * Finds a session and unwraps its key with the master secret (happy-wire §3.3).
+   * Finds a session and unwraps its key with the master secret (docs/wire.md §3.3).
    *
    * @throws {SdkError} `transport.not_found` for a session the account does not have;
    *   `credentials.cannot_open` with credentials that hold no master secret.

@@ -27,7 +27,7 @@ export type GateSettings = Omit<
 
 /** Options of {@link connect}. */
 export interface ConnectOptions {
-  /** Metadata fields added to (or replacing) the defaults of a new session (happy-wire §4.2). */
+  /** Metadata fields added to (or replacing) the defaults of a new session (docs/wire.md §4.2). */
   readonly metadata?: StateObject;
   /** Session title (`metadata.summary.text`); default the working directory's name. */
   readonly title?: string;
@@ -79,7 +79,7 @@ export interface ConnectOptions {
  * @throws {SdkError} `transport.format_unsupported` for a format other than `'v2'` / `'v1'`;
  *   `credentials.*` when no usable credentials are found; `transport.*` when the server cannot be
  *   reached or refuses.
- * @see Happy wire spec §0-§7
+ * @see docs/wire.md §0-§7
  */
 export async function connect(options: ConnectOptions = {}): Promise<Session> {
   const format: unknown = options.format ?? 'v2';
@@ -150,7 +150,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       import('../transport/happyUploader.js'),
       import('../permissions/gate.js'),
     ]);
-    // Attachments go to the same server with the same token (happy-wire §8).
+    // Attachments go to the same server with the same token (docs/wire.md §8).
     const uploader = new HappyUploader({
       http,
       token,

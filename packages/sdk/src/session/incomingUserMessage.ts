@@ -9,7 +9,7 @@ export interface IncomingUserMessage {
   readonly seq: number;
   readonly localId: string | null;
   /**
-   * The legacy record's `meta` (`sentFrom`, `permissionMode`, `model`, `effort`, …, happy-wire
+   * The legacy record's `meta` (`sentFrom`, `permissionMode`, `model`, `effort`, …, docs/wire.md
    * §6.1); empty for v2 records.
    */
   readonly meta: Readonly<Record<string, unknown>>;
@@ -23,7 +23,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Turns a decrypted record into a v2 user message, or null when it is not one: a v2 user-role
- * message is taken as is; the legacy user text the Happy app writes today (happy-wire §6.1) is
+ * message is taken as is; the legacy user text the Happy app writes today (docs/wire.md §6.1) is
  * normalised to `{role:'user', type:'text', text, id, time}`, where `id` is the record's
  * `localId` (the app's dedupe key, §9 item 11) and `time` the server's `createdAt`.
  */

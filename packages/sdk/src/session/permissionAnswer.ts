@@ -16,8 +16,8 @@ export interface SentPermissionAnswer {
 
 /**
  * Answers a permission request on both channels the permission gate listens to
- * (architecture.md, "Permissions"): first the user's `permission-response` as an encrypted v2
- * record, then the `permission` RPC with the v2 body `{callId, optionId}` (happy-wire §7.2).
+ * (docs/architecture.md, "Permissions"): first the user's `permission-response` as an encrypted v2
+ * record, then the `permission` RPC with the v2 body `{callId, optionId}` (docs/wire.md §7.2).
  * The record goes first so that a gate resolves from the stream and takes the RPC as
  * `already_resolved`; the other way round the gate would record the RPC's decision itself and the
  * stream would hold two responses. The RPC is tried even when the record could not be stored.

@@ -46,7 +46,7 @@ export interface SessionCloseOptions {
  * One live Happy session of this process: the writer of its stream, a reader, what the user sends
  * (`userMessages$`, `prompts()`), RPC, encrypted metadata/agentState and push. Built-in RPC
  * handlers: `abort` aborts every open turn's signal, `killSession` archives and closes the session
- * (happy-wire §4.6, §7.2). The heartbeat's `thinking` follows the open turns.
+ * (docs/wire.md §4.6, §7.2). The heartbeat's `thinking` follows the open turns.
  */
 export class Session {
   readonly id: string;
@@ -87,7 +87,7 @@ export class Session {
   /** @internal connect() installs the gate once the session's channels exist. */
   attachGate(gate: PermissionGate): void {
     this.gateRef = gate;
-    // Today's app sends the user's mode pick with every message (happy-wire §6.1); an old client's
+    // Today's app sends the user's mode pick with every message (docs/wire.md §6.1); an old client's
     // ambient `default` must not downgrade an explicit bypass, and the ceiling still applies.
     this.incoming$.subscribe((incoming) => {
       const mode = incoming.meta.permissionMode;
@@ -155,7 +155,7 @@ export class Session {
 
   /**
    * The plaintext of a `photo` / `video` / `file` message of this session, the agent's or the
-   * user's: downloaded and decrypted with the session's blob key (happy-wire §8.2), or read from
+   * user's: downloaded and decrypted with the session's blob key (docs/wire.md §8.2), or read from
    * disk for an agent's `machine-file://` ref.
    *
    * Errors: `media.bad_ref`, `media.download_failed`, `media.decrypt_failed`,

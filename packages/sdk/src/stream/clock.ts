@@ -1,7 +1,7 @@
 /**
  * Message time for one writer: unix ms that strictly increases, even when the wall clock stalls or
  * steps back. The app orders rows by `time`, so ties or reversals would reorder them
- * (happy-wire §5.4).
+ * (docs/wire.md §5.4).
  */
 export class MonotonicClock {
   private last = -1;

@@ -4,19 +4,19 @@ import type { PermissionOptionKind } from '../protocol/sessionMessage.js';
 export type DecisionOutcome = 'allow' | 'deny' | 'cancelled';
 
 /**
- * Who or what decided (research R3, R15 `GateSource`): the user (by any channel), a rule, the
+ * Who or what decided (docs/permissions-requirements.md R3, R15 `GateSource`): the user (by any channel), a rule, the
  * mode, or the runtime itself on timeout, cancellation or shutdown.
  */
 export type DecisionSource = 'user' | 'rule' | 'mode' | 'timeout' | 'cancel' | 'shutdown';
 
-/** The channel a user's answer came by (architecture, Permissions). */
+/** The channel a user's answer came by (docs/architecture.md, "Permissions"). */
 export type DecisionVia = 'stream' | 'rpc' | 'local';
 
 /**
  * The resolution of one permission request or gated call.
  *
  * Automatic decisions (`rule`, `mode`) are never written as a user-role `permission-response`
- * (research §4); they carry `source` so the gate can record them as an agent-side annotation.
+ * (docs/permissions-requirements.md §4); they carry `source` so the gate can record them as an agent-side annotation.
  * `rule` is an optional extension naming the rule that decided, so that a denial can end the call
  * with an error that names it.
  */

@@ -6,7 +6,7 @@ import type { AppendAck, OutgoingRecord, Transport } from '../ports/transport.js
 
 /** Tuning of the {@link Outbox}. */
 export interface OutboxOptions {
-  /** Records per append call; the server takes at most 100 (happy-wire §5.2). */
+  /** Records per append call; the server takes at most 100 (docs/wire.md §5.2). */
   readonly maxBatch?: number;
   /** Queued records above which {@link Outbox.ready} waits: the backpressure point. */
   readonly highWaterMark?: number;
@@ -27,7 +27,7 @@ interface Entry {
  * Delivers records in append order. It batches up to `maxBatch`, retries network failures and 5xx
  * with backoff using the same `localId`s (so a retry never duplicates), and stops on a 4xx with a
  * typed error: every queued delivery then rejects, and nothing is silently dropped.
- * (architecture.md, "Delivery")
+ * (docs/architecture.md, "Delivery")
  */
 export class Outbox {
   private readonly queue: Entry[] = [];

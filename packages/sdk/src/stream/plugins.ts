@@ -4,9 +4,9 @@ import type { PermissionOption, SessionMessage } from '../protocol/sessionMessag
 import type { Scope } from './scope.js';
 import type { ToolCall } from './toolCall.js';
 
-/** Per-request options of {@link ToolCall.requestPermission} (issue: permission gating, "API"). */
+/** Per-request options of {@link ToolCall.requestPermission} (docs/permissions.md). */
 export interface PermissionRequestOptions {
-  /** Choices offered; default the four of the protocol document. Ids and kinds are validated. */
+  /** Choices offered; default the four of docs/protocol.md. Ids and kinds are validated. */
   readonly options?: readonly PermissionOption[];
   /** Cancels the request (it resolves `cancelled`); an already aborted signal emits no request. */
   readonly signal?: AbortSignal;

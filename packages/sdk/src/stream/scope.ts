@@ -26,7 +26,7 @@ export interface StepOptions {
 /**
  * Where agent content goes: the turn itself, or the inside of a tool call. Every message written
  * through a scope carries its `turn`, and inside a call `parentId` = that call and `agentId` of the
- * subagent, if any (session-protocol-v2, "parentId", "agentId").
+ * subagent, if any (docs/protocol.md, "parentId", "agentId").
  */
 export class Scope {
   /** @internal */

@@ -43,7 +43,7 @@ export interface SessionWriterOptions {
  * Writes one session's v2 stream: validates each message, encrypts it and appends it in call order.
  * Built on an RxJS Subject: {@link SessionWriter.messages$} emits every appended message in order.
  *
- * Invariants it enforces (architecture.md, "Builders"): ids are cuid2; `time` strictly increases;
+ * Invariants it enforces (docs/architecture.md, "Builders"): ids are cuid2; `time` strictly increases;
  * every `tool-call-start` gets exactly one `tool-call-end`; a turn that ends first closes its open
  * calls with error `cancelled`; an invalid message is refused with an `SdkError` and never appended.
  */

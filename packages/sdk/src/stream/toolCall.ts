@@ -8,7 +8,7 @@ import { requirePlugin } from './plugins.js';
 import type { PermissionDecision, PermissionRequestOptions } from './plugins.js';
 import { errorMessage } from './stepErrors.js';
 
-/** What a tool call is: the fields of its `tool-call-start` (session-protocol-v2, "tool-call-start"). */
+/** What a tool call is: the fields of its `tool-call-start` (docs/protocol.md, "tool-call-start"). */
 export interface ToolCallOptions {
   /** Tool name, e.g. `bash`, `edit`, `grep`. */
   readonly toolName: string;

@@ -5,7 +5,7 @@ import type { TurnState } from './turnState.js';
 import type { Delivery } from './types.js';
 
 /**
- * One agent turn, from `turn-start` to `turn-end` (session-protocol-v2, "turn-start", "turn-end").
+ * One agent turn, from `turn-start` to `turn-end` (docs/protocol.md, "turn-start", "turn-end").
  * It is the top-level scope of the turn's content.
  */
 export class Turn extends Scope {

@@ -8,7 +8,7 @@ import { resolveHappyHome, resolveServerUrl } from './happyHome.js';
 import type { HappyEnv } from './happyHome.js';
 import { HappyHttp } from './httpClient.js';
 
-/** Where to find the server and the keys; each left out is read as the Happy CLI does (happy-wire §0, §1.5). */
+/** Where to find the server and the keys; each left out is read as the Happy CLI does (docs/wire.md §0, §1.5). */
 export interface AccountAccessOptions {
   /** Server URL; default `HAPPY_SERVER_URL`, then settings.json, then Happy's server. */
   readonly server?: string;
@@ -34,7 +34,7 @@ export interface AccountAccess {
 
 /**
  * Resolves the server and the credentials, and mints a token from the master secret by the
- * challenge flow when the credentials hold none (happy-wire §1.2).
+ * challenge flow when the credentials hold none (docs/wire.md §1.2).
  *
  * @throws {SdkError} `credentials.*` without usable credentials; `transport.*` when the server
  *   cannot be reached or refuses the signature.

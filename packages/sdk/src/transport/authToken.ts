@@ -8,7 +8,7 @@ import { expectShape } from '../wire/expectShape.js';
  * signed by the account's Ed25519 key, sent to `POST /v1/auth`. Tokens do not expire.
  *
  * @throws {SdkError} `transport.*` when the server cannot be reached or refuses the signature.
- * @see Happy wire spec §1.2
+ * @see docs/wire.md §1.2
  */
 export async function mintToken(http: HappyHttp, masterSecret: Uint8Array): Promise<string> {
   const answer = await http.request<unknown>('POST', '/v1/auth', authChallengeBody(masterSecret));

@@ -7,7 +7,7 @@ import { resolveHappyHome } from './happyHome.js';
 import type { HappyEnv } from './happyHome.js';
 
 /**
- * What the SDK holds to reach an account (happy-wire §1.5):
+ * What the SDK holds to reach an account (docs/wire.md §1.5):
  * - `master`: the account master secret (`agent.key`); can mint tokens, create dataKey sessions
  *   and open any session of the account.
  * - `legacy`: master secret plus token from a V1-paired `access.key`; sessions are legacy
@@ -49,7 +49,7 @@ const LOGIN_HINT =
  *
  * @throws {SdkError} `credentials.missing`, `credentials.malformed` or
  *   `credentials.insecure_permissions`; the hint says what to do.
- * @see Happy wire spec §1.5
+ * @see docs/wire.md §1.5
  */
 export function loadCredentials(options: { homeDir?: string; env?: HappyEnv } = {}): Credentials {
   const home = options.homeDir ?? resolveHappyHome(options.env);
@@ -118,7 +118,7 @@ function token(value: unknown, file: string, required: boolean): string | undefi
   return value;
 }
 
-/** Parses `agent.key`: `{token?, secret}` (happy-wire §1.5). */
+/** Parses `agent.key`: `{token?, secret}` (docs/wire.md §1.5). */
 export function parseAgentKey(text: string, file = 'agent.key'): Credentials {
   const json = parseJson(text, file);
   const masterSecret = key32(json.secret, 'secret', file);
@@ -128,7 +128,7 @@ export function parseAgentKey(text: string, file = 'agent.key'): Credentials {
 
 /**
  * Parses `access.key`: legacy `{secret, token}` when `secret` is present, otherwise dataKey
- * `{encryption: {publicKey, machineKey}, token}` (happy-wire §1.5).
+ * `{encryption: {publicKey, machineKey}, token}` (docs/wire.md §1.5).
  */
 export function parseAccessKey(text: string, file = 'access.key'): Credentials {
   const json = parseJson(text, file);
@@ -159,7 +159,7 @@ function malformed(file: string, why: string, cause?: unknown): SdkError {
 
 /**
  * Writes `agent.key` as happy-agent does: compact JSON `{token, secret}`, file mode 0600 in a
- * directory of mode 0700 (happy-wire §1.5). Returns the file path.
+ * directory of mode 0700 (docs/wire.md §1.5). Returns the file path.
  */
 export function writeAgentKey(dir: string, credentials: { secret: Uint8Array; token: string }): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-/** Happy's public API server, the default of the CLI, happy-agent and the app (happy-wire §0). */
+/** Happy's public API server, the default of the CLI, happy-agent and the app (docs/wire.md §0). */
 export const DEFAULT_SERVER_URL = 'https://api.cluster-fluster.com';
 
 /** The environment variables this module reads. */
@@ -13,7 +13,7 @@ export interface HappyEnv {
 
 /**
  * The Happy home directory: `HAPPY_HOME_DIR` with a leading `~` expanded, otherwise `~/.happy`
- * (happy-wire §0, §1.5).
+ * (docs/wire.md §0, §1.5).
  */
 export function resolveHappyHome(env: HappyEnv = process.env): string {
   const configured = env.HAPPY_HOME_DIR;
@@ -24,7 +24,7 @@ export function resolveHappyHome(env: HappyEnv = process.env): string {
 }
 
 /**
- * The server URL with the CLI's precedence (happy-wire §0): `HAPPY_SERVER_URL`, then `serverUrl`
+ * The server URL with the CLI's precedence (docs/wire.md §0): `HAPPY_SERVER_URL`, then `serverUrl`
  * in `<home>/settings.json`, then {@link DEFAULT_SERVER_URL}. A trailing `/` is removed, so paths
  * can be appended as they are. An unreadable or malformed settings file is skipped, as the CLI
  * does.

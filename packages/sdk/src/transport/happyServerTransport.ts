@@ -20,14 +20,14 @@ export interface HappyServerTransportOptions {
   readonly logger?: Logger;
   /** Per-request HTTP time-out; default 30 s. */
   readonly httpTimeoutMs?: number;
-  /** `session-alive` period; default 2 s (happy-wire §4.5). */
+  /** `session-alive` period; default 2 s (docs/wire.md §4.5). */
   readonly heartbeatIntervalMs?: number;
   readonly reconnectionDelayMs?: number;
   readonly reconnectionDelayMaxMs?: number;
   readonly fetch?: typeof fetch;
 }
 
-/** An `update-session` body for this session (happy-wire §2.3). */
+/** An `update-session` body for this session (docs/wire.md §2.3). */
 export type SessionUpdate = z.infer<typeof UpdateSessionBodySchema>;
 
 /** How {@link HappyServerTransport.close} ends the session. */
@@ -41,9 +41,9 @@ export interface TransportCloseOptions {
 /**
  * {@link Transport} over a Happy server: writes and reads through the v3 HTTP API, live hints from
  * the session-scoped socket's `new-message` updates, a `resync$` notice after every reconnect (the
- * server keeps no missed events, happy-wire §0), and the session's heartbeat.
+ * server keeps no missed events, docs/wire.md §0), and the session's heartbeat.
  *
- * @see Happy wire spec §2, §4.5, §5.2
+ * @see docs/wire.md §2, §4.5, §5.2
  */
 export class HappyServerTransport implements Transport {
   readonly sessionId: string;
@@ -59,7 +59,7 @@ export class HappyServerTransport implements Transport {
 
   readonly records$: Observable<StoredRecord> = this.recordsSubject.asObservable();
   readonly resync$: Observable<void> = this.resyncSubject.asObservable();
-  /** `update-session` bodies of this session, own writes included (happy-wire §4.4). */
+  /** `update-session` bodies of this session, own writes included (docs/wire.md §4.4). */
   readonly sessionUpdates$: Observable<SessionUpdate> = this.sessionUpdatesSubject.asObservable();
   /** Emits after every reconnect (not the first connect). */
   readonly reconnected$: Observable<{ readonly reconnect: boolean }>;
@@ -124,7 +124,7 @@ export class HappyServerTransport implements Transport {
 
   /**
    * Ends the session on the server and disconnects: `session-end`, then `POST …/archive` (the CLI
-   * does both, happy-wire §4.5). Failures there are logged, not thrown: the session goes inactive
+   * does both, docs/wire.md §4.5). Failures there are logged, not thrown: the session goes inactive
    * after 10 minutes without heartbeats anyway. Idempotent.
    */
   close(options: TransportCloseOptions = {}): Promise<void> {

@@ -35,7 +35,7 @@ export interface HappyUploaderOptions {
 }
 
 /**
- * Uploads encrypted attachments to a Happy server or the relay, and downloads them (happy-wire
+ * Uploads encrypted attachments to a Happy server or the relay, and downloads them (docs/wire.md
  * §8.1, §8.2): ask for an upload URL with the encrypted size, then `PUT` the blob (local storage)
  * or `POST` it as multipart with the presigned form fields (S3). The body is streamed in pieces,
  * so progress reports bytes that left. Network failures, 5xx and 429 are retried with backoff;

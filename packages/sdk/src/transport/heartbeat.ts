@@ -1,7 +1,7 @@
 import type { SessionSocket } from './sessionSocket.js';
 
 /**
- * `session-alive` as the CLI sends it (happy-wire §4.5): one on every connect, then every 2 s,
+ * `session-alive` as the CLI sends it (docs/wire.md §4.5): one on every connect, then every 2 s,
  * and one more whenever `thinking` changes. Sent volatile: a missed beat is replaced by the next.
  */
 export class Heartbeat {

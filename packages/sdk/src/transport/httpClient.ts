@@ -10,7 +10,7 @@ export interface HappyHttpOptions {
   readonly token?: string;
   /** Per-request time-out; default 30 s. */
   readonly timeoutMs?: number;
-  /** `X-Happy-Client` header (metrics only, happy-wire §0). */
+  /** `X-Happy-Client` header (metrics only, docs/wire.md §0). */
   readonly client?: string;
   /** A fetch implementation; default the global one. */
   readonly fetch?: typeof fetch;
@@ -21,7 +21,7 @@ export interface HappyHttpOptions {
  * JSON over HTTP to a Happy server, with every failure as an `SdkError`: no answer →
  * `transport.network` / `transport.timeout`, 401 → `transport.unauthorized`, 404 →
  * `transport.not_found`, 5xx → `transport.server_error`, other 4xx → `transport.rejected`
- * (happy-wire §0).
+ * (docs/wire.md §0).
  */
 export class HappyHttp {
   readonly serverUrl: string;

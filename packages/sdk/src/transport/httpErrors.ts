@@ -1,7 +1,7 @@
 import { SdkError } from '../errors.js';
 import type { TransportErrorCode } from '../errorCodes.js';
 
-/** The error code for an HTTP status that is not 2xx (happy-wire §0, §5.2). */
+/** The error code for an HTTP status that is not 2xx (docs/wire.md §0, §5.2). */
 export function codeForStatus(status: number): TransportErrorCode {
   if (status === 401) return 'transport.unauthorized';
   if (status === 404) return 'transport.not_found';

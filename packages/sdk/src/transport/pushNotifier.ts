@@ -2,7 +2,7 @@ import type { HappyHttp } from './httpClient.js';
 import type { PushEvent, PushNotifier } from '../ports/sessionState.js';
 
 /**
- * Push notifications through `POST /v1/sessions/:id/push-event` (happy-wire §9 item 4). The
+ * Push notifications through `POST /v1/sessions/:id/push-event` (docs/wire.md §9 item 4). The
  * server decides whether a push is delivered or suppressed (an active app tab).
  */
 export class HttpPushNotifier implements PushNotifier {

@@ -45,7 +45,7 @@ function toAck(raw: unknown, field: 'metadata' | 'agentState'): VersionedAck {
 }
 
 /**
- * The session's metadata and agentState on a Happy server (happy-wire §4.2-§4.4): updates go out
+ * The session's metadata and agentState on a Happy server (docs/wire.md §4.2-§4.4): updates go out
  * as `update-metadata` / `update-state` with optimistic concurrency, and `update-session` events
  * from other writers (the app) are adopted when newer.
  */

@@ -5,7 +5,7 @@ const LOCAL_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::
  * The URL to use for an upload or download URL the server handed out. A server in local-storage
  * mode builds it from its own idea of its address (no `PUBLIC_URL`, behind a port forward) and
  * may name localhost; like the Happy app, send such a request to the server URL we reached it at
- * instead (happy-wire §8.1). Only URLs of the server's own attachment routes (`ownPath`) are
+ * instead (docs/wire.md §8.1). Only URLs of the server's own attachment routes (`ownPath`) are
  * rewritten: a presigned URL of a storage service on this machine (a local MinIO) stays as it is.
  */
 export function reachableUrl(url: string, serverUrl: string, ownPath: string): string {
@@ -18,7 +18,7 @@ export function reachableUrl(url: string, serverUrl: string, ownPath: string): s
 
 /**
  * True when `url` is one of the server's own routes, the only requests that may carry the bearer
- * token; a presigned storage URL must get no extra headers (happy-wire §8.1, §8.2).
+ * token; a presigned storage URL must get no extra headers (docs/wire.md §8.1, §8.2).
  */
 export function isServerUrl(url: string, serverUrl: string): boolean {
   const base = serverUrl.replace(/\/+$/, '');

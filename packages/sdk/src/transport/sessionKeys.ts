@@ -13,7 +13,7 @@ export interface NewSessionKey {
 }
 
 /**
- * A key for a new session (happy-wire §3.1, §3.3): a fresh AES-256-GCM data key wrapped to the
+ * A key for a new session (docs/wire.md §3.1, §3.3): a fresh AES-256-GCM data key wrapped to the
  * account's content public key when it is known (agent.key, dataKey access.key); with legacy
  * credentials a legacy session under the master secret and `dataEncryptionKey: null`, as the CLI
  * makes them.

@@ -23,7 +23,7 @@ export interface SessionSummary {
 
 /**
  * The sessions the Happy app lists (`GET /v1/sessions`: newest `updatedAt` first, at most 150,
- * happy-wire §4.1), each with its metadata decrypted for the title and path. A session whose key
+ * docs/wire.md §4.1), each with its metadata decrypted for the title and path. A session whose key
  * or metadata does not open is still listed, with `unreadable` saying why.
  */
 export async function listSessions(http: HappyHttp, credentials: Credentials): Promise<SessionSummary[]> {

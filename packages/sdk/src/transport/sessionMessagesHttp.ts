@@ -4,7 +4,7 @@ import { expectShape } from '../wire/expectShape.js';
 import { AppendResponseSchema, MAX_READ_LIMIT, ReadResponseSchema } from '../wire/messages.js';
 import { NewMessageBodySchema } from '../wire/updates.js';
 
-/** `POST /v3/sessions/:id/messages`: one batch, idempotent per `localId` (happy-wire §5.2). */
+/** `POST /v3/sessions/:id/messages`: one batch, idempotent per `localId` (docs/wire.md §5.2). */
 export async function appendSessionMessages(
   http: HappyHttp,
   sessionId: string,
@@ -18,7 +18,7 @@ export async function appendSessionMessages(
   return messages.flatMap((m) => (m.localId === null ? [] : [{ localId: m.localId, seq: m.seq, id: m.id }]));
 }
 
-/** `GET /v3/sessions/:id/messages?after_seq=`: one page, ascending (happy-wire §5.2). */
+/** `GET /v3/sessions/:id/messages?after_seq=`: one page, ascending (docs/wire.md §5.2). */
 export async function readSessionMessages(
   http: HappyHttp,
   sessionId: string,
@@ -41,7 +41,7 @@ export async function readSessionMessages(
   };
 }
 
-/** The stored record a socket `update` announces for `sessionId`, if it is a `new-message` of it (happy-wire §2.3). */
+/** The stored record a socket `update` announces for `sessionId`, if it is a `new-message` of it (docs/wire.md §2.3). */
 export function newMessageRecord(update: unknown, sessionId: string): StoredRecord | undefined {
   const body = (update as { body?: unknown } | null)?.body;
   const parsed = NewMessageBodySchema.safeParse(body);

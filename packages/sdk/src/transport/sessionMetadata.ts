@@ -14,11 +14,11 @@ export interface SessionMetadataOptions {
   readonly now?: number;
 }
 
-/** The flavor this SDK announces unless the caller sets one (happy-wire §4.2). */
+/** The flavor this SDK announces unless the caller sets one (docs/wire.md §4.2). */
 export const DEFAULT_FLAVOR = 'happy-session';
 
 /**
- * Session metadata as the CLI writes it at start (happy-wire §4.2): `path`, `host`, `os`,
+ * Session metadata as the CLI writes it at start (docs/wire.md §4.2): `path`, `host`, `os`,
  * `homeDir`, a `summary` (the title), `lifecycleState: 'running'`, `startedBy`, `hostPid`,
  * `flavor`. `overrides` are merged on top, so a caller can add fields or replace any of these.
  * No `version` field: a present one below 0.10.0 makes the app warn about an outdated CLI.

@@ -23,7 +23,7 @@ export interface SessionRecord {
 
 /**
  * Creates a session with `POST /v1/sessions` under a fresh random tag (so the server never hands
- * back another session, happy-wire §4.1) with encrypted metadata and the wrapped data key.
+ * back another session, docs/wire.md §4.1) with encrypted metadata and the wrapped data key.
  * agentState cannot be set here; the caller sets it with `update-state` from version 0.
  *
  * @throws {SdkError} `transport.*` when the server refuses or cannot be reached.

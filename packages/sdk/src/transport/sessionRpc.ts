@@ -7,7 +7,7 @@ export type RpcOutcome =
   { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly error: string };
 
 /**
- * Calls `<sessionId>:<method>` over a user-scoped socket as the app does (happy-wire §7.1):
+ * Calls `<sessionId>:<method>` over a user-scoped socket as the app does (docs/wire.md §7.1):
  * params encrypted with the session key, result decrypted with it. Never throws: the server's
  * `{ok:false, error}` (`RPC method not available` when no agent registered the method within its
  * 15 s grace), a time-out or an undecryptable result come back as `ok: false`.

@@ -11,18 +11,18 @@ export interface SessionSocketOptions {
   readonly serverUrl: string;
   readonly token: string;
   readonly sessionId: string;
-  /** First reconnection delay; default 1 s (happy-agent's value, happy-wire §2.1). */
+  /** First reconnection delay; default 1 s (happy-agent's value, docs/wire.md §2.1). */
   readonly reconnectionDelayMs?: number;
   /** Longest reconnection delay; default 5 s. */
   readonly reconnectionDelayMaxMs?: number;
   readonly logger?: Logger;
 }
 
-/** Messages the server's handshake middleware refuses with (happy-wire §2.1). */
+/** Messages the server's handshake middleware refuses with (docs/wire.md §2.1). */
 const AUTH_REFUSALS = new Set(['Missing authentication token', 'Invalid authentication token']);
 
 /**
- * The session-scoped socket.io connection to `/v1/updates` (happy-wire §2.1): websocket only,
+ * The session-scoped socket.io connection to `/v1/updates` (docs/wire.md §2.1): websocket only,
  * reconnection with backoff, and a notice on every (re)connect, because connection-state recovery
  * is off on the server and whatever was missed must be fetched over HTTP.
  */
@@ -121,7 +121,7 @@ export class SessionSocket {
 
   /**
    * Emits and waits for the ack. The server sends no ack at all for some failures (a foreign
-   * session on `update-metadata`, happy-wire §2.4), so there is always a time-out.
+   * session on `update-metadata`, docs/wire.md §2.4), so there is always a time-out.
    *
    * @throws {SdkError} `transport.timeout` when no ack came in `timeoutMs`; `transport.closed`
    *   after {@link SessionSocket.close}.

@@ -7,13 +7,13 @@ import { invokeRpcHandler } from '../ports/rpc.js';
 import type { RpcHandler, RpcRegistry } from '../ports/rpc.js';
 import type { SessionSocket } from './sessionSocket.js';
 
-/** socket.io's default packet limit, which the real server keeps (happy-wire §0). */
+/** socket.io's default packet limit, which the real server keeps (docs/wire.md §0). */
 const MAX_PACKET_BYTES = 1024 * 1024;
 
 type Ack = (result: string) => void;
 
 /**
- * Session RPC over the session socket (happy-wire §7): methods are registered as
+ * Session RPC over the session socket (docs/wire.md §7): methods are registered as
  * `<sessionId>:<method>` on every (re)connect; params are decrypted and results encrypted with the
  * session key and variant; an unknown method answers `{error: 'Method not found'}` and a throwing
  * handler `{error: message}`, both encrypted, as the CLI does.

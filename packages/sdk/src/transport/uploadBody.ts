@@ -62,7 +62,7 @@ export function streamedBody(
 }
 
 /**
- * The envelope of a `multipart/form-data` body for an S3 presigned POST (happy-wire §8.1): every
+ * The envelope of a `multipart/form-data` body for an S3 presigned POST (docs/wire.md §8.1): every
  * form field first, then a `file` part named `blob` of type `application/octet-stream`.
  */
 export function multipartEnvelope(

@@ -7,7 +7,7 @@ import type { AppendAck, OutgoingRecord, ReadPage, StoredRecord, Transport } fro
 
 /**
  * One session's records seen from the user's side, as the app sees them: v3 HTTP to read and
- * append (happy-wire §5.2), live hints from the account's user-scoped socket (`update`
+ * append (docs/wire.md §5.2), live hints from the account's user-scoped socket (`update`
  * `new-message` for this session, §2.3) and a `resync$` after every reconnect. Unlike the agent's
  * `HappyServerTransport` it sends no heartbeat and ends nothing when it closes.
  */

@@ -2,11 +2,11 @@ import type { Socket } from 'socket.io-client';
 import { socketIo } from './socketIo.js';
 import { SdkError } from '../errors.js';
 
-/** Messages the server's handshake refuses a token with (happy-wire §2.1). */
+/** Messages the server's handshake refuses a token with (docs/wire.md §2.1). */
 const AUTH_REFUSALS = new Set(['Missing authentication token', 'Invalid authentication token']);
 
 /**
- * Connects a user-scoped socket, as the Happy app does (happy-wire §2.1, §2.2): it receives the
+ * Connects a user-scoped socket, as the Happy app does (docs/wire.md §2.1, §2.2): it receives the
  * `update` events of every session of the account and can make `rpc-call`s, but it sends no
  * heartbeat and registers no session RPC, so watching a session never changes what the agent or
  * the app sees of it. Reconnects with backoff, also after a server-side disconnect; listeners see

@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import type { StateObject } from '../ports/sessionState.js';
 
-/** What the server acked for one versioned write (happy-wire §2.4). */
+/** What the server acked for one versioned write (docs/wire.md §2.4). */
 export type VersionedAck =
   | { readonly result: 'success'; readonly version: number }
   | { readonly result: 'version-mismatch'; readonly version: number; readonly value: string | null }
@@ -29,7 +29,7 @@ export interface VersionedStateOptions {
 
 /**
  * One encrypted, versioned side record of a session (metadata or agentState) under optimistic
- * concurrency (happy-wire §4.4): writes are serialized; on `version-mismatch` the server's value
+ * concurrency (docs/wire.md §4.4): writes are serialized; on `version-mismatch` the server's value
  * is decrypted and the caller's update function re-applied to it, so fields written by the app
  * are never clobbered; a failed or unacked write is retried with backoff.
  */

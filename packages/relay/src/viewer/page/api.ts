@@ -29,7 +29,7 @@ export class ViewerApi {
   ) {}
 
   /**
-   * Mints a bearer token with the challenge flow (`POST /v1/auth`, happy-wire §1.2): the signature
+   * Mints a bearer token with the challenge flow (`POST /v1/auth`, docs/wire.md §1.2): the signature
    * is made here, the secret never leaves the page.
    */
   static async signIn(baseUrl: string, masterSecret: Uint8Array): Promise<ViewerApi> {
@@ -67,7 +67,7 @@ export class ViewerApi {
   }
 
   /**
-   * The encrypted bytes of an attachment: `request-download`, then GET the URL (happy-wire §8.2).
+   * The encrypted bytes of an attachment: `request-download`, then GET the URL (docs/wire.md §8.2).
    * The token goes only to this server; a presigned URL elsewhere must get no extra header.
    */
   async downloadAttachment(sessionId: string, ref: string): Promise<Uint8Array> {

@@ -3,7 +3,7 @@ import type { AccountKeys, CryptoFailure, RecordKey } from 'happy-session/crypto
 import type { Result } from 'happy-session';
 
 /**
- * The record key of a listed session, as the Happy app finds it (happy-wire §3.1, §3.3): a
+ * The record key of a listed session, as the Happy app finds it (docs/wire.md §3.1, §3.3): a
  * session with a `dataEncryptionKey` uses that key unwrapped with the account's content secret
  * key; a legacy session (`null`) uses the master secret.
  */
@@ -20,7 +20,7 @@ export function sessionKeyOf(
 }
 
 /**
- * A session's display title from its encrypted metadata (happy-wire §4.2, §9.1): `summary.text`,
+ * A session's display title from its encrypted metadata (docs/wire.md §4.2, §9.1): `summary.text`,
  * else the last segment of `path`, else `undefined`.
  */
 export async function sessionTitle(metadata: string, key: RecordKey): Promise<string | undefined> {

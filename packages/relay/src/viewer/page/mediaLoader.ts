@@ -2,11 +2,11 @@ import { decryptBlob } from 'happy-session/crypto';
 import { SdkError } from 'happy-session';
 import type { ViewerApi } from './api.js';
 
-/** Refs to files left on the agent's machine: nothing to download (session-protocol-v2, "file"). */
+/** Refs to files left on the agent's machine: nothing to download (docs/protocol.md, "file"). */
 export const MACHINE_FILE_PREFIX = 'machine-file://';
 
 /**
- * Downloads and decrypts a session's attachments (happy-wire §8.2, §3.2) with the session's blob
+ * Downloads and decrypts a session's attachments (docs/wire.md §8.2, §3.2) with the session's blob
  * key, once per ref.
  */
 export class MediaLoader {

@@ -9,7 +9,7 @@ type Photo = MessageOfType<'photo'>;
 type Video = MessageOfType<'video'>;
 type FileMessage = MessageOfType<'file'>;
 
-/** Longest side a photo or video is shown at, as in the app (happy-wire §8.4). */
+/** Longest side a photo or video is shown at, as in the app (docs/wire.md §8.4). */
 const MAX_WIDTH = 360;
 
 /** The ThumbHash placeholder as a data URL, or undefined when the hash does not decode. */

@@ -10,7 +10,7 @@ export type RpcOutcome = { readonly ok: true } | { readonly ok: false; readonly 
 
 /**
  * Answers permission requests of one session the way the protocol asks a UI to (session-protocol-v2
- * "How Permissions Change"; happy-wire §7): it appends the user's `permission-response` to the
+ * "How Permissions Change"; docs/wire.md §7): it appends the user's `permission-response` to the
  * stream (the audit record, and how an agent that reads the stream learns it) and calls the
  * agent's `permission` RPC with `{callId, optionId}` (the real-time path). An agent's gate takes the
  * first of the two and answers the other as already resolved.

@@ -4,13 +4,13 @@ import { io } from 'socket.io-client';
 import type { Socket } from 'socket.io-client';
 import type { StoredRecord } from 'happy-session';
 
-/** A `new-message` hint: a record stored in session `sessionId` (happy-wire §2.3). */
+/** A `new-message` hint: a record stored in session `sessionId` (docs/wire.md §2.3). */
 export interface MessageHint {
   readonly sessionId: string;
   readonly record: StoredRecord;
 }
 
-/** What an `rpc-call` answered (happy-wire §7.1). */
+/** What an `rpc-call` answered (docs/wire.md §7.1). */
 export type RpcAnswer = { ok: true; result: unknown } | { ok: false; error: string };
 
 /** How long the viewer waits for an RPC answer: the relay's own wait plus its call timeout. */
@@ -21,7 +21,7 @@ function asRecord(value: unknown): Record<string, unknown> {
 }
 
 /**
- * The viewer's one user-scoped socket (path `/v1/updates`, happy-wire §2): `new-message` hints for
+ * The viewer's one user-scoped socket (path `/v1/updates`, docs/wire.md §2): `new-message` hints for
  * every session of the account, notice of session list changes, reconnects (after which readers
  * catch up over HTTP, since missed updates are gone), and `rpc-call` to an agent.
  */

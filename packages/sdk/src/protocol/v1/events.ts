@@ -36,7 +36,7 @@ export function refName(ref: string, fallback: string): string {
 }
 
 /**
- * `ev file` for a photo, video or file (happy-wire §6.3, §8.4). A photo has no name or size in v2:
+ * `ev file` for a photo, video or file (docs/wire.md §6.3, §8.4). A photo has no name or size in v2:
  * the name comes from its `ref` and the size is 0. A video keeps its poster's thumbhash and
  * dimensions as `image`, so the app shows the placeholder; it cannot play it.
  */

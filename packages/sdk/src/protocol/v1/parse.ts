@@ -1,3 +1,4 @@
+import type { ProtocolErrorCode } from '../../errorCodes.js';
 import type { z } from 'zod';
 import type { Result } from '../../result.js';
 import { err, ok } from '../../result.js';
@@ -7,7 +8,7 @@ import { V1SessionRecordSchema, V1WrappedSessionRecordSchema } from './schemas.j
 
 /** Why a value is not a v1 session record. */
 export interface V1ParseFailure {
-  readonly code: 'protocol.v1_not_session' | 'protocol.v1_invalid';
+  readonly code: Extract<ProtocolErrorCode, 'protocol.v1_not_session' | 'protocol.v1_invalid'>;
   readonly message: string;
   readonly issues: readonly ProtocolIssue[];
 }
@@ -32,7 +33,7 @@ function issuesOf(error: z.ZodError): ProtocolIssue[] {
 }
 
 /**
- * Reads a decrypted record as a v1 session record (happy-wire §6.3), accepting both the direct
+ * Reads a decrypted record as a v1 session record (docs/wire.md §6.3), accepting both the direct
  * form the CLI writes and the wrapped form the app writes. Never throws.
  */
 export function parseV1SessionRecord(value: unknown): Result<V1SessionEnvelopeRead, V1ParseFailure> {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isCuid } from '../ids.js';
 
 /**
- * The records today's Happy app renders (happy-wire §6.2, §6.3): session protocol "v1"
+ * The records today's Happy app renders (docs/wire.md §6.2, §6.3): session protocol "v1"
  * (`role: 'session'`) plus the two legacy agent records the v1 encoder needs. These schemas are
  * the definition of what `format: 'v1'` writes; they are not a copy of the app's, and they are
  * non-strict like the app's (unknown fields are ignored by readers).
@@ -30,8 +30,8 @@ export const V1ToolCallStartEventSchema = z.object({
 
 /**
  * `tool-call-end`: marks the card completed. `output` / `isError` are read by recent app and
- * happy-wire versions only; older ones drop them (their schemas are non-strict), which is why the
- * encoder also writes a legacy `acp` `tool-result` for a failed call (happy-wire §6.5, §9 item 10).
+ * versions of the wire package of the Happy monorepo (`happy-wire`); older ones drop them (their schemas are non-strict), which is why the
+ * encoder also writes a legacy `acp` `tool-result` for a failed call (docs/wire.md §6.5, §9 item 10).
  */
 export const V1ToolCallEndEventSchema = z.object({
   t: z.literal('tool-call-end'),
@@ -40,20 +40,20 @@ export const V1ToolCallEndEventSchema = z.object({
   isError: z.boolean().optional(),
 });
 
-/** Image geometry of a `file` event; happy-wire requires the thumbhash when `image` is present. */
+/** Image geometry of a `file` event; the wire package of the Happy monorepo requires the thumbhash when `image` is present. */
 export const V1ImageSchema = z.object({
   width: z.number(),
   height: z.number(),
   thumbhash: z.string(),
 });
 
-/** `file`: an uploaded blob, rendered as a completed tool call named `file` (happy-wire §8.4). */
+/** `file`: an uploaded blob, rendered as a completed tool call named `file` (docs/wire.md §8.4). */
 export const V1FileEventSchema = z.object({
   t: z.literal('file'),
   ref: z.string().min(1),
   name: z.string(),
   size: z.number(),
-  /** Not in the app's schema (dropped there); happy-wire and the CLI read it. */
+  /** Not in the app's schema (dropped there); the Happy wire package and CLI read it. */
   mimeType: z.string().optional(),
   image: V1ImageSchema.optional(),
 });
@@ -73,7 +73,7 @@ export const V1StartEventSchema = z.object({ t: z.literal('start'), title: z.str
 /** `stop`: closes a sub-agent's output (lifecycle marker, not rendered). */
 export const V1StopEventSchema = z.object({ t: z.literal('stop') });
 
-/** The nine v1 event kinds, on `t` (happy-wire §6.3). */
+/** The nine v1 event kinds, on `t` (docs/wire.md §6.3). */
 export const V1EventSchema = z.discriminatedUnion('t', [
   V1TextEventSchema,
   V1ServiceEventSchema,
@@ -86,7 +86,7 @@ export const V1EventSchema = z.discriminatedUnion('t', [
   V1StopEventSchema,
 ]);
 
-/** Token usage on an envelope: feeds the app's context meter, never rendered (happy-wire §9 item 3). */
+/** Token usage on an envelope: feeds the app's context meter, never rendered (docs/wire.md §9 item 3). */
 export const V1UsageSchema = z.object({
   input_tokens: z.number().int().nonnegative(),
   output_tokens: z.number().int().nonnegative(),
@@ -99,7 +99,7 @@ export const V1UsageSchema = z.object({
 const AGENT_ONLY_EVENTS: ReadonlySet<string> = new Set(['service', 'start', 'stop']);
 
 /**
- * The v1 envelope (happy-wire §6.3). Beyond the field shapes it enforces the two rules the app
+ * The v1 envelope (docs/wire.md §6.3). Beyond the field shapes it enforces the two rules the app
  * applies: `service`, `start` and `stop` come from the agent; every agent envelope carries `turn`
  * (the app drops it otherwise), except a usage-only `service` with empty text.
  */
@@ -139,7 +139,7 @@ export const V1EnvelopeSchema = z
     }
   });
 
-/** Record `meta`: `sentFrom` and whatever else the writer puts there (happy-wire §6.1). */
+/** Record `meta`: `sentFrom` and whatever else the writer puts there (docs/wire.md §6.1). */
 export const V1MetaSchema = z.looseObject({ sentFrom: z.string().optional() });
 
 /** A v1 record as the CLI writes it: the envelope directly in `content`. */
@@ -156,12 +156,12 @@ export const V1WrappedSessionRecordSchema = z.object({
   meta: V1MetaSchema.optional(),
 });
 
-/** The providers the app's `acp` schema accepts; any other value fails parsing (happy-wire §6.2). */
+/** The providers the app's `acp` schema accepts; any other value fails parsing (docs/wire.md §6.2). */
 export const V1AcpProviderSchema = z.enum(['claude', 'codex', 'gemini', 'opencode']);
 
 /**
  * Legacy `acp` `tool-result`: the only legacy path that shows tool output with an error flag
- * (happy-wire §6.2 item 3). The app matches `callId` to the tool card's `call`.
+ * (docs/wire.md §6.2 item 3). The app matches `callId` to the tool card's `call`.
  */
 export const V1AcpToolResultRecordSchema = z.object({
   role: z.literal('agent'),
@@ -180,7 +180,7 @@ export const V1AcpToolResultRecordSchema = z.object({
 });
 
 /**
- * Legacy `event` `message`: a centered status line that needs no turn (happy-wire §6.2 item 4).
+ * Legacy `event` `message`: a centered status line that needs no turn (docs/wire.md §6.2 item 4).
  * The app treats the texts `Turn started` (hidden) and `Context was reset` (resets todos and usage)
  * specially.
  */

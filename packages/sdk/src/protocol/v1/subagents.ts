@@ -22,7 +22,7 @@ interface OpenCall {
 
 /**
  * Maps v2 subagents (`agentId` + `parentId`) to v1 `subagent` ids and decides when their `start`
- * and `stop` markers go out (happy-wire §6.3, "Sub-agent nesting").
+ * and `stop` markers go out (docs/wire.md §6.3, "Sub-agent nesting").
  *
  * The app nests a subagent's output under the tool card whose `call` equals the `subagent` id, or
  * whose `args.sessionSubagent` does. So the first agent under a call takes the call's own id when

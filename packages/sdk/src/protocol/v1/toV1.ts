@@ -28,8 +28,8 @@ export interface V1Encoder {
 }
 
 /**
- * Creates the stateful v2 → v1 encoder behind `connect({format: 'v1'})` (architecture.md,
- * "Compatibility with today's app"; happy-wire §6.3, §6.5, §7.3, §8.4, §9). `docs/v1-format.md`
+ * Creates the stateful v2 → v1 encoder behind `connect({format: 'v1'})` (docs/architecture.md,
+ * "Compatibility with today's app"; docs/wire.md §6.3, §6.5, §7.3, §8.4, §9). `docs/v1-format.md`
  * explains each row.
  *
  * | v2 message | v1 records | lost |
@@ -186,7 +186,7 @@ class V1StreamEncoder implements V1Encoder {
     records.push(this.envelope(message.id, time(), 'agent', end, { turn: message.turn, subagent }));
   }
 
-  /** Legacy records carry no `time`: the app orders them by the server's `createdAt` (happy-wire §5.4). */
+  /** Legacy records carry no `time`: the app orders them by the server's `createdAt` (docs/wire.md §5.4). */
   private toolResult(callId: string, output: string): V1Record {
     return {
       role: 'agent',
