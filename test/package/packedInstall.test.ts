@@ -67,7 +67,7 @@ beforeAll(async () => {
   for (const name of ['checkEntries.mjs', 'checkEntries.cjs', 'typedCodes.mts', 'typedCodes.cts']) {
     copyFileSync(join(FIXTURES, name), join(project, name));
   }
-}, 600_000);
+}, 900_000);
 
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
