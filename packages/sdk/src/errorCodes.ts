@@ -93,7 +93,10 @@ export type MediaErrorCode =
   | 'media.not_a_path';
 
 /** Failures of the embedded relay (package `happy-session-relay`). */
-export type RelayErrorCode = 'relay.schema_too_new';
+export type RelayErrorCode =
+  | 'relay.schema_too_new'
+  | 'relay.store_not_writable'
+  | 'relay.data_dir_insecure';
 
 /** Failures of the web viewer's page. */
 export type ViewerErrorCode =

@@ -7,6 +7,7 @@ import type { ClientType, SocketData } from './data.js';
  * Handshake authentication as socket.io middleware, so handlers are attached before the client's
  * `connect` fires. Failures reach the client as `connect_error` with the real server's messages
  * (docs/wire.md §2.1). Session ownership is checked per event, not here, as on the real server.
+ * An account has at most `socketsPerAccount` sockets at once (docs/relay.md, "Limits").
  */
 export function installSocketAuth(io: Server, ctx: RelayContext): void {
   io.use((socket, next) => {
@@ -31,6 +32,11 @@ export function installSocketAuth(io: Server, ctx: RelayContext): void {
     const userId = resolveToken(ctx, token);
     if (!userId) {
       next(new Error('Invalid authentication token'));
+      return;
+    }
+    // Given back when the socket disconnects (connection.ts).
+    if (!ctx.sockets.acquire(userId)) {
+      next(new Error('Too many connections for this account'));
       return;
     }
     // An unknown or missing client type is treated as a UI (user-scoped), like the real server.
