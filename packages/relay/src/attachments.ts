@@ -39,7 +39,8 @@ export type UnsafeName = 'control_character' | 'traversal';
 export function checkAttachmentFile(file: string): UnsafeName | undefined {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
   if (/[\u0000-\u001f\u007f]/.test(file)) return 'control_character';
-  if (file.length === 0 || file.includes('/') || file.includes('\\') || file.includes('..')) return 'traversal';
+  if (file.length === 0 || file.includes('/') || file.includes('\\') || file.includes('..'))
+    return 'traversal';
   return undefined;
 }
 
@@ -52,7 +53,11 @@ class ByteLimit extends Transform {
     super();
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null, data?: Buffer) => void): void {
+  override _transform(
+    chunk: Buffer,
+    _encoding: BufferEncoding,
+    done: (error?: Error | null, data?: Buffer) => void,
+  ): void {
     this.size += chunk.length;
     if (this.size > this.maxBytes) {
       this.exceeded = true;

@@ -81,13 +81,18 @@ export function openDatabase(dataDir: string | undefined, logger: Logger = silen
 /** True for SQLite's errors of a database it may only read. */
 function isReadOnly(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN'));
+  return (
+    typeof code === 'string' && (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN'))
+  );
 }
 
 /** A real write, so a database SQLite opened read-only fails here and not on the first request. */
 function probeDatabase(db: RelayDatabase, file: string): void {
   try {
-    db.prepare('INSERT OR REPLACE INTO relay_meta (key, value) VALUES (?, ?)').run('opened_at', String(Date.now()));
+    db.prepare('INSERT OR REPLACE INTO relay_meta (key, value) VALUES (?, ?)').run(
+      'opened_at',
+      String(Date.now()),
+    );
   } catch (cause) {
     throw notWritable(file, cause);
   }

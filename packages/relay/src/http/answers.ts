@@ -4,21 +4,11 @@ import type { RelayContextHttp } from './env.js';
 export type Json = Record<string, unknown>;
 
 /**
- * True while the request still has body bytes the relay has not read. Answering such a request
- * closes the connection afterwards, so a client cannot make the relay swallow a body it refused.
- */
-function bodyPending(c: RelayContextHttp): boolean {
-  const incoming = c.env.incoming;
-  if (incoming.readableEnded || incoming.complete) return false;
-  return incoming.headers['content-length'] !== undefined || incoming.headers['transfer-encoding'] !== undefined;
-}
-
-/**
- * A JSON answer with `status`. A refusal of a request whose body was not read (an early 401, 404
- * or 413) closes the connection after the answer instead of reading the rest.
+ * A JSON answer with `status`. A refusal that comes before the body was read (an early 401, 404
+ * or 413) leaves the rest of the body unread: the HTTP server discards what still arrives for a
+ * moment, so the client can read the answer, then closes the connection (docs/relay.md, "Limits").
  */
 export function answer(c: RelayContextHttp, status: number, body: Json): Response {
-  if (status >= 400 && bodyPending(c)) c.header('Connection', 'close');
   return c.json(body, status as 200);
 }
 

@@ -19,7 +19,10 @@ type Part = 'params' | 'body' | 'querystring';
 
 const EMPTY_JSON = "Body cannot be empty when content-type is set to 'application/json'";
 
-function validationMessage(part: Part, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
+function validationMessage(
+  part: Part,
+  issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>,
+): string {
   return issues.map((issue) => `${part}/${issue.path.map(String).join('/')} ${issue.message}`).join(', ');
 }
 
@@ -68,7 +71,12 @@ export async function readInput<S extends InputSchemas>(
   bodyLimit = 0,
 ): Promise<Input<S> | Response> {
   const parsed: Record<string, unknown> = {};
-  const check = (part: Part, key: keyof InputSchemas, schema: ZodType, value: unknown): Response | undefined => {
+  const check = (
+    part: Part,
+    key: keyof InputSchemas,
+    schema: ZodType,
+    value: unknown,
+  ): Response | undefined => {
     const result = schema.safeParse(value);
     if (!result.success) return errorAnswer(c, 400, 'Error', validationMessage(part, result.error.issues));
     parsed[key] = result.data;

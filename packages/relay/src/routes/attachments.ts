@@ -38,9 +38,10 @@ class UploadRateLimiter {
 }
 
 function quotaExceeded(c: RelayContextHttp, quotaBytes: number): Response {
-  const mb = Math.round(quotaBytes / (1024 * 1024));
+  const mib = 1024 * 1024;
+  const size = quotaBytes >= mib ? `${Math.round(quotaBytes / mib)} MB` : `${quotaBytes} bytes`;
   return answer(c, 413, {
-    error: `Attachment storage quota exceeded (${mb} MB per account); delete sessions to free space`,
+    error: `Attachment storage quota exceeded (${size} per account); delete sessions to free space`,
   });
 }
 
@@ -52,7 +53,11 @@ function quotaExceeded(c: RelayContextHttp, quotaBytes: number): Response {
  * blob streams to disk and the limits are checked before and while it arrives (docs/relay.md,
  * "Attachments").
  */
-export function attachmentRoutes(app: Hono<RelayEnv>, ctx: RelayContext, authenticate: RelayMiddleware): void {
+export function attachmentRoutes(
+  app: Hono<RelayEnv>,
+  ctx: RelayContext,
+  authenticate: RelayMiddleware,
+): void {
   const limiter = new UploadRateLimiter();
   // Bytes of PUTs under way per account, so concurrent uploads cannot overrun the quota together.
   const reserved = new Map<string, number>();
@@ -70,7 +75,8 @@ export function attachmentRoutes(app: Hono<RelayEnv>, ctx: RelayContext, authent
     }
     if (!ctx.sessions.findOwned(sessionId, userId)) return answer(c, 404, { error: 'Session not found' });
     if (input.body.size > attachmentBytes) return answer(c, 413, TOO_LARGE);
-    if (usedBytes(userId) + input.body.size > attachmentQuotaBytes) return quotaExceeded(c, attachmentQuotaBytes);
+    if (usedBytes(userId) + input.body.size > attachmentQuotaBytes)
+      return quotaExceeded(c, attachmentQuotaBytes);
     // The client's file name never reaches the storage path.
     const file = `${randomUUID()}.enc`;
     ctx.uploads.issue(userId, sessionId, file, Date.now() + UPLOAD_TTL_MS);
@@ -109,7 +115,9 @@ export function attachmentRoutes(app: Hono<RelayEnv>, ctx: RelayContext, authent
       const result = await ctx.attachments.put(sessionId, attachmentFile, source, maxBytes);
       if (!result.ok) {
         if (result.error === 'exists') return answer(c, 409, { error: 'Attachment already uploaded' });
-        return maxBytes < attachmentBytes ? quotaExceeded(c, attachmentQuotaBytes) : answer(c, 413, TOO_LARGE);
+        return maxBytes < attachmentBytes
+          ? quotaExceeded(c, attachmentQuotaBytes)
+          : answer(c, 413, TOO_LARGE);
       }
       ctx.uploads.stored(sessionId, attachmentFile, result.value);
       stored = true;

@@ -47,7 +47,11 @@ export function messageRoutes(app: Hono<RelayEnv>, ctx: RelayContext, authentica
   });
 
   app.post('/v3/sessions/:sessionId/messages', authenticate, async (c) => {
-    const input = await readInput(c, { params: sessionParams, body: writeBody }, ctx.limits.messageBatchBytes);
+    const input = await readInput(
+      c,
+      { params: sessionParams, body: writeBody },
+      ctx.limits.messageBatchBytes,
+    );
     if (input instanceof Response) return input;
     const userId = c.get('userId');
     const { sessionId } = input.params;

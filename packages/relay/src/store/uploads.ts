@@ -27,7 +27,9 @@ export class UploadStore {
   /** Marks an issued name as being uploaded, or says why it cannot be. */
   claim(accountId: string, sessionId: string, file: string, now = Date.now()): ClaimRefusal | undefined {
     const row = this.db
-      .prepare('SELECT state, expires_at FROM attachment_uploads WHERE session_id = ? AND file = ? AND account_id = ?')
+      .prepare(
+        'SELECT state, expires_at FROM attachment_uploads WHERE session_id = ? AND file = ? AND account_id = ?',
+      )
       .get(sessionId, file, accountId) as { state: string; expires_at: number } | undefined;
     if (!row) return 'not_issued';
     if (row.state !== 'issued') return 'taken';
@@ -43,7 +45,9 @@ export class UploadStore {
   /** Gives a claimed name back after a failed upload, so the client can try again. */
   release(sessionId: string, file: string): void {
     this.db
-      .prepare(`UPDATE attachment_uploads SET state = 'issued' WHERE session_id = ? AND file = ? AND state = 'uploading'`)
+      .prepare(
+        `UPDATE attachment_uploads SET state = 'issued' WHERE session_id = ? AND file = ? AND state = 'uploading'`,
+      )
       .run(sessionId, file);
   }
 
@@ -57,7 +61,9 @@ export class UploadStore {
   /** Bytes of attachments the account has stored. */
   usedBytes(accountId: string): number {
     const row = this.db
-      .prepare(`SELECT COALESCE(SUM(size), 0) AS used FROM attachment_uploads WHERE account_id = ? AND state = 'stored'`)
+      .prepare(
+        `SELECT COALESCE(SUM(size), 0) AS used FROM attachment_uploads WHERE account_id = ? AND state = 'stored'`,
+      )
       .get(accountId) as { used: number };
     return row.used;
   }

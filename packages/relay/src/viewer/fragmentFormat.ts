@@ -12,7 +12,11 @@ export const TICKET_PATH = '/viewer/ticket';
  * and the relay (which prints it); no imports, so both the browser bundle and the Node build can
  * use it.
  */
-export function viewerFragment(name: typeof SECRET_PARAM | typeof TICKET_PARAM, value: string, sessionId?: string): string {
+export function viewerFragment(
+  name: typeof SECRET_PARAM | typeof TICKET_PARAM,
+  value: string,
+  sessionId?: string,
+): string {
   const params = new URLSearchParams({ [name]: value });
   if (sessionId !== undefined) params.set(SESSION_PARAM, sessionId);
   return `#${params.toString()}`;

@@ -1,11 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  assertLength,
-  encodeBase64,
-  encodeBase64Url,
-  KEY_LENGTH,
-  secretboxSeal,
-} from 'happy-session/crypto';
+import { assertLength, encodeBase64, encodeBase64Url, KEY_LENGTH, secretboxSeal } from 'happy-session/crypto';
 import { TICKET_PARAM, viewerFragment } from './fragmentFormat.js';
 
 /**
