@@ -24,7 +24,7 @@ export interface AttachmentStore {
   put(
     sessionId: string,
     file: string,
-    source: AsyncIterable<Uint8Array>,
+    source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
     maxBytes: number,
   ): Promise<Result<number, PutRefusal>>;
   get(sessionId: string, file: string): Promise<Buffer | undefined>;
@@ -75,7 +75,7 @@ export class FileAttachmentStore implements AttachmentStore {
   async put(
     sessionId: string,
     file: string,
-    source: AsyncIterable<Uint8Array>,
+    source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
     maxBytes: number,
   ): Promise<Result<number, PutRefusal>> {
     const dir = join(this.root, sessionId);
@@ -118,7 +118,7 @@ export class SqliteAttachmentStore implements AttachmentStore {
   async put(
     sessionId: string,
     file: string,
-    source: AsyncIterable<Uint8Array>,
+    source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
     maxBytes: number,
   ): Promise<Result<number, PutRefusal>> {
     const chunks: Uint8Array[] = [];
