@@ -14,7 +14,8 @@ export function installErrorHandlers(app: Hono<RelayEnv>, logger: Logger): void 
     return errorAnswer(c, 500, 'Error', error.message);
   });
   app.notFound((c) => {
-    const url = new URL(c.req.url);
-    return answer(c, 404, { error: 'Not found', path: `${url.pathname}${url.search}`, method: c.req.method });
+    // The path exactly as the request line had it, query included, like the real server.
+    const path = c.env.incoming.url ?? c.req.path;
+    return answer(c, 404, { error: 'Not found', path, method: c.req.method });
   });
 }

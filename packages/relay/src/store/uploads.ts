@@ -9,7 +9,10 @@ export type ClaimRefusal = 'not_issued' | 'expired' | 'taken';
  * account's attachment quota counts.
  */
 export class UploadStore {
-  constructor(private readonly db: RelayDatabase) {}
+  constructor(private readonly db: RelayDatabase) {
+    // A relay that stopped during an upload left its name claimed: nothing is uploading now.
+    db.prepare(`UPDATE attachment_uploads SET state = 'issued' WHERE state = 'uploading'`).run();
+  }
 
   /** Records a freshly issued name; expired names the account never used are forgotten here. */
   issue(accountId: string, sessionId: string, file: string, expiresAt: number, now = Date.now()): void {
