@@ -5,8 +5,9 @@ export type Json = Record<string, unknown>;
 
 /**
  * A JSON answer with `status`. A refusal that comes before the body was read (an early 401, 404
- * or 413) leaves the rest of the body unread: the HTTP server discards what still arrives for a
- * moment, so the client can read the answer, then closes the connection (docs/relay.md, "Limits").
+ * or 413) leaves the rest of the body unparsed: `@hono/node-server` discards what still arrives
+ * for a moment, so the client can read the answer, then closes a connection that is still sending
+ * (docs/relay.md, "The HTTP layer").
  */
 export function answer(c: RelayContextHttp, status: number, body: Json): Response {
   return c.json(body, status as 200);

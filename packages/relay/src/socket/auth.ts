@@ -34,11 +34,12 @@ export function installSocketAuth(io: Server, ctx: RelayContext): void {
       next(new Error('Invalid authentication token'));
       return;
     }
-    // Given back when the socket disconnects (connection.ts).
     if (!ctx.sockets.acquire(userId)) {
       next(new Error('Too many connections for this account'));
       return;
     }
+    // Given back when the connection closes, whether or not the socket got as far as `connect`.
+    socket.conn.once('close', () => ctx.sockets.release(userId));
     // An unknown or missing client type is treated as a UI (user-scoped), like the real server.
     const scope: ClientType =
       clientType === 'session-scoped' || clientType === 'machine-scoped' ? clientType : 'user-scoped';

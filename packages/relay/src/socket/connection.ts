@@ -29,7 +29,6 @@ export function handleConnection(io: Server, socket: Socket, ctx: RelayContext):
     ctx.events.emitEphemeral(userId, machineActivity(data.machineId, true), { type: 'user-scoped-only' });
   }
   socket.on('disconnect', () => {
-    ctx.sockets.release(userId);
     ctx.logger.debug('socket disconnected', { userId, socketId: socket.id });
     if (data.machineId) {
       ctx.events.emitEphemeral(userId, machineActivity(data.machineId, false), { type: 'user-scoped-only' });
