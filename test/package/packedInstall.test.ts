@@ -20,7 +20,8 @@ const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const ENGINES_MINIMUM = '20.19.0';
 /** Servers, databases and bundled binaries an agent that writes text must not pay for. */
 const SERVER_SIDE = [
-  'fastify',
+  'hono',
+  '@hono/node-server',
   'socket.io',
   'better-sqlite3',
   '@ffmpeg-installer/ffmpeg',
@@ -31,6 +32,14 @@ let work: string;
 let project: string;
 const tarballs: Record<string, string> = {};
 let sdkOnly: InstalledPackage[];
+let withRelayAndCli: InstalledPackage[];
+
+/** `name@version: range` of every package whose `engines.node` excludes {@link ENGINES_MINIMUM}. */
+function needNewerNode(packages: InstalledPackage[]): string[] {
+  return packages
+    .filter((p) => p.engines?.node && !semver.satisfies(ENGINES_MINIMUM, p.engines.node))
+    .map((p) => `${p.name}@${p.version}: ${p.engines!.node}`);
+}
 
 async function npm(args: string[], cwd: string): Promise<string> {
   const { stdout } = await run('npm', args, {
@@ -64,6 +73,7 @@ beforeAll(async () => {
     [...install, tarballs.relay!, tarballs.cli!, `happy-session-copy@file:${tarballs.sdk!}`],
     project,
   );
+  withRelayAndCli = installedPackages(project);
   for (const name of ['checkEntries.mjs', 'checkEntries.cjs', 'typedCodes.mts', 'typedCodes.cts']) {
     copyFileSync(join(FIXTURES, name), join(project, name));
   }
@@ -92,10 +102,7 @@ describe('the packed SDK installed alone into an empty project', () => {
   });
 
   it(`needs no newer Node than its engines say (${ENGINES_MINIMUM})`, () => {
-    const tooNew = sdkOnly.filter(
-      (p) => p.engines?.node && !semver.satisfies(ENGINES_MINIMUM, p.engines.node),
-    );
-    expect(tooNew.map((p) => `${p.name}@${p.version}: ${p.engines!.node}`)).toEqual([]);
+    expect(needNewerNode(sdkOnly)).toEqual([]);
   });
 });
 
@@ -171,6 +178,12 @@ describe('every entry of the packed SDK, from ESM and from CommonJS', () => {
 });
 
 describe('the packed relay and CLI beside it', () => {
+  it(`need no newer Node than their engines say (${ENGINES_MINIMUM}), with no override in force`, () => {
+    const names = withRelayAndCli.map((p) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['happy-session-relay', 'happy-session-cli', 'hono']));
+    expect(needNewerNode(withRelayAndCli)).toEqual([]);
+  });
+
   it('the relay starts from its package and its viewer is built in', async () => {
     const script =
       "const { startRelay } = await import('happy-session-relay'); const r = await startRelay(); const page = await fetch(r.url + '/'); console.log(JSON.stringify({ status: page.status, html: (await page.text()).includes('viewer/app.js') })); await r.close();";
