@@ -160,7 +160,7 @@ describe("what attach() tells the writer's encoder beyond the v2 message", () =>
       );
       for (const posters of [true, false]) {
         const { writer, contexts, uploader, key } = contextSession(posters);
-        const video = await writer.turn().attach(mp4, { name: 'clip.mp4' });
+        const video = (await writer.turn().attach(mp4, { name: 'clip.mp4' })) as MediaMessage;
         const { attachment } = contexts.get(video.id)!;
         expect(attachment).toMatchObject({ name: 'clip.mp4', size: mp4.length, mimeType: 'video/mp4' });
         expect(uploader.blobs.size).toBe(posters ? 2 : 1);
