@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { SessionMessage } from '../../../packages/sdk/src/protocol/sessionMessage.js';
 import { connect } from '../../../packages/sdk/src/session/connect.js';
+import type { ConnectOptions } from '../../../packages/sdk/src/session/connect.js';
 import type { Session } from '../../../packages/sdk/src/session/session.js';
 import { AppClient } from '../../transport/appClient.js';
 import { relayWithAccount } from '../../transport/helpers.js';
@@ -36,12 +37,17 @@ interface Written {
 const written = new Map<string, Written>();
 const PDF = Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 
-async function write(name: string, body: (session: Session) => Promise<void>): Promise<void> {
+async function write(
+  name: string,
+  body: (session: Session) => Promise<void>,
+  options: Partial<ConnectOptions> = {},
+): Promise<void> {
   const session = await connect({
     format: 'v1',
     server: account.relay.url,
     credentials: account.credentials,
     archiveOnClose: false,
+    ...options,
   });
   const messages: SessionMessage[] = [];
   session.writer.messages$.subscribe((m) => messages.push(m));
@@ -192,6 +198,18 @@ beforeAll(async () => {
     turn.end();
   });
 
+  await write(
+    'denied by policy',
+    async (s) => {
+      const turn = s.turn();
+      await turn
+        .toolCall({ toolName: 'Bash', title: 'Wipe the disk', args: { command: 'rm -rf /' } })
+        .run(() => 'wiped');
+      turn.end();
+    },
+    { permissions: { rules: { deny: ['Bash(rm:*)'] } } },
+  );
+
   const png = await gradient(64, 48, { r: 255, g: 0, b: 0 }, { r: 0, g: 0, b: 255 }).png().toBuffer();
   await writeFile(join(dir, 'chart.png'), png);
   await ffmpeg(
@@ -283,6 +301,12 @@ describe("today's Happy app reading v1 sessions, in live, catch-up and reload or
   test('a denied call shows as denied, from the mirror in agentState', async () => {
     await inEveryOrder('denied', (screen, messages) => {
       expectCallsShown(screen, messages, { 'Delete the build': 'Delete the build' }, ['Delete the build']);
+    });
+  });
+
+  test('a call the policy denies at once shows as denied too', async () => {
+    await inEveryOrder('denied by policy', (screen, messages) => {
+      expectCallsShown(screen, messages, { 'Wipe the disk': 'Wipe the disk' }, ['Wipe the disk']);
     });
   });
 
