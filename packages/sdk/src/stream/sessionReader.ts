@@ -7,7 +7,7 @@ import { parseSessionMessage } from '../protocol/parse.js';
 import type { ProtocolFailureCode, ProtocolIssue } from '../protocol/parse.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import { decodeV1Record, isV1Record } from '../protocol/v1/fromV1.js';
-import type { V1Decoded, V1LostField } from '../protocol/v1/fromV1.js';
+import type { V1Decoded, LostField } from '../protocol/v1/fromV1.js';
 import type { V1ParseFailure } from '../protocol/v1/parse.js';
 import { recordFeed } from '../ports/recordFeed.js';
 import type { StoredRecord, Transport } from '../ports/transport.js';
@@ -43,7 +43,7 @@ export interface ReaderMessageEvent {
    * v2 fields the record's format cannot carry, so `message` may lack them (docs/v1-format.md,
    * "Reading v1 back"); empty for v2.
    */
-  readonly lost: readonly V1LostField[];
+  readonly lost: readonly LostField[];
 }
 
 /** A valid v1 or legacy record that stands for no v2 message (a subagent marker, say). */

@@ -15,7 +15,7 @@ import { V1AcpToolResultRecordSchema, V1EventMessageRecordSchema } from './schem
  * - `description`: a call's `description` holds the label today's app shows, not the v2 description;
  * - `time`: a legacy status line has none; the server's time stands in.
  */
-export type V1LostField = 'parentId' | 'agentId' | 'agentTitle' | 'description' | 'time';
+export type LostField = 'parentId' | 'agentId' | 'agentTitle' | 'description' | 'time';
 
 /** Where a record sits in the stream, for the fields a legacy record does not carry. */
 export interface V1RecordPosition {
@@ -27,13 +27,13 @@ export interface V1RecordPosition {
 
 /** What {@link decodeV1Record} made of a record. */
 export type V1Decoded =
-  | { readonly kind: 'message'; readonly message: SessionMessage; readonly lost: readonly V1LostField[] }
+  | { readonly kind: 'message'; readonly message: SessionMessage; readonly lost: readonly LostField[] }
   /** A record with no v2 equivalent: a subagent marker, an invisible legacy event. */
   | { readonly kind: 'skipped'; readonly reason: string }
   | { readonly kind: 'error'; readonly failure: V1ParseFailure };
 
-const NESTING: readonly V1LostField[] = ['parentId', 'agentId'];
-const NOTHING: readonly V1LostField[] = [];
+const NESTING: readonly LostField[] = ['parentId', 'agentId'];
+const NOTHING: readonly LostField[] = [];
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -129,7 +129,7 @@ function fromEnvelope(envelope: V1Envelope): V1Decoded {
     turn,
     ...(envelope.subagent !== undefined ? { agentId: envelope.subagent } : {}),
   };
-  const lost: readonly V1LostField[] = envelope.subagent !== undefined ? ['parentId'] : NESTING;
+  const lost: readonly LostField[] = envelope.subagent !== undefined ? ['parentId'] : NESTING;
   switch (ev.t) {
     case 'turn-start':
       return checked({ ...base, type: 'turn-start' }, NOTHING);
@@ -196,7 +196,7 @@ function fileMedia(ev: Extract<V1Envelope['ev'], { t: 'file' }>): Record<string,
 }
 
 /** The message if it validates as v2, else the failure (a v1 record v2 cannot hold). */
-function checked(candidate: Record<string, unknown>, lost: readonly V1LostField[]): V1Decoded {
+function checked(candidate: Record<string, unknown>, lost: readonly LostField[]): V1Decoded {
   const parsed = parseSessionMessage(candidate);
   if (parsed.ok) return { kind: 'message', message: parsed.value, lost };
   const issues: readonly ProtocolIssue[] = parsed.error.issues;
