@@ -14,6 +14,7 @@ export interface AttachmentContext {
   readonly name: string;
   /** Plaintext size in bytes. */
   readonly size: number;
+  /** The type detected from the bytes (or given for a plain file). */
   readonly mimeType: string;
   /** A video's poster frame, uploaded as an image of its own (only when the pipeline was asked to). */
   readonly poster?: PosterContext;
@@ -21,9 +22,11 @@ export interface AttachmentContext {
 
 /** An uploaded poster frame of a video. */
 export interface PosterContext {
+  /** The upload reference of the poster image. */
   readonly ref: string;
   /** Plaintext size of the poster image in bytes. */
   readonly size: number;
+  /** The poster's type (`image/png`). */
   readonly mimeType: string;
 }
 

@@ -38,6 +38,7 @@ export interface ReaderMessageEvent {
   readonly seq: number;
   readonly localId: string | null;
   readonly message: SessionMessage;
+  /** The form the record was stored in. */
   readonly format: RecordFormat;
   /**
    * v2 fields the record's format cannot carry, so `message` may lack them (docs/v1-format.md,
@@ -51,6 +52,7 @@ export interface ReaderSkippedEvent {
   readonly kind: 'skipped';
   readonly seq: number;
   readonly localId: string | null;
+  /** The form the record was stored in. */
   readonly format: Exclude<RecordFormat, 'v2'>;
   /** What the record was. */
   readonly reason: string;

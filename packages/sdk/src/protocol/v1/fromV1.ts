@@ -25,10 +25,12 @@ export interface V1RecordPosition {
   readonly createdAt?: number;
 }
 
-/** What {@link decodeV1Record} made of a record. */
+/**
+ * What {@link decodeV1Record} made of a record: the v2 message, a record with no v2 equivalent
+ * (`skipped`: a subagent marker, an invisible legacy event), or the reason it is not valid.
+ */
 export type V1Decoded =
   | { readonly kind: 'message'; readonly message: SessionMessage; readonly lost: readonly LostField[] }
-  /** A record with no v2 equivalent: a subagent marker, an invisible legacy event. */
   | { readonly kind: 'skipped'; readonly reason: string }
   | { readonly kind: 'error'; readonly failure: V1ParseFailure };
 
