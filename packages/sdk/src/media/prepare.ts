@@ -30,7 +30,7 @@ export type PrepareStage = 'read' | 'detect' | 'probe' | 'done';
 
 /** Options of {@link prepareMedia}. */
 export interface PrepareMediaOptions {
-  /** Display name; default: the base name of the path or file stream, else {@link fallbackName}. */
+  /** Display name; default: the base name of the path or file stream, else `fallbackName`. */
   name?: string;
   /** The name of an input that has none (bytes, an anonymous stream); default `<kind>.<ext>`. */
   fallbackName?: (kind: MediaKind, ext: string) => string;
