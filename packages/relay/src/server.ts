@@ -19,6 +19,7 @@ import { attachmentRoutes } from './routes/attachments.js';
 import { authRoutes } from './routes/auth.js';
 import { messageRoutes } from './routes/messages.js';
 import { pushRoutes } from './routes/push.js';
+import { relayInfoRoutes } from './routes/relayInfo.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { installSocketAuth } from './socket/auth.js';
 import { handleConnection } from './socket/connection.js';
@@ -135,6 +136,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   messageRoutes(app, ctx, authenticate);
   attachmentRoutes(app, ctx, authenticate);
   pushRoutes(app, ctx, authenticate);
+  relayInfoRoutes(app);
 
   installSocketAuth(io, ctx);
   io.on('connection', (socket) => handleConnection(io, socket, ctx));

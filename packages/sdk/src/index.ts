@@ -82,6 +82,7 @@ export { sessionMessageJsonSchema } from './protocol/jsonSchema.js';
 // Writing: the writer and its builders.
 export { SessionWriter } from './stream/sessionWriter.js';
 export type { SessionWriterOptions } from './stream/sessionWriter.js';
+export type { MessageContext, AttachmentContext, PosterContext } from './protocol/messageContext.js';
 export { Turn } from './stream/turn.js';
 export { ToolCall } from './stream/toolCall.js';
 export type { ToolCallOptions, ToolCallEndOptions, RunResult, RunContext } from './stream/toolCall.js';
@@ -108,8 +109,11 @@ export type {
   ReaderEvent,
   ReaderMessageEvent,
   ReaderErrorEvent,
+  ReaderSkippedEvent,
   ReaderErrorCode,
+  RecordFormat,
 } from './stream/sessionReader.js';
+export type { LostField } from './protocol/v1/fromV1.js';
 export { SessionFold, fold, foldPermissions } from './stream/fold.js';
 export type {
   FoldedSession,

@@ -48,16 +48,24 @@ export class AgentStateMirror {
     });
   }
 
-  /** Moves a request to `completedRequests` with its status. */
+  /**
+   * Moves a request to `completedRequests` with its status. `request` fills in the tool, arguments
+   * and time for a request that never was pending (one the policy decided at once), so the app can
+   * show the call as denied (docs/wire.md §6.6, "Permissions").
+   */
   completed(
     callId: string,
     decision: PermissionDecision,
     extra: { allowTools?: string[]; mode?: string } = {},
+    request?: { toolName: string; args: unknown; createdAt: number },
   ): Promise<void> {
     return this.update((s) => {
       const requests = record(s.requests);
       const completedRequests = record(s.completedRequests);
-      const previous = record(requests[callId]);
+      const previous = {
+        ...(request ? { tool: request.toolName, arguments: request.args, createdAt: request.createdAt } : {}),
+        ...record(requests[callId]),
+      };
       delete requests[callId];
       const status =
         decision.outcome === 'allow' ? 'approved' : decision.outcome === 'deny' ? 'denied' : 'canceled';

@@ -417,7 +417,20 @@ export class PermissionGate implements PermissionRuntime {
     this.resolved.set(call.callId, { decision, at: Date.now() });
     if (this.options.audit === 'full')
       this.safely(() => call.scope().service(decision.message ?? decision.outcome));
-    if (decision.outcome !== 'allow') call.end({ error: decision.message ?? 'Denied by policy.' });
+    if (decision.outcome !== 'allow') {
+      // Today's app shows the call as denied only with an agentState entry (docs/wire.md §6.6).
+      void this.mirror?.completed(
+        call.callId,
+        decision,
+        {},
+        {
+          toolName: call.toolName,
+          args: call.args,
+          createdAt: Date.now(),
+        },
+      );
+      call.end({ error: decision.message ?? 'Denied by policy.' });
+    }
     return decision;
   }
 
@@ -449,6 +462,7 @@ export class PermissionGate implements PermissionRuntime {
       callId,
       decision,
       granted?.behavior === 'allow' ? { allowTools: [granted.rule] } : {},
+      { toolName: entry.call.toolName, args: entry.call.args, createdAt: entry.createdAt },
     );
     if (decision.outcome !== 'allow') {
       const error = decision.outcome === 'cancelled' ? CANCELLED : (decision.message ?? 'Denied.');

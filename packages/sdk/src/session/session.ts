@@ -12,6 +12,7 @@ import type { Turn } from '../stream/turn.js';
 import type { HappyServerTransport } from '../transport/happyServerTransport.js';
 import type { IncomingUserMessage } from './incomingUserMessage.js';
 import type { HttpPushNotifier } from '../transport/pushNotifier.js';
+import type { StreamFormat } from '../transport/serverFormat.js';
 import type { ServerSessionState } from '../transport/serverSessionState.js';
 import type { SocketRpc } from '../transport/socketRpc.js';
 import { UserInbox } from './userInbox.js';
@@ -20,6 +21,8 @@ import type { Prompt } from './userInbox.js';
 /** The parts {@link Session} is made of; `connect()` builds them. */
 export interface SessionParts {
   readonly id: string;
+  /** The format the writer stores; default `v2`. */
+  readonly format?: StreamFormat;
   readonly key: RecordKey;
   readonly transport: HappyServerTransport;
   readonly writer: SessionWriter;
@@ -50,6 +53,11 @@ export interface SessionCloseOptions {
  */
 export class Session {
   readonly id: string;
+  /**
+   * The format the stream is stored in: `v1` for today's Happy app, `v2` for the embedded relay's
+   * viewer (docs/v1-format.md, "Which format").
+   */
+  readonly format: StreamFormat;
   /** The session's record key (dataKey or legacy variant). */
   readonly key: RecordKey;
   readonly writer: SessionWriter;
@@ -99,6 +107,7 @@ export class Session {
 
   constructor(parts: SessionParts) {
     this.id = parts.id;
+    this.format = parts.format ?? 'v2';
     this.key = parts.key;
     this.writer = parts.writer;
     this.reader = parts.reader;

@@ -8,6 +8,8 @@ import { silentLogger } from '../logger.js';
 import { newId } from '../protocol/ids.js';
 import { parseSessionMessage } from '../protocol/parse.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
+import { NO_CONTEXT } from '../protocol/messageContext.js';
+import type { MessageContext } from '../protocol/messageContext.js';
 import type { AppendAck, Transport } from '../ports/transport.js';
 import { MonotonicClock } from './clock.js';
 import type { WriterCore } from './core.js';
@@ -34,9 +36,10 @@ export interface SessionWriterOptions {
    * returns, in order, instead of itself (`connect({format: 'v1'})` passes the v1 encoder). It is
    * called once per message, in append order. {@link SessionWriter.messages$} still emits the v2
    * message, and its delivery settles when the last of its records is stored (see {@link Delivered}).
+   * `context` holds what the appender knew beyond the message (an attachment's file name, say).
    * Default: the v2 message is the record.
    */
-  readonly encode?: (message: SessionMessage) => readonly unknown[];
+  readonly encode?: (message: SessionMessage, context: MessageContext) => readonly unknown[];
 }
 
 /**
@@ -60,7 +63,7 @@ export class SessionWriter {
   private closed = false;
   private readonly core: WriterCore;
   private readonly installed: WriterPlugins = {};
-  private readonly encode: ((message: SessionMessage) => readonly unknown[]) | undefined;
+  private readonly encode: SessionWriterOptions['encode'];
   /** Ack of the last record queued: a message with no records settles with it. */
   private lastRecord: Promise<AppendAck> | undefined;
 
@@ -79,7 +82,7 @@ export class SessionWriter {
     this.encode = options.encode;
     this.outbox = new Outbox(options.transport, { logger: this.logger, ...options.outbox });
     this.core = {
-      emit: (draft) => this.emit(draft),
+      emit: (draft, context) => this.emit(draft, context),
       announce: (event) => this.lifecycleSubject.next(event),
       createId: () => this.makeId(),
       plugins: this.installed,
@@ -188,7 +191,10 @@ export class SessionWriter {
       throw new SdkError('stream.closed', 'The writer is closed; nothing more can be appended.');
   }
 
-  private emit(draft: MessageDraft): { message: SessionMessage; delivery: Delivery } {
+  private emit(
+    draft: MessageDraft,
+    context: MessageContext = NO_CONTEXT,
+  ): { message: SessionMessage; delivery: Delivery } {
     const stamped = { ...draft, id: draft.id ?? this.makeId(), time: draft.time ?? this.clock.next() };
     if (draft.time !== undefined) this.clock.advancePast(draft.time);
     const parsed = parseSessionMessage(stamped);
@@ -199,7 +205,7 @@ export class SessionWriter {
       });
     }
     const message = parsed.value;
-    const delivery = this.enqueue(message.id, this.recordsOf(message));
+    const delivery = this.enqueue(message.id, this.recordsOf(message, context));
     delivery.catch((error: unknown) => {
       this.errorsSubject.next(
         error instanceof SdkError
@@ -213,10 +219,10 @@ export class SessionWriter {
     return { message, delivery };
   }
 
-  private recordsOf(message: SessionMessage): readonly unknown[] {
+  private recordsOf(message: SessionMessage, context: MessageContext): readonly unknown[] {
     if (!this.encode) return [message];
     try {
-      return this.encode(message);
+      return this.encode(message, context);
     } catch (error) {
       throw new SdkError(
         'stream.encode_failed',

@@ -81,6 +81,8 @@ export class SessionView {
       );
       return;
     }
+    // A v1 subagent marker or an invisible legacy event: nothing to show.
+    if (event.kind === 'skipped') return;
     const { message } = event;
     if (message.type === 'permission-response' && message.role === 'user') {
       const list = this.responses.get(message.callId) ?? [];
