@@ -84,7 +84,7 @@ export const memoryWorld: WorldFactory = {
       const incoming = reader.events$({ afterSeq: transport.records.length }).pipe(
         takeUntil(kill),
         filter((e) => e.kind === 'message'),
-        map((e) => (e.kind === 'message' ? e.message : (undefined as never))),
+        map((e) => (e.kind === 'message' ? { message: e.message, seq: e.seq } : (undefined as never))),
       );
       const gate = await PermissionGate.create({
         ...cfg,
@@ -157,7 +157,7 @@ export const relayWorld: WorldFactory = {
         ...cfg,
         writer: s.writer,
         rpc: s.rpc,
-        incoming: s.userMessages$,
+        incoming: s.incoming$,
         state: s.state,
         push: s.push,
         history,

@@ -13,7 +13,7 @@ import { MonotonicClock } from './clock.js';
 import type { WriterCore } from './core.js';
 import { Outbox } from './outbox.js';
 import type { OutboxOptions } from './outbox.js';
-import type { WriterPlugins } from './plugins.js';
+import type { WriterPlugin, WriterPlugins } from './plugins.js';
 import { Turn } from './turn.js';
 import type { Delivery, MessageDraft, StreamLifecycleEvent } from './types.js';
 
@@ -50,7 +50,6 @@ export interface SessionWriterOptions {
 export class SessionWriter {
   private readonly messagesSubject = new Subject<SessionMessage>();
   private readonly errorsSubject = new Subject<SdkError>();
-  private readonly lifecycleSubject = new Subject<StreamLifecycleEvent>();
   private readonly clock: MonotonicClock;
   private readonly outbox: Outbox;
   private readonly key: RecordKey;
@@ -60,6 +59,7 @@ export class SessionWriter {
   private closed = false;
   private readonly core: WriterCore;
   private readonly installed: WriterPlugins = {};
+  private readonly hooks = new Set<WriterPlugin>();
   private readonly encode: ((message: SessionMessage) => readonly unknown[]) | undefined;
   /** Ack of the last record queued: a message with no records settles with it. */
   private lastRecord: Promise<AppendAck> | undefined;
@@ -68,8 +68,6 @@ export class SessionWriter {
   readonly messages$: Observable<SessionMessage> = this.messagesSubject.asObservable();
   /** Delivery failures (also seen by `flush()`). */
   readonly errors$: Observable<SdkError> = this.errorsSubject.asObservable();
-  /** Structural events (a call or turn about to close), for plug-ins such as the permission gate. */
-  readonly lifecycle$: Observable<StreamLifecycleEvent> = this.lifecycleSubject.asObservable();
 
   constructor(options: SessionWriterOptions) {
     this.key = options.key;
@@ -80,7 +78,7 @@ export class SessionWriter {
     this.outbox = new Outbox(options.transport, { logger: this.logger, ...options.outbox });
     this.core = {
       emit: (draft) => this.emit(draft),
-      announce: (event) => this.lifecycleSubject.next(event),
+      announce: (event) => this.announce(event),
       createId: () => this.makeId(),
       plugins: this.installed,
     };
@@ -94,18 +92,27 @@ export class SessionWriter {
       turnId: options.id ?? this.makeId(),
       ended: false,
       openCalls: new Set(),
+      stop: new AbortController(),
     });
     this.turns.add(turn);
     return turn;
   }
 
   /**
-   * Installs a plug-in: the permission gate (`PermissionGate` does this itself) or the media
-   * pipeline. One of each per writer; installing a second replaces the first.
+   * Installs a plug-in: the permission gate (`PermissionGate.create` does this itself) or the
+   * media pipeline, and its lifecycle hook. One runtime of each kind per writer; installing a
+   * second replaces the first. Returns the function that uninstalls it.
    */
-  use(plugins: WriterPlugins): this {
-    Object.assign(this.installed, plugins);
-    return this;
+  install(plugin: WriterPlugin): () => void {
+    if (plugin.permissions) this.installed.permissions = plugin.permissions;
+    if (plugin.media) this.installed.media = plugin.media;
+    this.hooks.add(plugin);
+    return () => {
+      this.hooks.delete(plugin);
+      if (plugin.permissions && this.installed.permissions === plugin.permissions)
+        delete this.installed.permissions;
+      if (plugin.media && this.installed.media === plugin.media) delete this.installed.media;
+    };
   }
 
   /** The installed plug-ins. */
@@ -166,15 +173,25 @@ export class SessionWriter {
   async close(): Promise<void> {
     if (this.closed) return this.outbox.flush();
     for (const turn of this.openTurns) turn.end('cancelled');
-    this.lifecycleSubject.next({ kind: 'writer-closing' });
+    this.announce({ kind: 'writer-closing' });
     this.closed = true;
     this.outbox.close();
     try {
       await this.outbox.flush();
     } finally {
       this.messagesSubject.complete();
-      this.lifecycleSubject.complete();
       this.errorsSubject.complete();
+    }
+  }
+
+  /** Tells every plug-in's hook, in installation order; a failing hook is logged and skipped. */
+  private announce(event: StreamLifecycleEvent): void {
+    for (const plugin of [...this.hooks]) {
+      try {
+        plugin.onLifecycle?.(event);
+      } catch (error) {
+        this.logger.error('a plug-in lifecycle hook failed', { event: event.kind, error: String(error) });
+      }
     }
   }
 
