@@ -400,8 +400,13 @@ function findAllow(rules: readonly CompiledRule[], subject: Subject, config: Pol
   if (s.line === undefined || !s.split || !s.split.ok) return [];
   const split = s.split;
   if (split.hazards.some((h) => h.kind === 'unsafe_characters')) return [];
-  // Nothing is allowed whose commands cannot all be known before they run.
-  if (split.commands.some((c) => executedOf(s, c).unchecked !== undefined)) return [];
+  // Nothing is allowed whose commands cannot all be known before they run; `eval` builds its
+  // command when it runs, so it is never allowed by a rule either.
+  const unknowable = (c: ShellCommand): boolean => {
+    const executed = executedOf(s, c);
+    return executed.unchecked !== undefined || executed.runs.some((run) => run[0]?.value === 'eval');
+  };
+  if (split.commands.some(unknowable)) return [];
   const whole = rules.find((r) => ruleCoversWholeTool(r.rule, 'Bash'));
   if (whole) return [whole];
   const exact = rules.find(

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Language, Node, Parser } from 'web-tree-sitter';
 import { SdkError } from '../errors.js';
-import { commandWords, hasUnsafeCharacters } from './shellWords.js';
+import { commandWords, readsDifferently } from './shellWords.js';
 import type { ShellWord } from './shellWords.js';
 
 /**
@@ -143,9 +143,10 @@ function splitWith(parser: Parser, command: string): ShellSplit {
   try {
     if (tree.rootNode.hasError) return { ok: false, reason: 'syntax_error' };
     const split = walk(tree.rootNode, command);
-    if (!split.ok || !hasUnsafeCharacters(tree.rootNode, command)) return split;
-    // tree-sitter splits words on `\r`, `\v` and `\f`, bash does not: such a line is never read as
-    // words that could match a rule (docs/permissions-policy.md, "Bash's own words").
+    if (!split.ok || !readsDifferently(tree.rootNode, command)) return split;
+    // tree-sitter splits words where bash does not (`\r`, `\v`, `\f`, an escaped tab), and bash
+    // keeps look-alike spaces inside words: such a line is never read as words that could match a
+    // rule (docs/permissions-policy.md, "Bash's own words").
     return { ...split, hazards: [...split.hazards, { kind: 'unsafe_characters', text: command }] };
   } finally {
     tree.delete();

@@ -35,32 +35,46 @@ export const UNSAFE_SHELL_CHARACTERS =
 /** Nodes whose content bash takes literally (quoted text, here-document bodies). */
 const QUOTED = new Set(['string', 'raw_string', 'ansi_c_string', 'translated_string', 'heredoc_body']);
 
+/** Nodes read as one piece for {@link readsDifferently}: quoted text and comments. */
+const OPAQUE = new Set([...QUOTED, 'comment']);
+
 /** Nodes that hold a statement's redirections, not words of its command. */
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
 
 /**
- * True when `source` holds an {@link UNSAFE_SHELL_CHARACTERS unsafe character} outside quoted
- * text, as `root` (the parse of `source`) places quotes. Comments count as outside: fail closed.
+ * True when bash may read `source` differently from `root`, its parse by tree-sitter: an
+ * {@link UNSAFE_SHELL_CHARACTERS unsafe character} outside quoted text (comments count as
+ * outside: fail closed), or text between tree-sitter's tokens that bash does not skip. bash skips
+ * only spaces, tabs, newlines and `\`-newline continuations between words; tree-sitter also skips
+ * `\r`, `\v`, `\f`, and a backslash before a space or tab at the start of a word, which bash
+ * keeps as part of the word (`a\<TAB>b` is one word).
  */
-export function hasUnsafeCharacters(root: Node, source: string): boolean {
-  if (!UNSAFE_SHELL_CHARACTERS.test(source)) return false;
-  const quoted: Array<[number, number]> = [];
+export function readsDifferently(root: Node, source: string): boolean {
+  const covered: Array<[number, number]> = [];
+  let unsafe = false;
   const stack: Node[] = [root];
   while (stack.length > 0) {
     const node = stack.pop()!;
-    if (QUOTED.has(node.type)) {
-      quoted.push([node.startIndex, node.endIndex]);
+    const children = node.children.filter((c): c is Node => c !== null);
+    if (OPAQUE.has(node.type) || children.length === 0) {
+      covered.push([node.startIndex, node.endIndex]);
+      if (!QUOTED.has(node.type) && UNSAFE_SHELL_CHARACTERS.test(node.text)) unsafe = true;
       continue;
     }
-    for (const child of node.children) if (child) stack.push(child);
+    for (const child of children) stack.push(child);
   }
-  quoted.sort((a, b) => a[0] - b[0]);
+  if (unsafe) return true;
+  covered.sort((a, b) => a[0] - b[0]);
   let from = 0;
-  for (const [start, end] of quoted) {
-    if (start > from && UNSAFE_SHELL_CHARACTERS.test(source.slice(from, start))) return true;
+  for (const [start, end] of covered) {
+    if (start > from && !isBashBlank(source.slice(from, start))) return true;
     from = Math.max(from, end);
   }
-  return UNSAFE_SHELL_CHARACTERS.test(source.slice(from));
+  return !isBashBlank(source.slice(from));
+}
+
+function isBashBlank(text: string): boolean {
+  return /^[ \t\n]*$/.test(text.replace(/\\\n/g, ''));
 }
 
 /**
@@ -76,7 +90,8 @@ export function commandWords(command: Node, source: string): CommandWords {
     if (!child) continue;
     if (child.type === 'variable_assignment' && parts.length === 0) assignments.push(child.text);
     else if (REDIRECTS.has(child.type)) parts.push(...wordsAfterRedirect(child));
-    else if (child.type === 'command_name') parts.push(...child.children.filter((c): c is Node => c !== null));
+    else if (child.type === 'command_name')
+      parts.push(...child.children.filter((c): c is Node => c !== null));
     else parts.push(child);
   }
   const statement = command.parent;
@@ -150,11 +165,9 @@ function collect(node: Node, pieces: Piece[]): boolean {
       pieces.push({ value: decodeAnsiC(node.text.slice(2, -1)), quoted: true });
       return true;
     case 'string':
-      for (const child of node.children) {
-        if (!child || !child.isNamed) continue;
-        if (child.type !== 'string_content') return false;
-        pieces.push({ value: doubleQuoted(child.text), quoted: true });
-      }
+      if (node.children.some((child) => child?.isNamed && child.type !== 'string_content')) return false;
+      // From the text itself: tree-sitter's `string_content` skips a leading `\r` and the like.
+      pieces.push({ value: doubleQuoted(node.text.slice(1, -1)), quoted: true });
       return true;
     case 'concatenation':
       return node.children.every((child) => child !== null && collect(child, pieces));
