@@ -1,4 +1,4 @@
-import { Subject, filter, map, takeUntil } from 'rxjs';
+import { Subject, filter, map, takeUntil, tap } from 'rxjs';
 import { generateDataKey } from '../../../packages/sdk/src/crypto/dataKey.js';
 import type { RecordKey } from '../../../packages/sdk/src/crypto/records.js';
 import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
@@ -18,6 +18,32 @@ import type { RelayAccount } from '../../transport/helpers.js';
 
 type GateConfig = Omit<PermissionGateOptions, 'writer' | 'rpc' | 'incoming' | 'state' | 'push' | 'history'>;
 
+/** Fields of a `permission-response` another client may write besides the answer. */
+export interface StreamAnswerExtra {
+  readonly via?: 'stream' | 'rpc' | 'local';
+  readonly updatedInput?: Record<string, unknown>;
+}
+
+/** The app's answers the gate has read, to wait for (the stream channel is asynchronous). */
+class Sightings {
+  private readonly sent = new Set<string>();
+  private readonly seen = new Set<string>();
+
+  sentId(id: string): void {
+    this.sent.add(id);
+  }
+
+  saw(id: string): void {
+    this.seen.add(id);
+  }
+
+  async drained(): Promise<void> {
+    await until(() => [...this.sent].every((id) => this.seen.has(id)));
+    // The gate orders an answer against its request's stored seq before applying it.
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+  }
+}
+
 /** One agent process: its writer and its gate. */
 export interface Agent {
   readonly writer: SessionWriter;
@@ -34,8 +60,13 @@ export interface GateWorld {
   requested(callId: string): Promise<void>;
   /** The app calls the `permission` RPC; resolves with the (decrypted) result. */
   rpc(body: unknown): Promise<unknown>;
-  /** The app appends a user `permission-response` to the stream. */
-  streamAnswer(callId: string, optionId: string): Promise<void>;
+  /**
+   * The app appends a user `permission-response` to the stream; `extra` forges fields another
+   * client could write (`via`, `updatedInput`).
+   */
+  streamAnswer(callId: string, optionId: string, extra?: StreamAnswerExtra): Promise<void>;
+  /** Resolves once the gate has read every answer the app appended so far. */
+  drain(): Promise<void>;
   /** Everything in the stream, decrypted, after the agent's writer flushed. */
   messages(): Promise<SessionMessage[]>;
   /** The agentState the app sees. */
@@ -76,6 +107,7 @@ export const memoryWorld: WorldFactory = {
     const app = new SessionWriter({ transport, key });
     let rpc = new MemoryRpc();
     let kill = new Subject<void>();
+    const sightings = new Sightings();
     const startAgent = async (cfg: GateConfig, history: SessionMessage[]): Promise<Agent> => {
       const writer = new SessionWriter({ transport, key });
       rpc = new MemoryRpc();
@@ -85,6 +117,7 @@ export const memoryWorld: WorldFactory = {
         takeUntil(kill),
         filter((e) => e.kind === 'message'),
         map((e) => (e.kind === 'message' ? { message: e.message, seq: e.seq } : (undefined as never))),
+        tap((input) => sightings.saw(input.message.id)),
       );
       const gate = await PermissionGate.create({
         ...cfg,
@@ -104,9 +137,18 @@ export const memoryWorld: WorldFactory = {
       },
       requested: (callId) => requestedIn(world, callId),
       rpc: (body) => rpc.call('permission', body),
-      async streamAnswer(callId, optionId) {
-        await app.append({ role: 'user', type: 'permission-response', callId, optionId });
+      async streamAnswer(callId, optionId, extra = {}) {
+        const { message, delivery } = app.appendMessage({
+          role: 'user',
+          type: 'permission-response',
+          callId,
+          optionId,
+          ...extra,
+        });
+        sightings.sentId(message.id);
+        await delivery;
       },
+      drain: () => sightings.drained(),
       async messages() {
         await agent.writer.flush();
         return reader.messages();
@@ -152,12 +194,13 @@ export const relayWorld: WorldFactory = {
     let session = await open();
     const app = await AppClient.open(account.relay.url, account.http, account.token, account.masterSecret);
     const key = await app.keyOf(session.id);
+    const sightings = new Sightings();
     const startAgent = async (s: Session, cfg: GateConfig, history: SessionMessage[]): Promise<Agent> => {
       const gate = await PermissionGate.create({
         ...cfg,
         writer: s.writer,
         rpc: s.rpc,
-        incoming: s.incoming$,
+        incoming: s.incoming$.pipe(tap((input) => sightings.saw(input.message.id))),
         state: s.state,
         push: s.push,
         history,
@@ -171,20 +214,16 @@ export const relayWorld: WorldFactory = {
       },
       requested: (callId) => requestedIn(world, callId),
       rpc: (body) => app.call(session.id, 'permission', body, key),
-      async streamAnswer(callId, optionId) {
+      async streamAnswer(callId, optionId, extra = {}) {
+        const id = globalThis.crypto.randomUUID().replace(/-/g, '');
+        sightings.sentId(id);
         await app.send(
           session.id,
-          {
-            id: globalThis.crypto.randomUUID().replace(/-/g, ''),
-            time: Date.now(),
-            role: 'user',
-            type: 'permission-response',
-            callId,
-            optionId,
-          },
+          { id, time: Date.now(), role: 'user', type: 'permission-response', callId, optionId, ...extra },
           key,
         );
       },
+      drain: () => sightings.drained(),
       async messages() {
         await agent.writer.flush();
         return session.reader.messages();

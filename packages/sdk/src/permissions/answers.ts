@@ -20,6 +20,11 @@ export interface Answer {
   readonly interrupt?: boolean;
   /** Feedback for the model. */
   readonly message?: string;
+  /**
+   * Set when the answer already is a decision record in the stream (a response with `via` that
+   * another client wrote): the gate applies it as it stands instead of recording it again.
+   */
+  readonly record?: { readonly id: string; readonly time: number; readonly seq: number };
   /** The kind the legacy mapping chose (checked again against the request by the gate). */
   readonly kind?: PermissionOptionKind;
 }

@@ -313,6 +313,7 @@ export class PermissionGate implements PermissionRuntime {
         `The answer to call ${message.callId} was appended before its request.`,
       );
     }
+    if (message.via !== undefined) return this.applyRecord(found, message, input.seq);
     if (!this.remoteAllowed()) return refuse('not_allowed', 'Remote answers are not accepted right now.');
     return this.apply({
       callId: message.callId,
@@ -320,6 +321,36 @@ export class PermissionGate implements PermissionRuntime {
       via: 'stream',
       ...(message.updatedInput !== undefined ? { updatedInput: message.updatedInput } : {}),
     });
+  }
+
+  /**
+   * A record another client wrote that claims to be the agent's (`via`), while its request waits.
+   * Replay takes the first such record as the decision, so it is the decision live too: applied as
+   * it stands when valid (whether or not remote answers are accepted right now), and when its
+   * edited arguments fail the checks, the request is denied (the tool does not run; an answer
+   * with edits grants no rule, live or on replay).
+   */
+  private applyRecord(entry: PendingRequest, message: PermissionResponseMessage, seq: number): RespondResult {
+    const result = this.apply({
+      callId: message.callId,
+      optionId: message.optionId,
+      via: 'stream',
+      ...(message.updatedInput !== undefined ? { updatedInput: message.updatedInput } : {}),
+      record: { id: message.id, time: message.time, seq },
+    });
+    if (result.status === 'error' && result.code === 'invalid_updated_input') {
+      this.settle(
+        entry,
+        {
+          outcome: 'deny',
+          source: 'user',
+          via: 'stream',
+          message: 'An answer recorded in the stream edits the arguments in a way the agent refuses.',
+        },
+        { closingSeq: Promise.resolve(seq) },
+      );
+    }
+    return result;
   }
 
   /** Cancels every pending request (source `shutdown`), releases channels, timers and listeners. */
@@ -483,7 +514,12 @@ export class PermissionGate implements PermissionRuntime {
         ...(updated ? { updatedInput: updated.value } : {}),
         ...(answer.interrupt ? { interrupt: true } : {}),
       };
-      const record = this.recordResponse(found, option, answer.via, updated?.value);
+      const record = answer.record
+        ? {
+            message: { id: answer.record.id, time: answer.record.time },
+            seq: Promise.resolve(answer.record.seq),
+          }
+        : this.recordResponse(found, option, answer.via, updated?.value);
       const applied: AppliedAnswer = {
         option,
         record: record?.message,
@@ -492,7 +528,7 @@ export class PermissionGate implements PermissionRuntime {
       if (
         !this.settle(found, decision, {
           answer: applied,
-          closingSeq: record ? seqOf(record.delivery) : undefined,
+          closingSeq: record?.seq,
         })
       ) {
         const after = this.pendingOrResult(answer.callId);
@@ -510,7 +546,8 @@ export class PermissionGate implements PermissionRuntime {
 
   /**
    * The user's edited arguments, merged over the request's: refused unless they are an object that
-   * passes the deny rules (the policy must not deny the call as edited) and the host's validation.
+   * passes the deny rules (the policy must not deny the call as edited, nor find a deny rule it
+   * cannot check) and the host's validation.
    */
   private checkUpdatedInput(
     entry: PendingRequest,
@@ -523,7 +560,10 @@ export class PermissionGate implements PermissionRuntime {
     }
     const merged = { ...entry.call.args, ...input };
     const verdict = this.policy.evaluate(entry.call, merged);
-    if (verdict.verdict === 'deny') {
+    const unchecked =
+      verdict.reason.kind === 'undecidable' &&
+      verdict.reason.rules.some((r) => r.list === 'deny' || r.list === 'session-deny');
+    if (verdict.verdict === 'deny' || unchecked) {
       return refuse('invalid_updated_input', `The edited input is refused: ${describePolicyResult(verdict)}`);
     }
     const check = this.options.validateUpdatedInput;
@@ -542,8 +582,8 @@ export class PermissionGate implements PermissionRuntime {
     option: PermissionOption,
     via: Answer['via'],
     updatedInput: Readonly<Record<string, unknown>> | undefined,
-  ): { message: { id: string; time: number }; delivery: Delivery } | undefined {
-    let recorded: { message: { id: string; time: number }; delivery: Delivery } | undefined;
+  ): { message: { id: string; time: number }; seq: Promise<number | undefined> } | undefined {
+    let recorded: { message: { id: string; time: number }; seq: Promise<number | undefined> } | undefined;
     this.safely(() => {
       const { message, delivery } = this.writer.appendMessage({
         role: 'user',
@@ -553,7 +593,7 @@ export class PermissionGate implements PermissionRuntime {
         via,
         ...(updatedInput !== undefined ? { updatedInput: { ...updatedInput } } : {}),
       });
-      recorded = { message: { id: message.id, time: message.time }, delivery };
+      recorded = { message: { id: message.id, time: message.time }, seq: seqOf(delivery) };
     });
     return recorded;
   }
