@@ -1,4 +1,4 @@
-import { Subject, filter, map, takeUntil, tap } from 'rxjs';
+import { Observable, Subject, filter, map, takeUntil, tap } from 'rxjs';
 import { generateDataKey } from '../../../packages/sdk/src/crypto/dataKey.js';
 import type { RecordKey } from '../../../packages/sdk/src/crypto/records.js';
 import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
@@ -22,6 +22,30 @@ type GateConfig = Omit<PermissionGateOptions, 'writer' | 'rpc' | 'incoming' | 's
 export interface StreamAnswerExtra {
   readonly via?: 'stream' | 'rpc' | 'local';
   readonly updatedInput?: Record<string, unknown>;
+}
+
+/** Lets the gate's stream input through, or holds it back (in order) while closed. */
+class Valve {
+  private held: Array<() => void> | undefined;
+
+  pipe<T>(source: Observable<T>): Observable<T> {
+    return new Observable<T>((subscriber) =>
+      source.subscribe({
+        next: (value) => (this.held ? this.held.push(() => subscriber.next(value)) : subscriber.next(value)),
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      }),
+    );
+  }
+
+  hold(): () => void {
+    this.held ??= [];
+    return () => {
+      const held = this.held ?? [];
+      this.held = undefined;
+      for (const release of held) release();
+    };
+  }
 }
 
 /** The app's answers the gate has read, to wait for (the stream channel is asynchronous). */
@@ -67,6 +91,11 @@ export interface GateWorld {
   streamAnswer(callId: string, optionId: string, extra?: StreamAnswerExtra): Promise<void>;
   /** Resolves once the gate has read every answer the app appended so far. */
   drain(): Promise<void>;
+  /**
+   * Holds back what the gate reads from the stream until the returned function is called, as a
+   * slow connection would: records are stored, the gate sees them later, in order.
+   */
+  holdStream(): () => void;
   /** Everything in the stream, decrypted, after the agent's writer flushed. */
   messages(): Promise<SessionMessage[]>;
   /** The agentState the app sees. */
@@ -108,12 +137,13 @@ export const memoryWorld: WorldFactory = {
     let rpc = new MemoryRpc();
     let kill = new Subject<void>();
     const sightings = new Sightings();
+    const valve = new Valve();
     const startAgent = async (cfg: GateConfig, history: SessionMessage[]): Promise<Agent> => {
       const writer = new SessionWriter({ transport, key });
       rpc = new MemoryRpc();
       kill = new Subject<void>();
       // Only what comes after the history is new input, as for a reopened server session.
-      const incoming = reader.events$({ afterSeq: transport.records.length }).pipe(
+      const incoming = valve.pipe(reader.events$({ afterSeq: transport.records.length })).pipe(
         takeUntil(kill),
         filter((e) => e.kind === 'message'),
         map((e) => (e.kind === 'message' ? { message: e.message, seq: e.seq } : (undefined as never))),
@@ -149,6 +179,7 @@ export const memoryWorld: WorldFactory = {
         await delivery;
       },
       drain: () => sightings.drained(),
+      holdStream: () => valve.hold(),
       async messages() {
         await agent.writer.flush();
         return reader.messages();
@@ -195,12 +226,13 @@ export const relayWorld: WorldFactory = {
     const app = await AppClient.open(account.relay.url, account.http, account.token, account.masterSecret);
     const key = await app.keyOf(session.id);
     const sightings = new Sightings();
+    const valve = new Valve();
     const startAgent = async (s: Session, cfg: GateConfig, history: SessionMessage[]): Promise<Agent> => {
       const gate = await PermissionGate.create({
         ...cfg,
         writer: s.writer,
         rpc: s.rpc,
-        incoming: s.incoming$.pipe(tap((input) => sightings.saw(input.message.id))),
+        incoming: valve.pipe(s.incoming$).pipe(tap((input) => sightings.saw(input.message.id))),
         state: s.state,
         push: s.push,
         history,
@@ -224,6 +256,7 @@ export const relayWorld: WorldFactory = {
         );
       },
       drain: () => sightings.drained(),
+      holdStream: () => valve.hold(),
       async messages() {
         await agent.writer.flush();
         return session.reader.messages();

@@ -241,13 +241,16 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
     });
 
     describe('an answer appended before its request is not applied (issue item 9)', () => {
-      it('a stream answer for a call id known from its tool-call-start waits for nothing: the request stays pending', async () => {
+      it('an answer stored before the request but read after it is not applied: the request stays pending', async () => {
         await open();
         const turn = world.agent.writer.turn();
         const call = turn.toolCall({ toolName: 'Bash', args: { command: 'make deploy' } });
         await world.agent.writer.flush();
+        // Stored before the request, read by the gate only once the request waits.
+        const release = world.holdStream();
         await world.streamAnswer(call.callId, 'allow-session');
         const decision = call.requestPermission();
+        release();
         await world.requested(call.callId);
         await world.drain();
         expect(world.agent.gate.pendingCallIds).toEqual([call.callId]);

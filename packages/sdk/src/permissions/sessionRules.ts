@@ -157,7 +157,10 @@ export class SessionRuleStore {
    */
   rebuildFromMessages(messages: Iterable<PermissionMessageLike>): readonly SessionRule[] {
     this.#rules.clear();
-    for (const entry of ledgerOf(messages).entries) {
+    // In the order the answers were recorded, as the live gate granted them.
+    const answered = ledgerOf(messages).entries.filter((e) => e.answer !== undefined);
+    answered.sort((a, b) => a.answerIndex! - b.answerIndex!);
+    for (const entry of answered) {
       const { request, answer } = entry;
       if (!answer || typeof request.toolName !== 'string') continue;
       const option = request.options?.find((o) => o.id === answer.optionId);

@@ -41,7 +41,12 @@ export interface ShellCommand {
   readonly nested: boolean;
 }
 
-/** A construct that stops a command line from being allowed by rules (the user is asked instead). */
+/**
+ * A construct that stops a command line from being allowed by rules (the user is asked instead).
+ * `unsafe_characters`: bash may read the line differently from the parser — control characters or
+ * Unicode spaces outside quotes, an escaped tab, a word the parser cut in two — so its words are
+ * not trusted (docs/permissions-policy.md, "Bash's own words").
+ */
 export type ShellHazardKind =
   | 'command_substitution'
   | 'process_substitution'
@@ -143,7 +148,8 @@ function splitWith(parser: Parser, command: string): ShellSplit {
   try {
     if (tree.rootNode.hasError) return { ok: false, reason: 'syntax_error' };
     const split = walk(tree.rootNode, command);
-    if (!split.ok || !readsDifferently(tree.rootNode, command)) return split;
+    if (!split.ok || split.hazards.some((h) => h.kind === 'unsafe_characters')) return split;
+    if (!readsDifferently(tree.rootNode, command)) return split;
     // tree-sitter splits words where bash does not (`\r`, `\v`, `\f`, an escaped tab), and bash
     // keeps look-alike spaces inside words: such a line is never read as words that could match a
     // rule (docs/permissions-policy.md, "Bash's own words").
@@ -219,7 +225,9 @@ function walk(root: Node, source: string): ShellSplit {
     const type = node.type;
     let innerNested = nested;
     if (type === 'command') {
-      commands.push({ text: node.text, nested, ...commandWords(node, source) });
+      const { misread, ...words } = commandWords(node, source);
+      commands.push({ text: node.text, nested, ...words });
+      if (misread) hazards.push({ kind: 'unsafe_characters', text: node.text });
     } else if (type === 'variable_assignment') {
       // `FOO=1 cmd` only affects `cmd`; a bare `PATH=/evil` changes what later commands run.
       if (parent !== 'command') hazards.push({ kind: 'assignment', text: node.text });

@@ -19,6 +19,11 @@ export interface ShellWord {
 export interface CommandWords {
   readonly assignments: readonly string[];
   readonly words: readonly ShellWord[];
+  /**
+   * True when tree-sitter cut a bash word in two: an "assignment" with nothing between it and
+   * what follows (`1=a"b"` is one word for bash, whose names never start with a digit).
+   */
+  readonly misread: boolean;
 }
 
 /**
@@ -86,10 +91,16 @@ function isBashBlank(text: string): boolean {
 export function commandWords(command: Node, source: string): CommandWords {
   const assignments: string[] = [];
   const parts: Node[] = [];
+  let misread = false;
+  let lastAssignmentEnd: number | undefined;
   for (const child of command.children) {
     if (!child) continue;
-    if (child.type === 'variable_assignment' && parts.length === 0) assignments.push(child.text);
-    else if (REDIRECTS.has(child.type)) parts.push(...wordsAfterRedirect(child));
+    if (lastAssignmentEnd === child.startIndex) misread = true;
+    lastAssignmentEnd = undefined;
+    if (child.type === 'variable_assignment' && parts.length === 0) {
+      assignments.push(child.text);
+      lastAssignmentEnd = child.endIndex;
+    } else if (REDIRECTS.has(child.type)) parts.push(...wordsAfterRedirect(child));
     else if (child.type === 'command_name')
       parts.push(...child.children.filter((c): c is Node => c !== null));
     else parts.push(child);
@@ -116,7 +127,7 @@ export function commandWords(command: Node, source: string): CommandWords {
     run.push(part);
   }
   flush();
-  return { assignments, words };
+  return { assignments, words, misread };
 }
 
 const REDIRECT_PARTS = new Set(['file_descriptor', 'heredoc_start', 'heredoc_body', 'heredoc_end']);

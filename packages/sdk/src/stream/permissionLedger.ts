@@ -41,6 +41,8 @@ export interface LedgerEntry<M extends LedgerMessage = LedgerMessage> {
   answer: M | undefined;
   /** The first valid user answer without `via`: an input the agent had not confirmed (yet). */
   proposed: M | undefined;
+  /** Position of {@link LedgerEntry.answer} among the messages read, to order what it granted. */
+  answerIndex: number | undefined;
   /** Set once the request takes no more answers. */
   closed: LedgerClose | undefined;
 }
@@ -66,6 +68,7 @@ export class PermissionLedger<M extends LedgerMessage = LedgerMessage> {
   readonly #open = new Map<string, LedgerEntry<M>>();
   readonly #ended = new Set<string>();
   readonly #latest = new Map<string, LedgerEntry<M>>();
+  #read = 0;
 
   /** Every request seen, in stream order. */
   get entries(): readonly LedgerEntry<M>[] {
@@ -89,6 +92,7 @@ export class PermissionLedger<M extends LedgerMessage = LedgerMessage> {
 
   /** Reads one message. */
   apply(message: M): void {
+    this.#read++;
     if (typeof message !== 'object' || message === null || typeof message.callId !== 'string') {
       this.applyNote(message);
       return;
@@ -99,7 +103,13 @@ export class PermissionLedger<M extends LedgerMessage = LedgerMessage> {
       this.close(callId, 'superseded');
       // A request for a call that already ended is never open.
       const closed = this.#ended.has(callId) ? 'ended' : undefined;
-      const entry: LedgerEntry<M> = { request: message, answer: undefined, proposed: undefined, closed };
+      const entry: LedgerEntry<M> = {
+        request: message,
+        answer: undefined,
+        proposed: undefined,
+        answerIndex: undefined,
+        closed,
+      };
       this.#entries.push(entry);
       this.#latest.set(callId, entry);
       if (!closed) this.#open.set(callId, entry);
@@ -108,6 +118,7 @@ export class PermissionLedger<M extends LedgerMessage = LedgerMessage> {
       if (!entry || !answers(entry.request, message)) return;
       if (typeof message.via === 'string') {
         entry.answer = message;
+        entry.answerIndex = this.#read - 1;
         this.close(callId, 'answered');
       } else {
         entry.proposed ??= message;
