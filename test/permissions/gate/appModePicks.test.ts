@@ -169,4 +169,16 @@ describe("the app's mode picks and the mode it shows", () => {
     const last = (await session.reader.messages()).filter((m) => m.type === 'turn-end').at(-1);
     expect(last).toMatchObject({ status: 'cancelled' });
   });
+
+  it('closing the session cancels the waiting request: the tool never runs', async () => {
+    await open();
+    const turn = session.turn();
+    const call = turn.toolCall({ toolName: 'Bash', args: { command: 'make' } });
+    let ran = false;
+    const running = call.run(() => (ran = true));
+    await until(() => session.gate!.pendingCallIds.includes(call.callId));
+    await session.close();
+    expect(await running).toMatchObject({ status: 'cancelled', decision: { outcome: 'cancelled' } });
+    expect(ran).toBe(false);
+  });
 });
