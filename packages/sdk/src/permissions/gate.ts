@@ -53,7 +53,7 @@ const CANCELLED = 'cancelled';
  * same decisions and rules (docs/permissions.md, "One arbitration"). Nothing here throws into the
  * host for bad input, and no error path allows a call.
  *
- * Made of a {@link PermissionBroker} (pending requests, first answer wins) and adapters around
+ * Made of a `PermissionBroker` (pending requests, first answer wins) and adapters around
  * it: the channels (stream, RPC, local), the agentState mirror, the delayed push, the rule grants,
  * and the mode written to the session's metadata.
  */
