@@ -99,6 +99,7 @@ export type {
   AttachOptions,
   AttachProgress,
   MediaRuntime,
+  WriterPlugin,
   WriterPlugins,
 } from './stream/plugins.js';
 
@@ -124,6 +125,8 @@ export type {
   FoldedMessage,
   FoldedNode,
 } from './stream/fold.js';
+export { PERMISSION_SETTLED_PREFIX, PermissionLedger, ledgerOf } from './stream/permissionLedger.js';
+export type { LedgerClose, LedgerEntry, LedgerMessage } from './stream/permissionLedger.js';
 
 // The ports a transport implements, and their in-memory implementations.
 export type { Transport, OutgoingRecord, AppendAck, StoredRecord, ReadPage } from './ports/transport.js';

@@ -83,12 +83,11 @@ export class MediaPipeline implements MediaRuntime {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
     this.posters = options.posters ?? false;
     this.logger = options.logger ?? silentLogger;
-    writer.lifecycle$.subscribe({
-      next: (event) => {
-        if (event.kind === 'writer-closing') this.progress.complete();
-      },
-      complete: () => this.progress.complete(),
-    });
+  }
+
+  /** @internal the writer is closing: no more progress. */
+  writerClosing(): void {
+    this.progress.complete();
   }
 
   /**
@@ -213,7 +212,12 @@ export class MediaPipeline implements MediaRuntime {
  */
 export function useMedia(writer: SessionWriter, options: MediaPipelineOptions): MediaPipeline {
   const pipeline = new MediaPipeline(writer, options);
-  writer.use({ media: pipeline });
+  writer.install({
+    media: pipeline,
+    onLifecycle: (event) => {
+      if (event.kind === 'writer-closing') pipeline.writerClosing();
+    },
+  });
   return pipeline;
 }
 

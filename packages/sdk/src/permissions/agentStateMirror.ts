@@ -1,6 +1,9 @@
+import type { Observable, Subscription } from 'rxjs';
 import type { Logger } from '../logger.js';
 import type { PermissionDecision } from '../stream/plugins.js';
 import type { SessionStateStore, StateObject } from '../ports/sessionState.js';
+import type { BrokerEvent } from './broker.js';
+import { ruleForCall } from './sessionRules.js';
 
 /** One pending prompt as today's app reads it from `agentState.requests` (docs/wire.md §4.3). */
 interface MirroredRequest {
@@ -35,6 +38,28 @@ export class AgentStateMirror {
     private readonly state: SessionStateStore,
     private readonly logger: Logger,
   ) {}
+
+  /** Follows the broker: each request is added when made and moved to `completedRequests` when settled. */
+  follow(events$: Observable<BrokerEvent>): Subscription {
+    return events$.subscribe((event) => {
+      const call = event.request.call;
+      if (event.kind === 'requested') {
+        void this.added(call.callId, call.toolName, call.args, event.request.createdAt);
+        return;
+      }
+      const { decision } = event.settled;
+      // The rule an allow-always answer grants: what today's app shows as "don't ask again".
+      const rule =
+        decision.kind === 'allow-always' && event.answer?.updatedInput === undefined
+          ? ruleForCall(call.toolName, call.args)
+          : undefined;
+      void this.completed(call.callId, decision, rule !== undefined ? { allowTools: [rule] } : {}, {
+        toolName: call.toolName,
+        args: call.args,
+        createdAt: event.request.createdAt,
+      });
+    });
+  }
 
   /** Adds a pending request (and drops a completed entry of the same id, so a re-raise shows). */
   added(callId: string, toolName: string, args: unknown, createdAt: number): Promise<void> {

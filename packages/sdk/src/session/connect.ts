@@ -61,7 +61,9 @@ export interface ConnectOptions {
   /**
    * Permission gate settings (mode, rules, ceiling, audit, timeouts...), or `false` for no gate.
    * The gate answers `call.requestPermission()` from the stream, the `permission` RPC and
-   * `session.gate.respond()`.
+   * `session.gate.respond()`, follows the app's mode picks and writes the real mode to the
+   * metadata. `workspaceRoot` defaults to the working directory (`metadata.path`, else
+   * `process.cwd()`): edits are allowed automatically only inside it (docs/permissions.md).
    */
   readonly permissions?: GateSettings | false;
   /** Outbox tuning of the writer. */
@@ -190,10 +192,12 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       const title = (record.metadata.value as { summary?: { text?: unknown } }).summary?.text;
       session.attachGate(
         await PermissionGate.create({
+          // Edits are confined to the agent's working directory unless the caller names another root.
+          workspaceRoot: workingDirectory(options.metadata),
           ...options.permissions,
           writer,
           rpc: session.rpc,
-          incoming: session.userMessages$,
+          incoming: session.incoming$,
           state,
           push: session.push,
           history,
@@ -207,6 +211,14 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
     await transport.close({ end: false, archive: false });
     throw error;
   }
+}
+
+/**
+ * The agent's working directory: the `path` the caller gives in `metadata`, else this process's.
+ * Never the stored metadata of a reopened session, which any holder of the session key can write.
+ */
+function workingDirectory(metadata: StateObject | undefined): string {
+  return typeof metadata?.path === 'string' && metadata.path.length > 0 ? metadata.path : process.cwd();
 }
 
 /** A fresh v1 encoder per session: it keeps the labels of open turns and the last time. Loaded when used. */

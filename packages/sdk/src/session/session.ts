@@ -1,4 +1,4 @@
-import { map } from 'rxjs';
+import { filter, map, merge } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { RecordKey } from '../crypto/records.js';
 import type { Logger } from '../logger.js';
@@ -92,16 +92,26 @@ export class Session {
     return this.gateRef;
   }
 
-  /** @internal connect() installs the gate once the session's channels exist. */
+  /**
+   * @internal connect() installs the gate once the session's channels exist. The app's mode picks
+   * reach it both ways today's app sends them (docs/wire.md §4.2, §6.1): `meta.permissionMode` on
+   * its messages, and `metadata.permissionMode`, which it writes when the user picks.
+   */
   attachGate(gate: PermissionGate): void {
     this.gateRef = gate;
-    // Today's app sends the user's mode pick with every message (docs/wire.md §6.1); an old client's
-    // ambient `default` must not downgrade an explicit bypass, and the ceiling still applies.
-    this.incoming$.subscribe((incoming) => {
-      const mode = incoming.meta.permissionMode;
-      if (typeof mode !== 'string') return;
-      const refused = gate.setMode(mode, 'ambient');
-      if (refused) this.logger.warn('permission mode from the app refused', { mode, reason: refused });
+    const picks = merge(
+      this.incoming$.pipe(
+        filter((incoming) => Object.hasOwn(incoming.meta, 'permissionMode')),
+        map((incoming) => incoming.meta.permissionMode),
+      ),
+      this.state.changes$.pipe(
+        filter((change) => change.field === 'metadata'),
+        map((change) => change.value.permissionMode),
+      ),
+    );
+    picks.subscribe((pick) => {
+      const refused = gate.handleModePick(pick);
+      if (refused) this.logger.warn('permission mode pick refused', { pick: String(pick), reason: refused });
     });
   }
 

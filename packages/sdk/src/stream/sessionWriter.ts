@@ -15,7 +15,7 @@ import { MonotonicClock } from './clock.js';
 import type { WriterCore } from './core.js';
 import { Outbox } from './outbox.js';
 import type { OutboxOptions } from './outbox.js';
-import type { WriterPlugins } from './plugins.js';
+import type { WriterPlugin, WriterPlugins } from './plugins.js';
 import { Turn } from './turn.js';
 import type { Delivery, MessageDraft, StreamLifecycleEvent } from './types.js';
 
@@ -53,7 +53,6 @@ export interface SessionWriterOptions {
 export class SessionWriter {
   private readonly messagesSubject = new Subject<SessionMessage>();
   private readonly errorsSubject = new Subject<SdkError>();
-  private readonly lifecycleSubject = new Subject<StreamLifecycleEvent>();
   private readonly clock: MonotonicClock;
   private readonly outbox: Outbox;
   private readonly key: RecordKey;
@@ -63,6 +62,7 @@ export class SessionWriter {
   private closed = false;
   private readonly core: WriterCore;
   private readonly installed: WriterPlugins = {};
+  private readonly hooks = new Set<WriterPlugin>();
   private readonly encode: SessionWriterOptions['encode'];
   /** Ack of the last record queued: a message with no records settles with it. */
   private lastRecord: Promise<AppendAck> | undefined;
@@ -71,8 +71,6 @@ export class SessionWriter {
   readonly messages$: Observable<SessionMessage> = this.messagesSubject.asObservable();
   /** Delivery failures (also seen by `flush()`). */
   readonly errors$: Observable<SdkError> = this.errorsSubject.asObservable();
-  /** Structural events (a call or turn about to close), for plug-ins such as the permission gate. */
-  readonly lifecycle$: Observable<StreamLifecycleEvent> = this.lifecycleSubject.asObservable();
 
   constructor(options: SessionWriterOptions) {
     this.key = options.key;
@@ -83,7 +81,7 @@ export class SessionWriter {
     this.outbox = new Outbox(options.transport, { logger: this.logger, ...options.outbox });
     this.core = {
       emit: (draft, context) => this.emit(draft, context),
-      announce: (event) => this.lifecycleSubject.next(event),
+      announce: (event) => this.announce(event),
       createId: () => this.makeId(),
       plugins: this.installed,
     };
@@ -97,18 +95,27 @@ export class SessionWriter {
       turnId: options.id ?? this.makeId(),
       ended: false,
       openCalls: new Set(),
+      stop: new AbortController(),
     });
     this.turns.add(turn);
     return turn;
   }
 
   /**
-   * Installs a plug-in: the permission gate (`PermissionGate` does this itself) or the media
-   * pipeline. One of each per writer; installing a second replaces the first.
+   * Installs a plug-in: the permission gate (`PermissionGate.create` does this itself) or the
+   * media pipeline, and its lifecycle hook. One runtime of each kind per writer; installing a
+   * second replaces the first. Returns the function that uninstalls it.
    */
-  use(plugins: WriterPlugins): this {
-    Object.assign(this.installed, plugins);
-    return this;
+  install(plugin: WriterPlugin): () => void {
+    if (plugin.permissions) this.installed.permissions = plugin.permissions;
+    if (plugin.media) this.installed.media = plugin.media;
+    this.hooks.add(plugin);
+    return () => {
+      this.hooks.delete(plugin);
+      if (plugin.permissions && this.installed.permissions === plugin.permissions)
+        delete this.installed.permissions;
+      if (plugin.media && this.installed.media === plugin.media) delete this.installed.media;
+    };
   }
 
   /** The installed plug-ins. */
@@ -169,15 +176,25 @@ export class SessionWriter {
   async close(): Promise<void> {
     if (this.closed) return this.outbox.flush();
     for (const turn of this.openTurns) turn.end('cancelled');
-    this.lifecycleSubject.next({ kind: 'writer-closing' });
+    this.announce({ kind: 'writer-closing' });
     this.closed = true;
     this.outbox.close();
     try {
       await this.outbox.flush();
     } finally {
       this.messagesSubject.complete();
-      this.lifecycleSubject.complete();
       this.errorsSubject.complete();
+    }
+  }
+
+  /** Tells every plug-in's hook, in installation order; a failing hook is logged and skipped. */
+  private announce(event: StreamLifecycleEvent): void {
+    for (const plugin of [...this.hooks]) {
+      try {
+        plugin.onLifecycle?.(event);
+      } catch (error) {
+        this.logger.error('a plug-in lifecycle hook failed', { event: event.kind, error: String(error) });
+      }
     }
   }
 
