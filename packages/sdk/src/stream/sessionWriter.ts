@@ -1,6 +1,6 @@
 import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
-import { encryptRecordBase64 } from '../crypto/records.js';
+import { encryptRecordBase64Now } from '../crypto/records.js';
 import type { RecordKey } from '../crypto/records.js';
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -250,6 +250,18 @@ export class SessionWriter {
   }
 
   /**
+   * Encrypts one record: synchronously with node:crypto, a promise with WebCrypto. A failure
+   * becomes a rejected content, so the outbox rejects that record's delivery as before.
+   */
+  private seal(record: unknown): string | Promise<string> {
+    try {
+      return encryptRecordBase64Now(record, this.key);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
    * Queues a message's records. The first takes the message id as `localId` (the session spots its
    * own echo by it), the others `<id>:<n>`. No records: it settles once everything before it is
    * stored, with the seq of the last record queued before it (0 if none).
@@ -262,7 +274,7 @@ export class SessionWriter {
         : Promise.resolve({ messageId, seq: 0 });
     }
     const acks = records.map((record, i) =>
-      this.outbox.enqueue(i === 0 ? messageId : `${messageId}:${i}`, encryptRecordBase64(record, this.key)),
+      this.outbox.enqueue(i === 0 ? messageId : `${messageId}:${i}`, this.seal(record)),
     );
     this.lastRecord = acks[acks.length - 1];
     return Promise.all(acks).then((stored) => ({ messageId, seq: stored[stored.length - 1]!.seq }));

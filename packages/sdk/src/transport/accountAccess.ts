@@ -7,6 +7,7 @@ import type { Credentials } from './credentials.js';
 import { resolveHappyHome, resolveServerUrl } from './happyHome.js';
 import type { HappyEnv } from './happyHome.js';
 import { HappyHttp } from './httpClient.js';
+import { installNodeAesGcm } from './nodeAesGcm.js';
 
 /** Where to find the server and the keys; each left out is read as the Happy CLI does (docs/wire.md §0, §1.5). */
 export interface AccountAccessOptions {
@@ -34,12 +35,14 @@ export interface AccountAccess {
 
 /**
  * Resolves the server and the credentials, and mints a token from the master secret by the
- * challenge flow when the credentials hold none (docs/wire.md §1.2).
+ * challenge flow when the credentials hold none (docs/wire.md §1.2). Installs the synchronous
+ * `node:crypto` record cipher on the way (docs/crypto.md, "AES-GCM providers").
  *
  * @throws {SdkError} `credentials.*` without usable credentials; `transport.*` when the server
  *   cannot be reached or refuses the signature.
  */
 export async function resolveAccountAccess(options: AccountAccessOptions = {}): Promise<AccountAccess> {
+  installNodeAesGcm();
   const env = options.env ?? process.env;
   const home = options.homeDir ?? resolveHappyHome(env);
   const serverUrl = options.server ?? resolveServerUrl(env, home);
