@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { blobKeyFor, encryptBlob } from '../crypto/blob.js';
+import { sealBlobStream } from '../crypto/sealedBlob.js';
 import type { RecordKey } from '../crypto/records.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
@@ -108,17 +109,17 @@ export class MediaPipeline implements MediaRuntime {
     // The turn may have ended while the input was probed; then there is nothing to upload for.
     scope.assertOpen();
     const poster = await this.uploadPoster(prepared, signal);
-    const encrypted = encryptBlob(prepared.bytes, this.blobKey);
+    // Encrypted piece by piece as the upload pulls it: no whole ciphertext in memory.
+    const sealed = sealBlobStream(prepared.bytes, this.blobKey);
     const messageId = newId();
     const report = (sent: number, total: number): void => {
       options.onProgress?.({ sent, total });
       this.progress.next({ messageId, name: prepared.name, kind: prepared.kind, sent, total });
     };
-    const { ref } = await this.uploader.upload(encrypted, {
-      filename: prepared.name,
-      ...(signal ? { signal } : {}),
-      onProgress: report,
-    });
+    const uploadOptions = { filename: prepared.name, ...(signal ? { signal } : {}), onProgress: report };
+    const { ref } = this.uploader.uploadSealed
+      ? await this.uploader.uploadSealed(sealed, uploadOptions)
+      : await this.uploader.upload(sealed.toBytes(), uploadOptions);
     // Uploaded but not yet referenced: an abort now still leaves the stream untouched.
     throwIfAborted(signal);
     this.logger.debug('attachment uploaded', { ref, kind: prepared.kind, size: prepared.size });
