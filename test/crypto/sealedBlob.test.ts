@@ -38,17 +38,18 @@ describe('blobs sealed piece by piece: the same bytes as encryptBlob (docs/wire.
       const sealed = sealBlobStream(plain, key, { nonce });
       expect(sealed.length).toBe(whole.length / 2);
       expect(toHex(sealed.toBytes())).toBe(whole);
-      for (const chunkSize of [1, 64, 100, 65_536])
+      for (const chunkSize of [1, 7, 40, 41, 64, 100, 65_536])
         expect(toHex(joined(sealed.chunks(chunkSize)))).toBe(whole);
     },
   );
 
-  it('yields the 40-byte header first, then pieces no larger than asked, and can be read again', () => {
+  it('yields pieces of the size asked (the header inside the first), and can be read again', () => {
     const plain = randomBytes(10_000);
     const key = randomBytes(32);
     const sealed = sealBlobStream(plain, key);
     const first = [...sealed.chunks(4096)];
-    expect(first.map((p) => p.length)).toEqual([40, 4096, 4096, 1808]);
+    expect(first.map((p) => p.length)).toEqual([4096, 4096, 1848]);
+    expect([...sealed.chunks(16)].slice(0, 4).map((p) => p.length)).toEqual([16, 16, 16, 16]);
     expect(toHex(joined(sealed.chunks(4096)))).toBe(toHex(joined(first)));
     expect(decryptBlob(joined(first), key)).toEqual({ ok: true, value: plain });
   });

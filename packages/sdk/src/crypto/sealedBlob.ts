@@ -22,8 +22,8 @@ export interface SealedBlob {
   /** Bytes of the whole blob: nonce, tag and ciphertext. */
   readonly length: number;
   /**
-   * The blob from its first byte, in pieces of at most `chunkSize` bytes (the 40-byte header is
-   * its own first piece). Each call starts again, so a retried upload can read it again.
+   * The blob from its first byte, in pieces of `chunkSize` bytes (the last may be shorter), the
+   * header included in the first. Each call starts again, so a retried upload can read it again.
    */
   chunks(chunkSize: number): Iterable<Uint8Array>;
   /** The whole blob in one array (what a store that keeps blobs in memory needs anyway). */
@@ -79,10 +79,22 @@ export function sealBlobStream(
   const length = SECRETBOX_OVERHEAD + plain.length;
 
   function* chunks(chunkSize: number): Iterable<Uint8Array> {
-    const size = Math.max(BLOCK, Math.floor(chunkSize));
-    yield head.slice();
-    for (let from = 0; from < plain.length; from += size) {
-      yield encryptRange(key, nonce, plain, from, Math.min(plain.length, from + size));
+    const size = Math.max(1, Math.floor(chunkSize));
+    for (let from = 0; from < length; from += size) {
+      const to = Math.min(length, from + size);
+      const ciphertextFrom = Math.max(0, from - SECRETBOX_OVERHEAD);
+      const ciphertextTo = to - SECRETBOX_OVERHEAD;
+      if (from >= SECRETBOX_OVERHEAD) {
+        yield encryptRange(key, nonce, plain, ciphertextFrom, ciphertextTo);
+        continue;
+      }
+      // The piece that holds (part of) the header.
+      const piece = new Uint8Array(to - from);
+      piece.set(head.subarray(from, Math.min(to, SECRETBOX_OVERHEAD)), 0);
+      if (ciphertextTo > 0) {
+        piece.set(encryptRange(key, nonce, plain, 0, ciphertextTo), SECRETBOX_OVERHEAD - from);
+      }
+      yield piece;
     }
   }
 
