@@ -154,7 +154,9 @@ export class PermissionGate implements PermissionRuntime {
   }
 
   /**
-   * Asks whether `call` may run; see {@link ToolCall.requestPermission}. Resolves, never rejects.
+   * Asks whether `call` may run; see {@link ToolCall.requestPermission}. Resolves with the decision;
+   * rejects only when the `permission-request` could not be stored (its delivery failed), since
+   * then nobody can answer it.
    * A second request for a call that is already pending returns the same promise.
    */
   requestPermission(call: ToolCall, options: PermissionRequestOptions = {}): Promise<PermissionDecision> {
@@ -181,8 +183,9 @@ export class PermissionGate implements PermissionRuntime {
     if (automatic) return Promise.resolve(automatic);
 
     const entry = new PendingRequest(call, offered.value, Date.now());
+    let stored: Promise<unknown>;
     try {
-      call.parent.emitContent({
+      stored = call.parent.emitContent({
         type: 'permission-request',
         callId: call.callId,
         toolName: call.toolName,
@@ -199,6 +202,8 @@ export class PermissionGate implements PermissionRuntime {
       );
     }
     this.pending.set(call.callId, entry);
+    // A request that is never stored cannot be answered: fail the wait rather than hold it forever.
+    stored.catch((error: unknown) => this.fail(entry, error));
     if (options.signal) {
       entry.watch(options.signal, () =>
         this.settle(entry, cancelledDecision('cancel', 'The request was cancelled.')),
@@ -456,6 +461,22 @@ export class PermissionGate implements PermissionRuntime {
     }
     if (granted && this.options.reevaluatePending !== false) this.reevaluate(callId);
     return true;
+  }
+
+  /**
+   * Rejects a request whose `permission-request` could not be stored: nothing may run, and the
+   * call ends with an error (docs/permissions.md, "When the request is not stored").
+   */
+  private fail(entry: PendingRequest, error: unknown): void {
+    if (!entry.fail(error)) return;
+    const callId = entry.call.callId;
+    this.pending.delete(callId);
+    this.push?.cancel(callId);
+    const decision = cancelledDecision('cancel', 'The permission request could not be stored.');
+    this.resolved.set(callId, { decision, at: Date.now() });
+    void this.mirror?.completed(callId, decision, {});
+    this.logger.warn('permission request not stored', { callId, error: String(error) });
+    this.safely(() => entry.call.end({ error: 'permission request not stored' }));
   }
 
   /** Re-decides the other pending requests by policy (after a grant or a user mode change). */

@@ -10,6 +10,7 @@ import type { ToolCall } from '../stream/toolCall.js';
 export class PendingRequest {
   readonly promise: Promise<PermissionDecision>;
   private resolvePromise!: (decision: PermissionDecision) => void;
+  private rejectPromise!: (error: unknown) => void;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private signal: AbortSignal | undefined;
   private onAbort: (() => void) | undefined;
@@ -22,7 +23,10 @@ export class PendingRequest {
     /** The appended `permission-request`, once it is appended. */
     public request: PermissionRequestMessage | undefined = undefined,
   ) {
-    this.promise = new Promise((resolve) => (this.resolvePromise = resolve));
+    this.promise = new Promise((resolve, reject) => {
+      this.resolvePromise = resolve;
+      this.rejectPromise = reject;
+    });
   }
 
   get settled(): boolean {
@@ -43,6 +47,19 @@ export class PendingRequest {
 
   /** Resolves with `decision` if nothing resolved it before; false otherwise. */
   settle(decision: PermissionDecision): boolean {
+    if (!this.finish()) return false;
+    this.resolvePromise(decision);
+    return true;
+  }
+
+  /** Rejects with `error` (the request was never stored, so nobody can answer it) unless settled first. */
+  fail(error: unknown): boolean {
+    if (!this.finish()) return false;
+    this.rejectPromise(error);
+    return true;
+  }
+
+  private finish(): boolean {
     if (this.done) return false;
     this.done = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
@@ -50,7 +67,6 @@ export class PendingRequest {
     this.timer = undefined;
     this.signal = undefined;
     this.onAbort = undefined;
-    this.resolvePromise(decision);
     return true;
   }
 }
