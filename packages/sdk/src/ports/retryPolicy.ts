@@ -1,4 +1,5 @@
 import { isSdkError } from '../errors.js';
+import { pause } from './waits.js';
 
 /**
  * Codes that say the request may succeed if sent again: no answer, a time-out (408 included), a
@@ -121,20 +122,4 @@ export async function retrying<T>(
       if (!(await pause(wait, options.signal))) throw error;
     }
   }
-}
-
-/** Waits `ms`; resolves false at once when `signal` aborts first. */
-export function pause(ms: number, signal?: AbortSignal): Promise<boolean> {
-  if (signal?.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,7 +1,8 @@
 import { SdkError, isSdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
-import { RetryPolicy, pause } from '../ports/retryPolicy.js';
+import { RetryPolicy } from '../ports/retryPolicy.js';
+import { pause, within } from '../ports/waits.js';
 import type { AppendAck, OutgoingRecord, Transport } from '../ports/transport.js';
 import { deliveryStalled, missingAck, undelivered } from './deliveryErrors.js';
 
@@ -145,10 +146,10 @@ export class Outbox {
     const outcomes = Promise.allSettled(
       waiting.map((entry) => entry.delivery.then(() => void stored.add(entry))),
     );
-    const gaveUp = await waitUntil(outcomes, options);
-    if (gaveUp) {
+    const outcome = await within(outcomes, options.timeoutMs, options.signal);
+    if (outcome !== 'settled') {
       const ids = waiting.filter((e) => !stored.has(e)).map((e) => e.messageId);
-      throw undelivered(ids, gaveUp);
+      throw undelivered(ids, outcome);
     }
     if (this.failure) throw this.failure;
     const failed = (await outcomes).find((o) => o.status === 'rejected');
@@ -305,38 +306,5 @@ export class Outbox {
     const waiters = this.readyWaiters;
     this.readyWaiters = [];
     for (const w of waiters) w();
-  }
-}
-
-/**
- * Waits for `done`, or until `timeoutMs` passes or `signal` aborts: resolves with why it stopped
- * waiting, or undefined when `done` settled first.
- */
-async function waitUntil(
-  done: Promise<unknown>,
-  options: FlushOptions,
-): Promise<'timeout' | 'aborted' | undefined> {
-  const { signal, timeoutMs } = options;
-  if (signal?.aborted) return 'aborted';
-  if (timeoutMs === undefined && !signal) {
-    await done;
-    return undefined;
-  }
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const stop = new Promise<'timeout' | 'aborted'>((resolve) => {
-    if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
-      timer = setTimeout(() => resolve('timeout'), Math.max(0, timeoutMs));
-    }
-    if (signal) {
-      onAbort = () => resolve('aborted');
-      signal.addEventListener('abort', onAbort, { once: true });
-    }
-  });
-  try {
-    return await Promise.race([done.then(() => undefined), stop]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -3,7 +3,8 @@ import type { RecordKey } from '../crypto/records.js';
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
-import { RetryPolicy, pause } from '../ports/retryPolicy.js';
+import { RetryPolicy } from '../ports/retryPolicy.js';
+import { pause } from '../ports/waits.js';
 import type { StateObject } from '../ports/sessionState.js';
 
 /** What the server acked for one versioned write (docs/wire.md §2.4). */
