@@ -72,7 +72,8 @@ async function bash(turn: Turn, command: string, cwd: string): Promise<RunResult
     },
     { signal: turn.signal },
   );
-  turn.text(summary(call, result));
+  // The session may have closed meanwhile (SIGINT or SIGTERM ended the turn): write only to an open turn.
+  if (!turn.ended) turn.text(summary(call, result));
   return result;
 }
 
@@ -92,7 +93,7 @@ async function read(turn: Turn, path: string, cwd: string): Promise<RunResult<st
     },
     { signal: turn.signal },
   );
-  turn.text(summary(call, result));
+  if (!turn.ended) turn.text(summary(call, result));
   return result;
 }
 

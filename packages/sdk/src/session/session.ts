@@ -198,6 +198,8 @@ export class Session {
       this.logger.error('delivering the last records failed', { error: String(error) });
     }
     this.inbox.end();
+    // The gate mirrors the requests it cancelled into agentState: let those writes land.
+    await within(this.gateRef?.settled() ?? Promise.resolve(), left(), options.signal);
     await within(this.rpc.idle(), left(), options.signal);
     this.rpc.close();
     this.state.close();
