@@ -24,7 +24,7 @@ export interface OutboxOptions {
   readonly logger?: Logger;
 }
 
-/** How long {@link Outbox.flush} waits. */
+/** How long `writer.flush()` waits (docs/transport.md, "Bounded waits"). */
 export interface FlushOptions {
   /** Stops waiting: rejects with `stream.undelivered`; the records stay queued. */
   readonly signal?: AbortSignal;
@@ -32,8 +32,8 @@ export interface FlushOptions {
   readonly timeoutMs?: number;
 }
 
-/** How long {@link Outbox.close} waits before it gives up on what is not stored. */
-export interface CloseOptions {
+/** How long `writer.close()` waits before it gives up on what is not stored (docs/transport.md, "Bounded waits"). */
+export interface WriterCloseOptions {
   /** Gives up this long after the call: what is not stored is rejected with `stream.undelivered`. */
   readonly deadlineMs?: number;
   /** Gives up when it aborts, as at the deadline. */
@@ -161,7 +161,7 @@ export class Outbox {
    * it stops retrying, rejects every delivery not stored with `stream.undelivered`, and rejects
    * with that error, which names them. A request in flight then may still be stored.
    */
-  async close(options: CloseOptions = {}): Promise<void> {
+  async close(options: WriterCloseOptions = {}): Promise<void> {
     this.closed = true;
     try {
       await this.flush({

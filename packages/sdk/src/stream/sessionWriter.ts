@@ -14,7 +14,7 @@ import type { AppendAck, Transport } from '../ports/transport.js';
 import { MonotonicClock } from './clock.js';
 import type { WriterCore } from './core.js';
 import { Outbox } from './outbox.js';
-import type { CloseOptions, FlushOptions, OutboxOptions } from './outbox.js';
+import type { WriterCloseOptions, FlushOptions, OutboxOptions } from './outbox.js';
 import { assertRecordFits } from './recordSize.js';
 import type { WriterPlugins } from './plugins.js';
 import { Turn } from './turn.js';
@@ -187,12 +187,12 @@ export class SessionWriter {
    * takes) or until `signal` aborts; then it stops retrying and rejects with `stream.undelivered`,
    * whose `details.messageIds` lists exactly the messages not stored. Idempotent.
    */
-  close(options: CloseOptions = {}): Promise<void> {
+  close(options: WriterCloseOptions = {}): Promise<void> {
     this.closing ??= this.shutdown(options);
     return this.closing;
   }
 
-  private async shutdown(options: CloseOptions): Promise<void> {
+  private async shutdown(options: WriterCloseOptions): Promise<void> {
     for (const turn of this.openTurns) turn.end('cancelled');
     this.lifecycleSubject.next({ kind: 'writer-closing' });
     this.closed = true;
