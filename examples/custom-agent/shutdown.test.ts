@@ -127,7 +127,7 @@ it('SIGTERM while a permission request waits: the turn ends cancelled, the reque
   expect(Object.keys(agentState.requests ?? {})).toEqual([]);
   expect(agentState.completedRequests?.[call.callId]?.status).toBe('canceled');
   expect(row.active).toBe(false);
-}, 60_000);
+}, 120_000);
 
 it('a second signal while the session is closing exits at once (code 143), without waiting for the delivery deadline', async () => {
   const proxy = await new FaultProxy(account.relay.url).start();
@@ -151,4 +151,4 @@ it('a second signal while the session is closing exits at once (code 143), witho
   } finally {
     await proxy.close();
   }
-}, 60_000);
+}, 120_000);
