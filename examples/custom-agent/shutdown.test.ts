@@ -111,7 +111,9 @@ it('SIGTERM while a permission request waits: the turn ends cancelled, the reque
   const messages = await streamOf(sessionId, key);
   const folded = fold(messages);
   expect(folded.pendingPermissions).toEqual([]);
-  const turn = folded.turn(messages[0]!.turn!)!;
+  // The app's prompt is read back too (a user message outside any turn); the agent's turn follows it.
+  const started = messages.find((m) => m.type === 'turn-start')!;
+  const turn = folded.turn(started.turn!)!;
   expect(turn.status).toBe('cancelled');
   const call = turn.children.find((c): c is FoldedCall => c.kind === 'call')!;
   expect(call.start.toolName).toBe('Bash');
