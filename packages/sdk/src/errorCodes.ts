@@ -33,7 +33,8 @@ export type StreamErrorCode =
   | 'stream.turn_ended'
   | 'stream.scope_closed'
   | 'stream.agent_title_late'
-  | 'stream.record_too_large';
+  | 'stream.record_too_large'
+  | 'stream.secret_too_short';
 
 /** Failures of a transport: the network, the server's answers, the session's wire format. */
 export type TransportErrorCode =

@@ -88,7 +88,13 @@ export type { ToolCallOptions, ToolCallEndOptions, RunResult, RunContext } from 
 export { Scope } from './stream/scope.js';
 export type { StepOptions } from './stream/scope.js';
 export type { OutboxOptions } from './stream/outbox.js';
-export type { Delivery, Delivered, MessageDraft, StreamLifecycleEvent } from './stream/types.js';
+export type { Delivery, Delivered, EmitOptions, MessageDraft, StreamLifecycleEvent } from './stream/types.js';
+export { Redactor, secretValuesOf, MIN_REGISTERED_SECRET_LENGTH } from './stream/redactor.js';
+export type { RedactOptions, RedactionCounts, RegisteredSecret } from './stream/redactor.js';
+export { DEFAULT_SECRET_DETECTORS } from './stream/secretDetectors.js';
+export type { SecretDetector, SecretMatch } from './stream/secretDetectors.js';
+export { entropyDetector, shannonBits } from './stream/entropyDetector.js';
+export type { EntropyDetectorOptions } from './stream/entropyDetector.js';
 export type { Decision, DecisionOutcome, DecisionSource, DecisionVia } from './stream/decision.js';
 export type {
   PermissionRequestOptions,
@@ -96,6 +102,7 @@ export type {
   PermissionRuntime,
   AttachInput,
   AttachOptions,
+  AttachPhase,
   AttachProgress,
   MediaRuntime,
   WriterPlugins,

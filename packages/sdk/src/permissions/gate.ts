@@ -182,15 +182,19 @@ export class PermissionGate implements PermissionRuntime {
 
     const entry = new PendingRequest(call, offered.value, Date.now());
     try {
-      call.parent.emitContent({
-        type: 'permission-request',
-        callId: call.callId,
-        toolName: call.toolName,
-        title: call.title,
-        ...(call.description ? { description: call.description } : {}),
-        args: { ...call.args },
-        options: offered.value.map((o) => ({ ...o })),
-      });
+      // The writer redacts the request (unless the call opted out); the executor keeps call.args.
+      call.parent.emitContent(
+        {
+          type: 'permission-request',
+          callId: call.callId,
+          toolName: call.toolName,
+          title: call.title,
+          ...(call.description ? { description: call.description } : {}),
+          args: { ...call.args },
+          options: offered.value.map((o) => ({ ...o })),
+        },
+        call.emitOptions,
+      );
     } catch (error) {
       // Appending failed (the call's scope closed): nothing was asked, so nothing may run.
       this.logger.warn('permission request not appended', { error: String(error) });
@@ -215,7 +219,9 @@ export class PermissionGate implements PermissionRuntime {
         ),
       );
     }
-    void this.mirror?.added(call.callId, call.toolName, call.args, entry.createdAt);
+    // agentState reaches the app too: it gets the arguments as the request showed them.
+    const shown = call.redact === false ? call.args : this.writer.redactValue(call.args);
+    void this.mirror?.added(call.callId, call.toolName, shown, entry.createdAt);
     this.push?.schedule(call);
     return entry.promise;
   }

@@ -1,6 +1,6 @@
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import type { WriterPlugins } from './plugins.js';
-import type { Delivery, MessageDraft, StreamLifecycleEvent } from './types.js';
+import type { Delivery, EmitOptions, MessageDraft, StreamLifecycleEvent } from './types.js';
 
 /**
  * What builders need from their writer. Kept as an interface so that Turn, ToolCall and Scope do
@@ -8,7 +8,7 @@ import type { Delivery, MessageDraft, StreamLifecycleEvent } from './types.js';
  */
 export interface WriterCore {
   /** Validates, stamps, encrypts and queues one message; throws `SdkError` if it is invalid. */
-  emit(draft: MessageDraft): { message: SessionMessage; delivery: Delivery };
+  emit(draft: MessageDraft, options?: EmitOptions): { message: SessionMessage; delivery: Delivery };
   /** Announces a structural event before its message is appended. */
   announce(event: StreamLifecycleEvent): void;
   /** A fresh cuid2. */

@@ -5,6 +5,12 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 /** A message before the writer stamps it: `id` and `time` may be left out. */
 export type MessageDraft = DistributiveOmit<SessionMessage, 'id' | 'time'> & { id?: string; time?: number };
 
+/** Per-message options of an append. */
+export interface EmitOptions {
+  /** `false` stores this message without redacting it (docs/redaction.md, "Opting out"). */
+  readonly redact?: boolean;
+}
+
 /** Where an appended message ended up. */
 export interface Delivered {
   readonly messageId: string;
