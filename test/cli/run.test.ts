@@ -1,5 +1,6 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Account } from '../../packages/sdk/src/session/account.js';
 import { answerPermission } from '../../packages/sdk/src/session/permissionAnswer.js';
@@ -215,6 +216,36 @@ describe('happy-session run', () => {
     expect(messages.filter((m) => m.type === 'turn-start')).toHaveLength(2);
     expect(messages.find((m) => m.type === 'text')).toMatchObject({ text: '```\nagain\n```' });
   }, 60_000);
+
+  it('--attach sends files into the step when the command ends, nested too, with the phases on stderr', async () => {
+    // 12 MB of noise as a PNG: over the server's limit, so it is compressed to fit.
+    const big = join(bin.dir, 'big.png');
+    await sharp({ create: { width: 2000, height: 2000, channels: 3, background: 'black', noise: { type: 'gaussian', mean: 128, sigma: 60 } } })
+      .png({ compressionLevel: 0 })
+      .toFile(big);
+    const small = join(bin.dir, 'small.png');
+    await sharp({ create: { width: 40, height: 30, channels: 3, background: '#3366cc' } }).png().toFile(small);
+    const result = await run([
+      '--title', 'outer', '--attach', big, '--',
+      'happy-session', 'run', '--title', 'inner', '--attach', small, '--', 'true',
+    ]); // prettier-ignore
+    expect(result.code).toBe(0);
+    // Not a terminal: one line per phase, the last with the sizes before and after.
+    const lines = result.err.split('\n').filter((l) => l.startsWith('big.png'));
+    expect(lines.map((l) => l.split(/\s+/)[1])).toEqual(['probe', 'compress', 'encrypt', 'upload', 'upload']);
+    expect(lines.at(-1)).toMatch(/^big\.png {2}upload {4}█{20} {2}[\d.]+ MiB \/ [\d.]+ MiB {2}\(11\.\d MiB → [\d.]+ MiB\)$/);
+    expect(result.err).toMatch(/^small\.png {2}upload/m);
+
+    const messages = await stored(result.sessionId);
+    const tree = fold(messages);
+    const [outer] = callsOf((tree.timeline[0] as { children: FoldedNode[] }).children);
+    const [inner] = callsOf(outer!.children);
+    const photoIn = (children: readonly FoldedNode[]) =>
+      children.find((c) => c.kind === 'message' && c.message.type === 'photo');
+    expect(photoIn(outer!.children)).toMatchObject({ message: { width: 2000, height: 2000 } });
+    expect(photoIn(inner!.children)).toMatchObject({ message: { width: 40, height: 30 } });
+    expect(inner!.status).toBe('done');
+  }, 120_000);
 
   it('a command that does not exist: exit 127 and a step ended "command not found"', async () => {
     const result = await run(['--', 'no-such-command-here']);

@@ -141,11 +141,23 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     .option('--ask', 'ask for permission first and run the command only if allowed (denied: exit 77)')
     .addOption(serverOption())
     .option('--quiet', 'do not print the session id on stderr')
+    .option(
+      '--attach <file>',
+      'send a file into the step when the command ends (repeatable; photos and videos are fitted to the server’s limit)',
+      (file: string, files: string[] = []) => [...files, file],
+    )
     .passThroughOptions()
     .action(
       async (
         command: string[],
-        options: { title?: string; session?: string; ask?: boolean; server?: string; quiet?: boolean },
+        options: {
+          title?: string;
+          session?: string;
+          ask?: boolean;
+          server?: string;
+          quiet?: boolean;
+          attach?: string[];
+        },
       ) => {
         code = await runCommand(command, options, {
           stdout: context.stdout ?? process.stdout,

@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { basename, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { newId } from 'happy-session';
 import type { Logger, TurnEndStatus } from 'happy-session';
 import { connect } from 'happy-session/node';
 import type { HappyEnv } from 'happy-session/node';
 import { EXIT } from '../exitCodes.js';
+import { describeFailure } from '../output.js';
 import type { Print } from '../output.js';
+import { progressPrinter } from '../progress/progressPrinter.js';
 import { runChild } from '../run/childProcess.js';
 import { exitCodeOf, turnStatusOf } from '../run/exitStatus.js';
 import type { ExitStatus } from '../run/exitStatus.js';
@@ -27,6 +30,8 @@ export interface RunOptions {
   readonly server?: string;
   /** Do not print the session id on stderr. */
   readonly quiet?: boolean;
+  /** Files sent into the step once the command has ended (a report, a screenshot, a recording). */
+  readonly attach?: readonly string[];
 }
 
 /** What `run` works with besides its options; `main.ts` passes the process's, tests their own. */
@@ -109,8 +114,16 @@ async function runOutermost(command: readonly string[], options: RunOptions, con
       turnStatus = 'cancelled';
       return decision === 'deny' ? EXIT.denied : EXIT.interrupted;
     }
+    const attach = async (stepId: string, path: string): Promise<void> => {
+      const printer = progressPrinter(context.stderr, basename(path));
+      try {
+        await tree.attach(stepId, path, (progress) => printer.update(progress));
+      } finally {
+        printer.done();
+      }
+    };
     const token = randomBytes(16).toString('hex');
-    const server = await RunServer.listen(tree, token, ask, context.logger);
+    const server = await RunServer.listen(tree, token, { ask, attach }, context.logger);
     let status: ExitStatus;
     try {
       status = await runChild(command, {
@@ -124,6 +137,12 @@ async function runOutermost(command: readonly string[], options: RunOptions, con
       await server.close();
     }
     if (status.spawnError !== undefined) context.printError(spawnFailure(command, status.spawnError));
+    for (const file of options.attach ?? []) {
+      // A file that cannot be sent is reported; the exit status stays the command's.
+      await attach(root.id, resolve(cwd, file)).catch((error: unknown) => {
+        for (const line of describeFailure(error)) context.printError(line);
+      });
+    }
     tree.end(root.id, status);
     turnStatus = turnStatusOf(status);
     code = exitCodeOf(status);
@@ -184,6 +203,13 @@ async function runNested(
       stderr: context.stderr,
     });
     if (status.spawnError !== undefined) context.printError(spawnFailure(command, status.spawnError));
+    for (const file of options.attach ?? []) {
+      if (!reporting) break;
+      const sent = await client.request({ t: 'attach', id, path: resolve(cwd, file) }).catch((error: unknown) => ({
+        error: String(error),
+      }));
+      if (sent.error !== undefined) context.printError(`happy-session run: ${file} was not attached: ${sent.error}`);
+    }
     if (reporting) {
       await report(
         client.request({

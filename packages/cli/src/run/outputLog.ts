@@ -74,6 +74,11 @@ export class OutputLog {
     return this.recent;
   }
 
+  /** Writes the batch now (before something else goes into the step, such as an attachment). */
+  flushNow(): void {
+    if (!this.inKeyBlock) this.flush();
+  }
+
   /** Writes what is still held: the last partial line, the batch, and the tail with what was left out. */
   finish(): void {
     if (this.finished) return;

@@ -18,6 +18,7 @@ export const RunRequestSchema = z.discriminatedUnion('t', [
     ask: z.boolean(),
   }),
   z.object({ t: z.literal('output'), seq: z.number().int(), id: z.string(), text: z.string() }),
+  z.object({ t: z.literal('attach'), seq: z.number().int(), id: z.string(), path: z.string().min(1) }),
   z.object({
     t: z.literal('exit'),
     seq: z.number().int(),

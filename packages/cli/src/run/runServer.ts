@@ -13,6 +13,15 @@ import type { StepTree } from './stepTree.js';
 /** Asks the session's permission gate whether a step may run; resolves with the outcome. */
 export type AskStep = (stepId: string) => Promise<'allow' | 'deny' | 'cancelled'>;
 
+/** Attaches a file to a step (with its progress shown by the outer run); rejects with why not. */
+export type AttachToStep = (stepId: string, path: string) => Promise<void>;
+
+/** What the outer run does for nested runs besides writing their output. */
+export interface RunServerHandlers {
+  readonly ask: AskStep;
+  readonly attach: AttachToStep;
+}
+
 const ABANDONED = 'the nested happy-session run stopped reporting before its command ended';
 
 /**
@@ -32,7 +41,7 @@ export class RunServer {
     private readonly dir: string | undefined,
   ) {}
 
-  static async listen(tree: StepTree, token: string, ask: AskStep, logger: Logger): Promise<RunServer> {
+  static async listen(tree: StepTree, token: string, handlers: RunServerHandlers, logger: Logger): Promise<RunServer> {
     let dir: string | undefined;
     let path: string;
     if (process.platform === 'win32') {
@@ -43,7 +52,7 @@ export class RunServer {
     }
     const server = createServer();
     const run = new RunServer(server, path, dir);
-    server.on('connection', (socket) => run.serve(socket, tree, token, ask, logger));
+    server.on('connection', (socket) => run.serve(socket, tree, token, handlers, logger));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(path, () => resolve());
@@ -58,7 +67,7 @@ export class RunServer {
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
   }
 
-  private serve(socket: Socket, tree: StepTree, token: string, ask: AskStep, logger: Logger): void {
+  private serve(socket: Socket, tree: StepTree, token: string, handlers: RunServerHandlers, logger: Logger): void {
     this.connections.add(socket);
     const mine = new Set<string>();
     const answer = (ack: RunAck): void => {
@@ -77,7 +86,7 @@ export class RunServer {
           answer({ t: 'ack', seq: -1, error: 'malformed request' });
           return;
         }
-        answer(await this.handle(request, mine, tree, token, ask));
+        answer(await this.handle(request, mine, tree, token, handlers));
       });
     });
     socket.on('error', () => undefined);
@@ -94,7 +103,7 @@ export class RunServer {
     mine: Set<string>,
     tree: StepTree,
     token: string,
-    ask: AskStep,
+    { ask, attach }: RunServerHandlers,
   ): Promise<RunAck> {
     const ack = { t: 'ack', seq: request.seq } as const;
     if (request.t === 'start') {
@@ -103,7 +112,7 @@ export class RunServer {
       try {
         tree.start(request);
       } catch (error) {
-        return { ...ack, error: error instanceof Error ? error.message : String(error) };
+        return { ...ack, error: errorText(error) };
       }
       mine.add(request.id);
       if (!request.ask) return ack;
@@ -117,6 +126,14 @@ export class RunServer {
       step?.log.push(request.text);
       return ack;
     }
+    if (request.t === 'attach') {
+      try {
+        await attach(request.id, request.path);
+        return ack;
+      } catch (error) {
+        return { ...ack, error: errorText(error) };
+      }
+    }
     mine.delete(request.id);
     tree.end(request.id, {
       code: request.code,
@@ -125,4 +142,8 @@ export class RunServer {
     });
     return ack;
   }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

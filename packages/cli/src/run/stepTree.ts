@@ -1,4 +1,4 @@
-import type { Scope, ToolCall, Turn } from 'happy-session';
+import type { AttachProgress, Scope, ToolCall, Turn } from 'happy-session';
 import { stepErrorOf } from './exitStatus.js';
 import type { ExitStatus } from './exitStatus.js';
 import { OutputLog } from './outputLog.js';
@@ -71,6 +71,17 @@ export class StepTree {
     const step: Step = { id: start.id, call, log, parent, commandLine };
     this.steps.set(start.id, step);
     return step;
+  }
+
+  /**
+   * Sends a file into the step (a photo or video over the server's limit is re-encoded to fit,
+   * docs/media.md), its progress shown by `onProgress`. Rejects with the media error.
+   */
+  async attach(id: string, path: string, onProgress: (progress: AttachProgress) => void): Promise<void> {
+    const step = this.get(id);
+    if (!step) throw new Error(`step ${id} is not running`);
+    step.log.flushNow();
+    await step.call.scope().attach(path, { fit: 'auto', onProgress });
   }
 
   /** Writes what is left of the step's output and its `tool-call-end`, with the error its status says. */
