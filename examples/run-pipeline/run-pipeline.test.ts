@@ -4,7 +4,13 @@ import { fold } from '../../packages/sdk/src/index.js';
 import type { FoldedNode } from '../../packages/sdk/src/index.js';
 import { relayHome } from '../../test/cli/helpers.js';
 import type { RelayHome } from '../../test/cli/helpers.js';
-import { callsOf, happySessionBin, runInProcess, storedMessages, textsOf } from '../../test/cli/runHelpers.js';
+import {
+  callsOf,
+  happySessionBin,
+  runInProcess,
+  storedMessages,
+  textsOf,
+} from '../../test/cli/runHelpers.js';
 import { tempDir } from '../../test/transport/helpers.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -43,22 +49,26 @@ describe('run-pipeline example', () => {
   it.each([
     ['the Makefile', ['make', '--no-print-directory', '-C', HERE, 'release']],
     ['the shell script', ['sh', `${HERE}release.sh`]],
-  ])('%s shows release > build, test > unit, lint, each step done with its own output', async (_name, command) => {
-    const { result, root } = await release(command);
-    expect(result.code).toBe(0);
-    expect(root.start.title).toBe('release');
-    expect(root.status).toBe('done');
-    const [build, test] = callsOf(root.children);
-    expect(callsOf(root.children).map((c) => c.start.title)).toEqual(['build', 'test']);
-    expect(callsOf(test!.children).map((c) => [c.start.title, c.status])).toEqual([
-      ['unit', 'done'],
-      ['lint', 'done'],
-    ]);
-    expect(textsOf(build!)).toContain(`built ${out.path}/app.js`);
-    const [unit] = callsOf(test!.children);
-    expect(textsOf(unit!)).toBe('```\nhello\n```');
-    // The outer step shows its own line, not its steps' output again.
-    expect(textsOf(root)).toContain(`release: ${out.path}/app.js is ready`);
-    expect(textsOf(root)).not.toContain('hello');
-  }, 240_000);
+  ])(
+    '%s shows release > build, test > unit, lint, each step done with its own output',
+    async (_name, command) => {
+      const { result, root } = await release(command);
+      expect(result.code).toBe(0);
+      expect(root.start.title).toBe('release');
+      expect(root.status).toBe('done');
+      const [build, test] = callsOf(root.children);
+      expect(callsOf(root.children).map((c) => c.start.title)).toEqual(['build', 'test']);
+      expect(callsOf(test!.children).map((c) => [c.start.title, c.status])).toEqual([
+        ['unit', 'done'],
+        ['lint', 'done'],
+      ]);
+      expect(textsOf(build!)).toContain(`built ${out.path}/app.js`);
+      const [unit] = callsOf(test!.children);
+      expect(textsOf(unit!)).toBe('```\nhello\n```');
+      // The outer step shows its own line, not its steps' output again.
+      expect(textsOf(root)).toContain(`release: ${out.path}/app.js is ready`);
+      expect(textsOf(root)).not.toContain('hello');
+    },
+    240_000,
+  );
 });

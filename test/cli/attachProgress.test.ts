@@ -10,9 +10,9 @@ describe('the attachment progress line', () => {
     expect(attachProgressLine({ phase: 'probe', sent: 0, total: 0, originalBytes: 0 })).toBe(
       `probe     ${'·'.repeat(20)}  `,
     );
-    expect(attachProgressLine({ phase: 'compress', sent: 0, total: 0, originalBytes: original, fraction: 0.35 })).toBe(
-      `compress  ${'█'.repeat(7)}${'░'.repeat(13)}  35%  31.2 MiB → …`,
-    );
+    expect(
+      attachProgressLine({ phase: 'compress', sent: 0, total: 0, originalBytes: original, fraction: 0.35 }),
+    ).toBe(`compress  ${'█'.repeat(7)}${'░'.repeat(13)}  35%  31.2 MiB → …`);
     expect(
       attachProgressLine({ phase: 'encrypt', sent: 0, total: 0, originalBytes: original, finalBytes: final }),
     ).toBe(`encrypt   ${'·'.repeat(20)}  31.2 MiB → 9.7 MiB`);

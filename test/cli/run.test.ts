@@ -8,10 +8,20 @@ import { UserSession } from '../../packages/sdk/src/session/userSession.js';
 import { connect } from '../../packages/sdk/src/session/connect.js';
 import { fold } from '../../packages/sdk/src/stream/fold.js';
 import type { FoldedNode } from '../../packages/sdk/src/stream/fold.js';
-import type { PermissionRequestMessage, SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
+import type {
+  PermissionRequestMessage,
+  SessionMessage,
+} from '../../packages/sdk/src/protocol/sessionMessage.js';
 import { relayHome, spawnCli } from './helpers.js';
 import type { RelayHome } from './helpers.js';
-import { callsOf, happySessionBin, runInProcess, sessionIdIn, storedMessages, textsOf } from './runHelpers.js';
+import {
+  callsOf,
+  happySessionBin,
+  runInProcess,
+  sessionIdIn,
+  storedMessages,
+  textsOf,
+} from './runHelpers.js';
 
 let env: RelayHome;
 /** A directory with a `happy-session` executable, put first on the PATH of every run. */
@@ -55,11 +65,24 @@ describe('happy-session run', () => {
     expect(result.err).toBe('err\n');
 
     const messages = await stored(result.sessionId);
-    expect(messages.map((m) => m.type)).toEqual(['turn-start', 'tool-call-start', 'text', 'tool-call-end', 'turn-end']);
+    expect(messages.map((m) => m.type)).toEqual([
+      'turn-start',
+      'tool-call-start',
+      'text',
+      'tool-call-end',
+      'turn-end',
+    ]);
     const [, start, text, end, turnEnd] = messages;
-    expect(start).toMatchObject({ toolName: 'bash', title: 'Build', args: { command: expect.stringContaining("sh -c 'printf") } });
+    expect(start).toMatchObject({
+      toolName: 'bash',
+      title: 'Build',
+      args: { command: expect.stringContaining("sh -c 'printf") },
+    });
     // Colours dropped, a carriage-return redraw shows what the terminal showed last, in a code block.
-    expect(text).toMatchObject({ parentId: (start as { callId: string }).callId, text: '```\nred\n100%\nout\nerr\n```' });
+    expect(text).toMatchObject({
+      parentId: (start as { callId: string }).callId,
+      text: '```\nred\n100%\nout\nerr\n```',
+    });
     expect(end).toMatchObject({ error: 'exit status 3\nred\n100%\nout\nerr' });
     expect(turnEnd).toMatchObject({ status: 'failed' });
   }, 60_000);
@@ -67,12 +90,22 @@ describe('happy-session run', () => {
   it('shows output live, while the command still runs', async () => {
     let sessionId: string | undefined;
     let seenLive = false;
-    const running = run(['--', 'sh', '-c', 'echo first; while [ ! -e "$0" ]; do sleep 0.1; done; echo second', join(bin.dir, 'go')], (line) => {
-      sessionId ??= /session (\S+)$/.exec(line)?.[1];
-    });
+    const running = run(
+      [
+        '--',
+        'sh',
+        '-c',
+        'echo first; while [ ! -e "$0" ]; do sleep 0.1; done; echo second',
+        join(bin.dir, 'go'),
+      ],
+      (line) => {
+        sessionId ??= /session (\S+)$/.exec(line)?.[1];
+      },
+    );
     while (!seenLive) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      if (sessionId) seenLive = (await stored(sessionId)).some((m) => m.type === 'text' && m.text.includes('first'));
+      if (sessionId)
+        seenLive = (await stored(sessionId)).some((m) => m.type === 'text' && m.text.includes('first'));
     }
     writeFileSync(join(bin.dir, 'go'), '');
     const result = await running;
@@ -92,12 +125,17 @@ describe('happy-session run', () => {
     cli.child.kill('SIGTERM');
     expect(await cli.exited).toBe(143);
     const messages = await stored(sessionIdIn(cli.err().split('\n')));
-    expect(messages.find((m) => m.type === 'tool-call-end')).toMatchObject({ error: 'killed by SIGTERM\nready' });
+    expect(messages.find((m) => m.type === 'tool-call-end')).toMatchObject({
+      error: 'killed by SIGTERM\nready',
+    });
     expect(messages.at(-1)).toMatchObject({ type: 'turn-end', status: 'cancelled' });
   }, 60_000);
 
   it('a command that handles the signal decides the status: SIGINT trapped, exit 5', async () => {
-    const cli = spawnCli(['run', '--', 'sh', '-c', 'trap "echo caught; exit 5" INT; echo ready; sleep 30 & wait'], runEnv());
+    const cli = spawnCli(
+      ['run', '--', 'sh', '-c', 'trap "echo caught; exit 5" INT; echo ready; sleep 30 & wait'],
+      runEnv(),
+    );
     await cli.waitFor('ready');
     cli.child.kill('SIGINT');
     expect(await cli.exited).toBe(5);
@@ -154,7 +192,9 @@ describe('happy-session run', () => {
     const result = await run(['--', 'seq', '1', '100000']);
     expect(result.code).toBe(0);
     expect(result.out.split('\n')).toHaveLength(100_001);
-    const texts = (await stored(result.sessionId)).filter((m) => m.type === 'text').map((m) => (m as { text: string }).text);
+    const texts = (await stored(result.sessionId))
+      .filter((m) => m.type === 'text')
+      .map((m) => (m as { text: string }).text);
     const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
     expect(bytes).toBeLessThan(80 * 1024);
     expect(texts.length).toBeLessThan(30);
@@ -220,11 +260,21 @@ describe('happy-session run', () => {
   it('--attach sends files into the step when the command ends, nested too, with the phases on stderr', async () => {
     // 12 MB of noise as a PNG: over the server's limit, so it is compressed to fit.
     const big = join(bin.dir, 'big.png');
-    await sharp({ create: { width: 2000, height: 2000, channels: 3, background: 'black', noise: { type: 'gaussian', mean: 128, sigma: 60 } } })
+    await sharp({
+      create: {
+        width: 2000,
+        height: 2000,
+        channels: 3,
+        background: 'black',
+        noise: { type: 'gaussian', mean: 128, sigma: 60 },
+      },
+    })
       .png({ compressionLevel: 0 })
       .toFile(big);
     const small = join(bin.dir, 'small.png');
-    await sharp({ create: { width: 40, height: 30, channels: 3, background: '#3366cc' } }).png().toFile(small);
+    await sharp({ create: { width: 40, height: 30, channels: 3, background: '#3366cc' } })
+      .png()
+      .toFile(small);
     const result = await run([
       '--title', 'outer', '--attach', big, '--',
       'happy-session', 'run', '--title', 'inner', '--attach', small, '--', 'true',
@@ -233,7 +283,9 @@ describe('happy-session run', () => {
     // Not a terminal: one line per phase, the last with the sizes before and after.
     const lines = result.err.split('\n').filter((l) => l.startsWith('big.png'));
     expect(lines.map((l) => l.split(/\s+/)[1])).toEqual(['probe', 'compress', 'encrypt', 'upload', 'upload']);
-    expect(lines.at(-1)).toMatch(/^big\.png {2}upload {4}█{20} {2}[\d.]+ MiB \/ [\d.]+ MiB {2}\(11\.\d MiB → [\d.]+ MiB\)$/);
+    expect(lines.at(-1)).toMatch(
+      /^big\.png {2}upload {4}█{20} {2}[\d.]+ MiB \/ [\d.]+ MiB {2}\(11\.\d MiB → [\d.]+ MiB\)$/,
+    );
     expect(result.err).toMatch(/^small\.png {2}upload/m);
 
     const messages = await stored(result.sessionId);

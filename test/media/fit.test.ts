@@ -47,14 +47,26 @@ afterAll(async () => {
 /** Gaussian noise: the hardest content to compress, so the sizes below are what they say. */
 function noise(width: number, height: number, channels: 3 | 4, sigma: number) {
   return sharp({
-    create: { width, height, channels, background: { r: 0, g: 0, b: 0, alpha: 1 }, noise: { type: 'gaussian', mean: 128, sigma } },
+    create: {
+      width,
+      height,
+      channels,
+      background: { r: 0, g: 0, b: 0, alpha: 1 },
+      noise: { type: 'gaussian', mean: 128, sigma },
+    },
   });
 }
 
 /** What `ffprobe` says about the video stream of a file. */
-async function ffprobe(path: string): Promise<{ codec: string; width: number; height: number; audio: string | undefined }> {
+async function ffprobe(
+  path: string,
+): Promise<{ codec: string; width: number; height: number; audio: string | undefined }> {
   const { stdout } = await run('ffprobe', ['-v', 'error', '-show_streams', '-of', 'json', path]);
-  const streams = (JSON.parse(stdout) as { streams: Array<{ codec_type: string; codec_name: string; width?: number; height?: number }> }).streams;
+  const streams = (
+    JSON.parse(stdout) as {
+      streams: Array<{ codec_type: string; codec_name: string; width?: number; height?: number }>;
+    }
+  ).streams;
   const video = streams.find((s) => s.codec_type === 'video')!;
   return {
     codec: video.codec_name,
@@ -91,13 +103,21 @@ describe("attach() with fit: 'auto' fits what the server would refuse", () => {
         [mp4Path, mp4.length, 'video'],
       ] as const) {
         const progress: AttachProgress[] = [];
-        const message = (await turn.attach(input, { fit: 'auto', onProgress: (p) => progress.push(p) })) as MediaMessage;
+        const message = (await turn.attach(input, {
+          fit: 'auto',
+          onProgress: (p) => progress.push(p),
+        })) as MediaMessage;
         expect(message.type).toBe(kind);
 
         const sent = await session.fetchMedia(message);
         expect(sent.length).toBeLessThanOrEqual(DEFAULT_MAX_MEDIA_BYTES);
         // The phases in order, with the original and the final size.
-        expect([...new Set(progress.map((p) => p.phase))]).toEqual(['probe', 'compress', 'encrypt', 'upload']);
+        expect([...new Set(progress.map((p) => p.phase))]).toEqual([
+          'probe',
+          'compress',
+          'encrypt',
+          'upload',
+        ]);
         expect(progress.at(-1)).toEqual({
           phase: 'upload',
           sent: sent.length + 40,
@@ -110,7 +130,11 @@ describe("attach() with fit: 'auto' fits what the server would refuse", () => {
         // Dimensions and ThumbHash describe the bytes that were sent, not the original.
         if (message.type === 'photo') {
           const probe = await probeImage(sent);
-          expect(message).toMatchObject({ width: probe.width, height: probe.height, thumbhash: probe.thumbhash });
+          expect(message).toMatchObject({
+            width: probe.width,
+            height: probe.height,
+            thumbhash: probe.thumbhash,
+          });
         } else if (message.type === 'video') {
           const probe = await probeVideo(sent);
           expect(message).toMatchObject({
@@ -161,7 +185,10 @@ describe("attach() with fit: 'auto' fits what the server would refuse", () => {
 describe('fitting images', () => {
   it('applies the EXIF orientation and drops the metadata', async () => {
     // Stored 1200x800, displayed 800x1200 (orientation 6 is a quarter turn).
-    const jpeg = await noise(1200, 800, 3, 40).jpeg({ quality: 100 }).withMetadata({ orientation: 6 }).toBuffer();
+    const jpeg = await noise(1200, 800, 3, 40)
+      .jpeg({ quality: 100 })
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
     const prepared = await prepareMedia(jpeg, { maxBytes: Math.floor(jpeg.length / 2) });
     expect(prepared.photo).toMatchObject({ width: 800, height: 1200 });
     const metadata = await sharp(prepared.bytes).metadata();
@@ -197,8 +224,12 @@ describe('fitting images', () => {
     expect(isSdkError(thrown, 'media.too_large')).toBe(true);
     const tried = (thrown as { details: { tried: FitAttempt[] } }).details.tried;
     expect(tried.length).toBeGreaterThan(1);
-    expect(Math.min(...tried.map((t) => Math.max(t.width, t.height)))).toBeGreaterThanOrEqual(MIN_FIT_IMAGE_SIDE);
-    expect((thrown as Error).message).toMatch(/could not be made to fit in 2000 bytes: \d+ encodings tried, the smallest/);
+    expect(Math.min(...tried.map((t) => Math.max(t.width, t.height)))).toBeGreaterThanOrEqual(
+      MIN_FIT_IMAGE_SIDE,
+    );
+    expect((thrown as Error).message).toMatch(
+      /could not be made to fit in 2000 bytes: \d+ encodings tried, the smallest/,
+    );
   });
 });
 

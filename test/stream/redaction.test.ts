@@ -42,7 +42,8 @@ describe('redaction in the writer', () => {
     const stored = JSON.stringify(await reader.messages());
     for (const { secret } of secrets) {
       // The whole secret, and any line of a multi-line key, is gone.
-      for (const piece of secret.split('\n').filter((l) => l.length > 20)) expect(stored).not.toContain(piece);
+      for (const piece of secret.split('\n').filter((l) => l.length > 20))
+        expect(stored).not.toContain(piece);
     }
     for (const { secret, kept } of embedded) {
       expect(stored).not.toContain(secret);
@@ -66,7 +67,11 @@ describe('redaction in the writer', () => {
     const state = new MemorySessionState();
     const gate = await PermissionGate.create({ writer, rpc: new MemoryRpc(), state });
     const turn = writer.turn();
-    const call = turn.toolCall({ toolName: 'bash', title: 'Push', args: { command: `git push https://x:${token}@example.com/r.git` } });
+    const call = turn.toolCall({
+      toolName: 'bash',
+      title: 'Push',
+      args: { command: `git push https://x:${token}@example.com/r.git` },
+    });
     const running = call.run((args) => args);
     await writer.flush();
     const request = (await reader.messages()).find((m) => m.type === 'permission-request');
@@ -79,7 +84,10 @@ describe('redaction in the writer', () => {
 
     gate.respond({ callId: call.callId, optionId: 'allow-once' });
     const result = await running;
-    expect(result).toMatchObject({ status: 'done', value: { command: `git push https://x:${token}@example.com/r.git` } });
+    expect(result).toMatchObject({
+      status: 'done',
+      value: { command: `git push https://x:${token}@example.com/r.git` },
+    });
     turn.end();
     await writer.flush();
     expect(JSON.stringify(await reader.messages())).not.toContain(token);
@@ -88,7 +96,9 @@ describe('redaction in the writer', () => {
 
   it('opts out per message and per call; registered values are redacted under their kind', async () => {
     const { writer, reader } = memorySession();
-    writer.registerSecrets(secretValuesOf({ DB_PASSWORD: 'hunter2-but-longer', PORT: '3000', HOME: '/home/me' }));
+    writer.registerSecrets(
+      secretValuesOf({ DB_PASSWORD: 'hunter2-but-longer', PORT: '3000', HOME: '/home/me' }),
+    );
     writer.registerSecrets([{ value: 'correct horse battery', kind: 'passphrase' }]);
     const key = `AKIA${'A'.repeat(16)}`;
     const turn = writer.turn();
@@ -99,7 +109,9 @@ describe('redaction in the writer', () => {
     turn.end();
     await writer.flush();
     const texts = (await reader.messages()).map((m) => JSON.stringify(m));
-    expect(texts[1]).toContain('password [redacted:env:DB_PASSWORD] and [redacted:passphrase] on port 3000 in /home/me');
+    expect(texts[1]).toContain(
+      'password [redacted:env:DB_PASSWORD] and [redacted:passphrase] on port 3000 in /home/me',
+    );
     // The kept text, the call's start, the service message (the call's end carries no key).
     for (const i of [2, 3, 5]) expect(texts[i]).toContain(key);
     expect(writer.redactions).toEqual({ 'env:DB_PASSWORD': 1, passphrase: 1 });
@@ -139,7 +151,9 @@ describe('redaction in the writer', () => {
     writer.turn().text(`acme_key=abcdefabcdef12 and a random secret ${random}`);
     await writer.flush();
     const [, text] = await reader.messages();
-    expect(text).toMatchObject({ text: 'acme_key=[redacted:acme-key] and a random secret [redacted:high-entropy]' });
+    expect(text).toMatchObject({
+      text: 'acme_key=[redacted:acme-key] and a random secret [redacted:high-entropy]',
+    });
   });
 });
 
@@ -147,9 +161,21 @@ describe('no false positives under the default detectors', () => {
   it('finds nothing in this repository’s source code and docs, its git log, and ffprobe and npm output', () => {
     const redactor = new Redactor();
     const corpus: Array<{ name: string; text: string }> = [];
-    const dirs = ['packages/sdk/src', 'packages/relay/src', 'packages/cli/src', 'test', 'docs', 'examples', 'bench'];
+    const dirs = [
+      'packages/sdk/src',
+      'packages/relay/src',
+      'packages/cli/src',
+      'test',
+      'docs',
+      'examples',
+      'bench',
+    ];
     // Other people's code too: a library's sources and its build output.
-    const libraries = ['node_modules/rxjs/src', 'node_modules/commander/lib', 'node_modules/socket.io-client/build/esm'];
+    const libraries = [
+      'node_modules/rxjs/src',
+      'node_modules/commander/lib',
+      'node_modules/socket.io-client/build/esm',
+    ];
     for (const dir of [...dirs, ...libraries]) {
       for (const file of walk(join(ROOT, dir))) {
         // secretCorpus.ts builds secrets on purpose (from parts, but still).
@@ -158,14 +184,29 @@ describe('no false positives under the default detectors', () => {
         }
       }
     }
-    corpus.push({ name: 'git log', text: execFileSync('git', ['log', '--stat', '-n', '300'], { cwd: ROOT, encoding: 'utf8' }) });
-    corpus.push({ name: 'ffmpeg -buildconf', text: execFileSync('ffmpeg', ['-hide_banner', '-buildconf'], { encoding: 'utf8' }) });
-    corpus.push({ name: 'npm ls', text: execFileSync('npm', ['ls', '--all'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }) });
+    corpus.push({
+      name: 'git log',
+      text: execFileSync('git', ['log', '--stat', '-n', '300'], { cwd: ROOT, encoding: 'utf8' }),
+    });
+    corpus.push({
+      name: 'ffmpeg -buildconf',
+      text: execFileSync('ffmpeg', ['-hide_banner', '-buildconf'], { encoding: 'utf8' }),
+    });
+    corpus.push({
+      name: 'npm ls',
+      text: execFileSync('npm', ['ls', '--all'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      }),
+    });
     expect(corpus.reduce((n, c) => n + c.text.length, 0)).toBeGreaterThan(2_500_000);
     const hits = corpus.flatMap(({ name, text }) => {
       const redacted = redactor.redactValue(text);
       if (redacted === text) return [];
-      const at = [...redacted.matchAll(/\[redacted:[^\]]+\]/g)].map((m) => redacted.slice(Math.max(0, m.index - 60), m.index + 40));
+      const at = [...redacted.matchAll(/\[redacted:[^\]]+\]/g)].map((m) =>
+        redacted.slice(Math.max(0, m.index - 60), m.index + 40),
+      );
       return [`${name}: ${at.join(' | ')}`];
     });
     expect(hits).toEqual([]);

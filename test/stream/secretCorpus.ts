@@ -41,7 +41,10 @@ export function generateSecrets(): Array<{ kind: string; secret: string }> {
     { kind: 'aws-access-key-id', secret: `ASIA${random(UPPER + DIGITS, 16)}` },
     { kind: 'google-api-key', secret: `AIza${random(URLSAFE, 35)}` },
     { kind: 'google-oauth-secret', secret: `GOCSPX-${random(URLSAFE, 28)}` },
-    { kind: 'azure-client-secret', secret: `${random(ALNUM, 3)}${randomInt(10)}Q~${random(ALNUM + '_~.-', 34)}` },
+    {
+      kind: 'azure-client-secret',
+      secret: `${random(ALNUM, 3)}${randomInt(10)}Q~${random(ALNUM + '_~.-', 34)}`,
+    },
     { kind: 'digitalocean-token', secret: `dop_v1_${randomBytes(32).toString('hex')}` },
     { kind: 'github-token', secret: `ghp_${random(ALNUM, 36)}` },
     { kind: 'github-token', secret: `gho_${random(ALNUM, 36)}` },
@@ -50,8 +53,14 @@ export function generateSecrets(): Array<{ kind: string; secret: string }> {
     { kind: 'gitlab-token', secret: `glpat-${random(URLSAFE, 20)}` },
     { kind: 'gitlab-token', secret: `glrt-${random(URLSAFE, 26)}` },
     { kind: 'slack-token', secret: `xoxb-${random(DIGITS, 12)}-${random(DIGITS, 13)}-${random(ALNUM, 24)}` },
-    { kind: 'slack-token', secret: `xoxp-${random(DIGITS, 12)}-${random(DIGITS, 12)}-${random(DIGITS, 13)}-${random(LOWER + DIGITS, 32)}` },
-    { kind: 'slack-token', secret: `xapp-1-A${random(UPPER + DIGITS, 10)}-${random(DIGITS, 13)}-${random(LOWER + DIGITS, 64)}` },
+    {
+      kind: 'slack-token',
+      secret: `xoxp-${random(DIGITS, 12)}-${random(DIGITS, 12)}-${random(DIGITS, 13)}-${random(LOWER + DIGITS, 32)}`,
+    },
+    {
+      kind: 'slack-token',
+      secret: `xapp-1-A${random(UPPER + DIGITS, 10)}-${random(DIGITS, 13)}-${random(LOWER + DIGITS, 64)}`,
+    },
     {
       kind: 'slack-webhook',
       secret: `https://hooks.slack.com/services/T${random(UPPER + DIGITS, 8)}/B${random(UPPER + DIGITS, 10)}/${random(ALNUM, 24)}`,
@@ -74,7 +83,12 @@ export function generateSecrets(): Array<{ kind: string; secret: string }> {
  * connection string, the secret after `aws_secret_access_key =`, an `.npmrc` auth token. `text`
  * holds it; `secret` is the part that must disappear; `kept` must stay readable.
  */
-export function generateEmbeddedSecrets(): Array<{ kind: string; text: string; secret: string; kept: string }> {
+export function generateEmbeddedSecrets(): Array<{
+  kind: string;
+  text: string;
+  secret: string;
+  kept: string;
+}> {
   const password = random(ALNUM + '!%^*', 18);
   const mongo = random(ALNUM, 16);
   const ado = random(ALNUM, 14);

@@ -63,7 +63,11 @@ export const DENIED_EXIT = EXIT.denied;
  * @throws {SdkError} `credentials.*`, `transport.*` when the outermost run cannot open its session:
  *   the command is not run then.
  */
-export async function runCommand(command: readonly string[], options: RunOptions, context: RunContext): Promise<number> {
+export async function runCommand(
+  command: readonly string[],
+  options: RunOptions,
+  context: RunContext,
+): Promise<number> {
   const outer = outerRunOf(context.env as Record<string, string | undefined>);
   if (outer) {
     const client = await RunClient.open(outer.socket).catch((error: unknown) => {
@@ -77,7 +81,11 @@ export async function runCommand(command: readonly string[], options: RunOptions
   return runOutermost(command, options, context);
 }
 
-async function runOutermost(command: readonly string[], options: RunOptions, context: RunContext): Promise<number> {
+async function runOutermost(
+  command: readonly string[],
+  options: RunOptions,
+  context: RunContext,
+): Promise<number> {
   const title = options.title ?? quoteCommand(command);
   const cwd = context.cwd ?? process.cwd();
   const session = await connect({
@@ -127,7 +135,11 @@ async function runOutermost(command: readonly string[], options: RunOptions, con
     let status: ExitStatus;
     try {
       status = await runChild(command, {
-        env: { ...process.env, ...context.env, ...nestingEnv({ socket: server.path, parent: root.id, token }) },
+        env: {
+          ...process.env,
+          ...context.env,
+          ...nestingEnv({ socket: server.path, parent: root.id, token }),
+        },
         cwd,
         onOutput: (text) => root.log.push(text),
         stdout: context.stdout,
@@ -149,7 +161,9 @@ async function runOutermost(command: readonly string[], options: RunOptions, con
   } finally {
     turn.end(turnStatus);
     await session.close().catch((error: unknown) => {
-      context.printError(`happy-session run: the session's last records were not delivered: ${String(error)}`);
+      context.printError(
+        `happy-session run: the session's last records were not delivered: ${String(error)}`,
+      );
     });
   }
   return code;
@@ -169,7 +183,8 @@ async function runNested(
     what.then(
       () => undefined,
       (error: unknown) => {
-        if (reporting) context.printError(`happy-session run: stopped reporting to the outer run: ${String(error)}`);
+        if (reporting)
+          context.printError(`happy-session run: stopped reporting to the outer run: ${String(error)}`);
         reporting = false;
       },
     );
@@ -205,10 +220,13 @@ async function runNested(
     if (status.spawnError !== undefined) context.printError(spawnFailure(command, status.spawnError));
     for (const file of options.attach ?? []) {
       if (!reporting) break;
-      const sent = await client.request({ t: 'attach', id, path: resolve(cwd, file) }).catch((error: unknown) => ({
-        error: String(error),
-      }));
-      if (sent.error !== undefined) context.printError(`happy-session run: ${file} was not attached: ${sent.error}`);
+      const sent = await client
+        .request({ t: 'attach', id, path: resolve(cwd, file) })
+        .catch((error: unknown) => ({
+          error: String(error),
+        }));
+      if (sent.error !== undefined)
+        context.printError(`happy-session run: ${file} was not attached: ${sent.error}`);
     }
     if (reporting) {
       await report(

@@ -39,7 +39,9 @@ function sizesOf(progress: AttachProgress): string {
   if (progress.originalBytes === 0) return '';
   const original = formatBytes(progress.originalBytes);
   if (progress.finalBytes === undefined) return progress.phase === 'compress' ? `${original} → …` : original;
-  return progress.finalBytes === progress.originalBytes ? original : `${original} → ${formatBytes(progress.finalBytes)}`;
+  return progress.finalBytes === progress.originalBytes
+    ? original
+    : `${original} → ${formatBytes(progress.finalBytes)}`;
 }
 
 function bar(fraction: number): string {

@@ -24,7 +24,11 @@ export function exitCodeOf(status: ExitStatus): number {
 }
 
 /** The step's `tool-call-end` error: undefined on success, else the status and the last lines. */
-export function stepErrorOf(status: ExitStatus, lastLines: readonly string[], command: string): string | undefined {
+export function stepErrorOf(
+  status: ExitStatus,
+  lastLines: readonly string[],
+  command: string,
+): string | undefined {
   let what: string;
   if (status.spawnError !== undefined) {
     what =

@@ -147,7 +147,7 @@ export function cleanLine(raw: string, maxChars: number): string {
   const cr = line.lastIndexOf('\r');
   if (cr !== -1) line = line.slice(cr + 1);
   // Other control characters (bells, backspaces) mean nothing in a transcript.
-  line = line.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
+  line = line.replace(/\p{Cc}/gu, (c) => (c === '\t' ? c : ''));
   return line.length > maxChars ? `${line.slice(0, maxChars)}…` : line;
 }
 
@@ -165,6 +165,7 @@ export function fenced(lines: readonly string[]): string {
  */
 function withoutCutKeyBlock(tail: readonly string[]): readonly string[] {
   const end = tail.findIndex((line) => /-----END [A-Z0-9 ]*PRIVATE KEY/.test(line));
-  if (end === -1 || tail.slice(0, end).some((line) => /-----BEGIN [A-Z0-9 ]*PRIVATE KEY/.test(line))) return tail;
+  if (end === -1 || tail.slice(0, end).some((line) => /-----BEGIN [A-Z0-9 ]*PRIVATE KEY/.test(line)))
+    return tail;
   return ['[the rest of a private key block, not shown]', ...tail.slice(end + 1)];
 }

@@ -10,7 +10,10 @@ import type { RunAck, RunRequestBody } from './runProtocol.js';
  */
 export class RunClient {
   private seq = 0;
-  private readonly waiting = new Map<number, { resolve: (ack: RunAck) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<
+    number,
+    { resolve: (ack: RunAck) => void; reject: (e: Error) => void }
+  >();
   private failure: Error | undefined;
 
   private constructor(private readonly socket: Socket) {

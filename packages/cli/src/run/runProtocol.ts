@@ -32,7 +32,11 @@ export const RunRequestSchema = z.discriminatedUnion('t', [
 export type RunRequest = z.infer<typeof RunRequestSchema>;
 
 /** Distributes Omit over the union, so each request keeps its own fields. */
-export type RunRequestBody = RunRequest extends infer R ? (R extends unknown ? Omit<R, 'seq'> : never) : never;
+export type RunRequestBody = RunRequest extends infer R
+  ? R extends unknown
+    ? Omit<R, 'seq'>
+    : never
+  : never;
 
 /** The outer run's answer to one request. */
 export const RunAckSchema = z.object({

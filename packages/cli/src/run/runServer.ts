@@ -41,7 +41,12 @@ export class RunServer {
     private readonly dir: string | undefined,
   ) {}
 
-  static async listen(tree: StepTree, token: string, handlers: RunServerHandlers, logger: Logger): Promise<RunServer> {
+  static async listen(
+    tree: StepTree,
+    token: string,
+    handlers: RunServerHandlers,
+    logger: Logger,
+  ): Promise<RunServer> {
     let dir: string | undefined;
     let path: string;
     if (process.platform === 'win32') {
@@ -67,7 +72,13 @@ export class RunServer {
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
   }
 
-  private serve(socket: Socket, tree: StepTree, token: string, handlers: RunServerHandlers, logger: Logger): void {
+  private serve(
+    socket: Socket,
+    tree: StepTree,
+    token: string,
+    handlers: RunServerHandlers,
+    logger: Logger,
+  ): void {
     this.connections.add(socket);
     const mine = new Set<string>();
     const answer = (ack: RunAck): void => {

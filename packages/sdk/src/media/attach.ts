@@ -8,7 +8,13 @@ import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { newId } from '../protocol/ids.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
-import type { AttachInput, AttachOptions, AttachPhase, AttachProgress, MediaRuntime } from '../stream/plugins.js';
+import type {
+  AttachInput,
+  AttachOptions,
+  AttachPhase,
+  AttachProgress,
+  MediaRuntime,
+} from '../stream/plugins.js';
 import type { Scope } from '../stream/scope.js';
 import type { SessionWriter } from '../stream/sessionWriter.js';
 import type { MediaKind } from './detect.js';
@@ -93,10 +99,14 @@ export class MediaPipeline implements MediaRuntime {
     throwIfAborted(signal);
     if (options.upload === false) return this.attachLocal(scope, input, options);
     const messageId = newId();
-    const progress = new ProgressReporter(messageId, typeof input === 'string' ? basename(input) : 'attachment', (p) => {
-      options.onProgress?.(toAttachProgress(p));
-      this.progress.next(p);
-    });
+    const progress = new ProgressReporter(
+      messageId,
+      typeof input === 'string' ? basename(input) : 'attachment',
+      (p) => {
+        options.onProgress?.(toAttachProgress(p));
+        this.progress.next(p);
+      },
+    );
     const prepared = await prepareMedia(toMediaInput(input), {
       ...this.prepareOptions(options),
       onProgress: (stage, detail) => progress.stage(stage, detail),
@@ -205,7 +215,8 @@ class ProgressReporter {
 
   stage(stage: PrepareStage, detail: PrepareProgressDetail): void {
     if (detail.inputBytes !== undefined) this.current = { ...this.current, originalBytes: detail.inputBytes };
-    if (stage === 'compress') this.phase('compress', detail.fraction === undefined ? {} : { fraction: detail.fraction });
+    if (stage === 'compress')
+      this.phase('compress', detail.fraction === undefined ? {} : { fraction: detail.fraction });
     else if (stage === 'read') this.phase('probe');
   }
 

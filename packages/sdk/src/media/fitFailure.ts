@@ -34,7 +34,10 @@ export function tooLargeAfterFit(
   tried: readonly FitAttempt[],
   why?: string,
 ): MediaError {
-  const smallest = tried.reduce<FitAttempt | undefined>((best, a) => (best && best.bytes <= a.bytes ? best : a), undefined);
+  const smallest = tried.reduce<FitAttempt | undefined>(
+    (best, a) => (best && best.bytes <= a.bytes ? best : a),
+    undefined,
+  );
   const attempts = smallest
     ? `${tried.length} encoding${tried.length === 1 ? '' : 's'} tried, the smallest ${smallest.width}x${smallest.height} at ${smallest.bytes} bytes`
     : 'nothing could be tried';

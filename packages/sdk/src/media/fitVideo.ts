@@ -45,12 +45,18 @@ export interface FitVideoOptions {
  * the duration, `media.corrupt_video`, `media.truncated_video`, `media.no_video_stream`,
  * `media.ffmpeg_missing`, `media.aborted`.
  */
-export async function fitVideo(input: Buffer, options: FitVideoOptions): Promise<FitResult> {
+export async function fitVideo(
+  input: Buffer | { path: string; size: number },
+  options: FitVideoOptions,
+): Promise<FitResult> {
   throwIfAborted(options.signal);
   const tools = options.tools ?? (await locateFfmpeg());
-  return withTemporaryFile(input, (path) =>
-    withTemporaryDir((dir) => transcodeToFit(path, join(dir, 'fitted.mp4'), input.length, tools, options)),
-  );
+  const fit = (path: string, size: number): Promise<FitResult> =>
+    withTemporaryDir((dir) => transcodeToFit(path, join(dir, 'fitted.mp4'), size, tools, options));
+  // A file on disk is read by ffmpeg where it is; bytes are written to a private file first.
+  return Buffer.isBuffer(input)
+    ? withTemporaryFile(input, (path) => fit(path, input.length))
+    : fit(input.path, input.size);
 }
 
 async function transcodeToFit(
@@ -60,7 +66,7 @@ async function transcodeToFit(
   tools: FfmpegTools,
   options: FitVideoOptions,
 ): Promise<FitResult> {
-  const report = await runFfprobe(tools.ffprobe, path, options.signal);
+  const report = await runFfprobe(tools.ffprobe, path, options.signal, false);
   const video = report.streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
   if (video === undefined) {
     throw mediaError('media.no_video_stream', 'The file has no video stream', 'Send it as a plain file');
@@ -113,8 +119,7 @@ async function transcode(
   options: FitVideoOptions,
 ): Promise<void> {
   const longest = `${o.side}`;
-  const scale =
-    `scale=w='if(gte(iw,ih),min(${longest},iw),-2)':h='if(gte(iw,ih),-2,min(${longest},ih))'`;
+  const scale = `scale=w='if(gte(iw,ih),min(${longest},iw),-2)':h='if(gte(iw,ih),-2,min(${longest},ih))'`;
   const args = [
     '-v', 'error', '-nostdin', '-y', '-i', input,
     '-map', '0:v:0', '-map', '0:a:0?',

@@ -96,7 +96,8 @@ export async function prepareMedia(
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
   const fit = options.fit ?? 'auto';
   onProgress?.('read', {});
-  const readLimit = fit === 'auto' ? Math.max(maxBytes, options.maxInputBytes ?? MAX_FIT_INPUT_BYTES) : maxBytes;
+  const readLimit =
+    fit === 'auto' ? Math.max(maxBytes, options.maxInputBytes ?? MAX_FIT_INPUT_BYTES) : maxBytes;
   const read = await readMediaInput(input, { maxBytes: readLimit, signal });
   throwIfAborted(signal);
   const inputBytes = read.bytes.length;
@@ -111,7 +112,7 @@ export async function prepareMedia(
   if (bytes.length > maxBytes) {
     // Only `fit: 'auto'` reads past maxBytes, so this is a photo or video to re-encode, or a refusal.
     onProgress?.('compress', { inputBytes });
-    const result = await fitToLimit(detected.kind, bytes, maxBytes, signal, (fraction) =>
+    const result = await fitToLimit(detected.kind, bytes, read.path, maxBytes, signal, (fraction) =>
       onProgress?.('compress', { inputBytes, fraction }),
     );
     fitted = { originalBytes: bytes.length, tried: result.tried };
@@ -148,13 +149,15 @@ export async function prepareMedia(
 async function fitToLimit(
   kind: MediaKind,
   bytes: Buffer,
+  path: string | undefined,
   maxBytes: number,
   signal: AbortSignal | undefined,
   onProgress: (fraction: number) => void,
 ): Promise<FitResult> {
   const options = { maxBytes, onProgress, ...(signal ? { signal } : {}) };
   if (kind === 'photo') return fitImage(bytes, options);
-  if (kind === 'video') return fitVideo(bytes, options);
+  // A path is transcoded from where it is; the bytes read from it are the same file.
+  if (kind === 'video') return fitVideo(path === undefined ? bytes : { path, size: bytes.length }, options);
   throw tooLargeAfterFit('file', bytes.length, maxBytes, [], 'only photos and videos can be re-encoded');
 }
 

@@ -169,7 +169,8 @@ function compile(detector: SecretDetector): CompiledDetector {
 }
 
 /** Variable names whose values are usually secrets. */
-const SECRET_NAME = /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|AUTH|PRIVATE|DSN|DATABASE_URL|CONN)/i;
+const SECRET_NAME =
+  /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|AUTH|PRIVATE|DSN|DATABASE_URL|CONN)/i;
 
 /**
  * The values of an environment (or a parsed `.env`) worth registering as secrets: those whose
@@ -185,8 +186,14 @@ export function secretValuesOf(
 ): RegisteredSecret[] {
   const { names } = options;
   const wanted = (name: string): boolean =>
-    names === undefined ? SECRET_NAME.test(name) : Array.isArray(names) ? names.includes(name) : (names as RegExp).test(name);
+    names === undefined
+      ? SECRET_NAME.test(name)
+      : Array.isArray(names)
+        ? names.includes(name)
+        : (names as RegExp).test(name);
   return Object.entries(env)
-    .filter(([name, value]) => wanted(name) && value !== undefined && value.length >= MIN_REGISTERED_SECRET_LENGTH)
+    .filter(
+      ([name, value]) => wanted(name) && value !== undefined && value.length >= MIN_REGISTERED_SECRET_LENGTH,
+    )
     .map(([name, value]) => ({ value: value!, kind: `env:${name}` }));
 }

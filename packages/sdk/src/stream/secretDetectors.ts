@@ -64,19 +64,31 @@ export const DEFAULT_SECRET_DETECTORS: readonly SecretDetector[] = [
     pattern: /(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/,
   },
   { kind: 'digitalocean-token', pattern: new RegExp(`${B}do[por]_v1_[a-f0-9]{64}${E}`) },
-  { kind: 'github-token', pattern: new RegExp(`${B}(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{60,255})${E}`) },
+  {
+    kind: 'github-token',
+    pattern: new RegExp(`${B}(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{60,255})${E}`),
+  },
   {
     kind: 'gitlab-token',
-    pattern: new RegExp(`${B}gl(?:pat|dt|ptt|rt|soat|cbt|imt|ft|agent)-[0-9A-Za-z_.-]{20,}(?![0-9A-Za-z_.-])`),
+    pattern: new RegExp(
+      `${B}gl(?:pat|dt|ptt|rt|soat|cbt|imt|ft|agent)-[0-9A-Za-z_.-]{20,}(?![0-9A-Za-z_.-])`,
+    ),
   },
-  { kind: 'slack-token', pattern: new RegExp(`${B}(?:xox[abposr]-[0-9A-Za-z-]{10,}|xapp-\\d-[0-9A-Za-z-]{10,})${E}`) },
+  {
+    kind: 'slack-token',
+    pattern: new RegExp(`${B}(?:xox[abposr]-[0-9A-Za-z-]{10,}|xapp-\\d-[0-9A-Za-z-]{10,})${E}`),
+  },
   {
     kind: 'slack-webhook',
     pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows)\/[A-Za-z0-9_/-]{20,}/,
   },
   { kind: 'npm-token', pattern: new RegExp(`${B}npm_[A-Za-z0-9]{36}${E}`) },
   // The auth token lines of an .npmrc, whatever the registry and token format.
-  { kind: 'npm-token', pattern: new RegExp(`_authToken\\s*=\\s*["']?${NOT_PLACEHOLDER}([^\\s"']{8,})`), group: 1 },
+  {
+    kind: 'npm-token',
+    pattern: new RegExp(`_authToken\\s*=\\s*["']?${NOT_PLACEHOLDER}([^\\s"']{8,})`),
+    group: 1,
+  },
   // Anthropic before OpenAI: both start with `sk-`.
   { kind: 'anthropic-key', pattern: new RegExp(`${B}sk-ant-[a-z]+\\d*-[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])`) },
   {

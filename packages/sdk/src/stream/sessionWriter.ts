@@ -225,7 +225,10 @@ export class SessionWriter {
       throw new SdkError('stream.closed', 'The writer is closed; nothing more can be appended.');
   }
 
-  private emit(draft: MessageDraft, options: EmitOptions = {}): { message: SessionMessage; delivery: Delivery } {
+  private emit(
+    draft: MessageDraft,
+    options: EmitOptions = {},
+  ): { message: SessionMessage; delivery: Delivery } {
     // Redacted first: what is validated, encrypted and emitted never held the secret.
     const clean = this.redactor && options.redact !== false ? this.redactor.redactMessage(draft) : draft;
     const stamped = { ...clean, id: draft.id ?? this.makeId(), time: draft.time ?? this.clock.next() };
