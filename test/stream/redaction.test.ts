@@ -94,6 +94,26 @@ describe('redaction in the writer', () => {
     gate.dispose();
   });
 
+  it('an edited answer that leaves a redacted argument as shown gives the executor the real value', async () => {
+    const token = generateSecrets().find((s) => s.kind === 'npm-token')!.secret;
+    const { writer } = memorySession();
+    const gate = await PermissionGate.create({ writer, rpc: new MemoryRpc() });
+    const turn = writer.turn();
+    const call = turn.toolCall({ toolName: 'bash', args: { command: 'npm publish', token } });
+    const running = call.run((args) => args);
+    // The user edits the command; the token comes back as the request showed it.
+    gate.respond({
+      callId: call.callId,
+      optionId: 'allow-once',
+      updatedInput: { command: 'npm publish --dry-run', token: '[redacted:npm-token]' },
+    });
+    expect(await running).toMatchObject({
+      status: 'done',
+      value: { command: 'npm publish --dry-run', token },
+    });
+    gate.dispose();
+  });
+
   it('opts out per message and per call; registered values are redacted under their kind', async () => {
     const { writer, reader } = memorySession();
     writer.registerSecrets(

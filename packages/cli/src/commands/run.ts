@@ -97,7 +97,8 @@ async function runOutermost(
     ...(options.session !== undefined ? { sessionId: options.session, archiveOnClose: false } : {}),
   });
   let code: number;
-  let turnStatus: TurnEndStatus = 'completed';
+  // Until the command's status says otherwise: an error on the way ends the turn as failed.
+  let turnStatus: TurnEndStatus = 'failed';
   const turn = session.turn();
   try {
     if (!options.quiet) context.printError(`happy-session run: session ${session.id}`);

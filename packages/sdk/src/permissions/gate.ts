@@ -388,12 +388,28 @@ export class PermissionGate implements PermissionRuntime {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       return refuse('invalid_updated_input', 'updatedInput must be an object.');
     }
-    const merged = { ...entry.call.args, ...input };
+    const merged = { ...entry.call.args, ...this.unredacted(entry.call, input) };
     const check = this.options.validateUpdatedInput;
     if (check && !check(entry.call.toolName, merged)) {
       return refuse('invalid_updated_input', `The edited input is not valid for ${entry.call.toolName}.`);
     }
     return { value: merged };
+  }
+
+  /**
+   * The user's edited arguments with every value they left as the request showed it (redacted)
+   * put back to the real one: an edit of one field must not hand the tool a marker for another.
+   */
+  private unredacted(call: ToolCall, input: Record<string, unknown>): Record<string, unknown> {
+    if (call.redact === false) return input;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(input)) {
+      const real = call.args[key];
+      const shown = JSON.stringify(this.writer.redactValue(real));
+      const wasRedacted = real !== undefined && shown !== JSON.stringify(real);
+      out[key] = wasRedacted && JSON.stringify(value) === shown ? real : value;
+    }
+    return out;
   }
 
   /** Appends the user's decision that arrived by RPC or locally; returns the recorded message. */
