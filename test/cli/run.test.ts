@@ -188,6 +188,21 @@ describe('happy-session run', () => {
     }
   }, 180_000);
 
+  it('a nested run that dies without reporting its exit has its step ended with an error; the tree stays valid', async () => {
+    // The inner command kills the nested run's own process (its parent) with SIGKILL.
+    const script = `happy-session run --title inner -- sh -c 'echo inner-out; kill -9 $PPID; sleep 1'; echo after`;
+    const result = await run(['--title', 'outer', '--', 'sh', '-c', script]);
+    expect(result.code).toBe(0);
+    const messages = await stored(result.sessionId);
+    const [outer] = callsOf((fold(messages).timeline[0] as { children: FoldedNode[] }).children);
+    const [inner] = callsOf(outer!.children);
+    expect(inner!.end).toMatchObject({
+      error: 'the nested happy-session run stopped reporting before its command ended',
+    });
+    expect(outer!.status).toBe('done');
+    expect(messages.at(-1)).toMatchObject({ type: 'turn-end', status: 'completed' });
+  }, 60_000);
+
   it('keeps a chatty command bounded: 100,000 lines become a few messages, the tail always kept', async () => {
     const result = await run(['--', 'seq', '1', '100000']);
     expect(result.code).toBe(0);

@@ -175,6 +175,27 @@ describe('redaction in the writer', () => {
       text: 'acme_key=[redacted:acme-key] and a random secret [redacted:high-entropy]',
     });
   });
+
+  it('a detector with hints runs only on strings holding one of them, whatever their case', () => {
+    const scanned: string[] = [];
+    const redactor = new Redactor({
+      detectors: [
+        // Six digits are a secret only next to the word PIN: the hint says where to look.
+        { kind: 'pin', pattern: /\b\d{6}\b/, hints: ['pin'] },
+        {
+          kind: 'spy',
+          find: (text) => {
+            scanned.push(text);
+            return [];
+          },
+        },
+      ],
+    });
+    expect(redactor.redactValue('your PIN is 123456')).toBe('your PIN is [redacted:pin]');
+    expect(redactor.redactValue('order 123456 shipped')).toBe('order 123456 shipped');
+    // A `find` detector has no hints: it sees every string.
+    expect(scanned).toEqual(['your PIN is 123456', 'order 123456 shipped']);
+  });
 });
 
 describe('no false positives under the default detectors', () => {

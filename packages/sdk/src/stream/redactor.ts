@@ -48,8 +48,13 @@ const STRUCTURAL_FIELDS = new Set([
 
 interface CompiledDetector {
   readonly kind: string;
+  /** Lower-case literals one of which the text must contain for `find` to run. */
+  readonly hints: readonly string[] | undefined;
   find(text: string): Iterable<SecretMatch>;
 }
+
+/** Each hint of the table with the detectors (by index) it lets run. */
+type HintIndex = ReadonlyArray<readonly [hint: string, detectors: readonly number[]]>;
 
 /**
  * Replaces secrets in the string fields of a message with a marker naming their kind: every string
@@ -59,11 +64,22 @@ interface CompiledDetector {
 export class Redactor {
   private readonly detectors: readonly CompiledDetector[];
   private readonly marker: (kind: string) => string;
+  private readonly hints: HintIndex;
+  /** Any hint of the table, case-insensitively: most strings have none, and one scan says so. */
+  private readonly anyHint: RegExp | undefined;
+  /** Whether each detector runs on every string (it has no hints). */
+  private readonly always: readonly boolean[];
   private readonly registered = new Map<string, string>();
   private readonly tally = new Map<string, number>();
 
   constructor(options: RedactOptions = {}) {
     this.detectors = (options.detectors ?? DEFAULT_SECRET_DETECTORS).map(compile);
+    this.hints = indexHints(this.detectors);
+    this.anyHint =
+      this.hints.length > 0
+        ? new RegExp(this.hints.map(([hint]) => hint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'i')
+        : undefined;
+    this.always = this.detectors.map((d) => d.hints === undefined);
     this.marker = options.marker ?? ((kind) => `[redacted:${kind}]`);
     for (const secret of options.values ?? []) this.register(secret);
   }
@@ -125,11 +141,20 @@ export class Redactor {
         found.push({ start: at, end: at + value.length, kind });
       }
     }
-    for (const detector of this.detectors) {
+    // Each hint of the table looked for once; only the detectors whose hints are there run.
+    const runs = [...this.always];
+    if (this.anyHint?.test(text)) {
+      const lower = text.toLowerCase();
+      for (const [hint, detectors] of this.hints) {
+        if (lower.includes(hint)) for (const d of detectors) runs[d] = true;
+      }
+    }
+    this.detectors.forEach((detector, d) => {
+      if (!runs[d]) return;
       for (const match of detector.find(text)) {
         if (match.end > match.start) found.push({ ...match, kind: detector.kind });
       }
-    }
+    });
     if (found.length === 0) return text;
     // Earliest first, the longest of those that start together; overlaps go to the first.
     found.sort((a, b) => a.start - b.start || b.end - a.end);
@@ -151,19 +176,38 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** A detector row as a `find` function; a pattern gets the `g` and `d` flags it needs. */
+function indexHints(detectors: readonly CompiledDetector[]): HintIndex {
+  const index = new Map<string, number[]>();
+  detectors.forEach((detector, d) => {
+    for (const hint of detector.hints ?? []) index.set(hint, [...(index.get(hint) ?? []), d]);
+  });
+  return [...index];
+}
+
+/**
+ * A detector row as a `find` function; a pattern gets the `g` flag, and the `d` flag when only a
+ * group of the match is the secret (indices cost time, so a whole match goes without).
+ */
 function compile(detector: SecretDetector): CompiledDetector {
-  if ('find' in detector) return detector;
-  const flags = new Set([...detector.pattern.flags, 'g', 'd']);
-  const pattern = new RegExp(detector.pattern.source, [...flags].join(''));
+  if ('find' in detector)
+    return { kind: detector.kind, hints: undefined, find: (text) => detector.find(text) };
   const group = detector.group ?? 0;
+  const flags = new Set([...detector.pattern.flags, 'g', ...(group === 0 ? [] : ['d'])]);
+  const pattern = new RegExp(detector.pattern.source, [...flags].join(''));
   return {
     kind: detector.kind,
-    *find(text: string): Iterable<SecretMatch> {
+    hints: detector.hints?.map((hint) => hint.toLowerCase()),
+    find(text: string): SecretMatch[] {
+      const matches: SecretMatch[] = [];
       for (const match of text.matchAll(pattern)) {
+        if (group === 0) {
+          matches.push({ start: match.index, end: match.index + match[0].length });
+          continue;
+        }
         const span = match.indices?.[group];
-        if (span) yield { start: span[0], end: span[1] };
+        if (span) matches.push({ start: span[0], end: span[1] });
       }
+      return matches;
     },
   };
 }
