@@ -14,7 +14,7 @@ const BAR_WIDTH = 20;
  * upload    ██████████████░░░░░░  7.1 / 9.7 MiB  (31.2 MiB → 9.7 MiB)
  * ```
  *
- * `attach` and `send --file` draw it on stderr (docs/cli.md, "Progress").
+ * `run --attach` draws it on stderr (docs/cli.md, "Progress").
  */
 export function attachProgressLine(progress: AttachProgress): string {
   const phase = progress.phase.padEnd(9);
