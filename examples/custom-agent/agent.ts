@@ -32,9 +32,10 @@ export async function runAgent(session: Session, options: AgentOptions): Promise
       turn.end();
       break;
     }
-    const result = await act(turn, action, options.cwd);
-    // Today's app sends a plain "deny" as "deny and stop the turn".
-    turn.end(result?.decision.interrupt ? 'cancelled' : 'completed');
+    await act(turn, action, options.cwd);
+    // A turn the user stopped (the app's stop button, or a plain "deny", which today's app sends as
+    // "deny and stop") ends `cancelled`; any other `completed`.
+    turn.end();
   }
   await session.writer.flush();
 }
@@ -63,15 +64,13 @@ async function bash(turn: Turn, command: string, cwd: string): Promise<RunResult
     args: { command },
     kind: 'execute',
   });
-  // The executor gets the approved arguments: the user may have edited them.
-  const result = await call.run(
-    async (args) => {
-      const { stdout } = await sh(String(args.command), { cwd, signal: turn.signal });
-      call.scope().text(codeBlock(stdout));
-      return stdout;
-    },
-    { signal: turn.signal },
-  );
+  // The request follows the turn's stop; the executor gets the approved arguments (the user may
+  // have edited them) and a signal that aborts when the user stops the turn.
+  const result = await call.run(async (args, { signal }) => {
+    const { stdout } = await sh(String(args.command), { cwd, signal });
+    call.scope().text(codeBlock(stdout));
+    return stdout;
+  });
   turn.text(summary(call, result));
   return result;
 }
@@ -84,14 +83,11 @@ async function read(turn: Turn, path: string, cwd: string): Promise<RunResult<st
     args: { file_path: path },
     kind: 'read',
   });
-  const result = await call.run(
-    async (args) => {
-      const text = await readFile(resolve(cwd, String(args.file_path)), 'utf8');
-      call.scope().text(codeBlock(text));
-      return text;
-    },
-    { signal: turn.signal },
-  );
+  const result = await call.run(async (args) => {
+    const text = await readFile(resolve(cwd, String(args.file_path)), 'utf8');
+    call.scope().text(codeBlock(text));
+    return text;
+  });
   turn.text(summary(call, result));
   return result;
 }

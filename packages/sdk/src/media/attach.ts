@@ -7,6 +7,7 @@ import type { RecordKey } from '../crypto/records.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { newId } from '../protocol/ids.js';
+import type { AttachmentContext, MessageContext, PosterContext } from '../protocol/messageContext.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import type {
   AttachInput,
@@ -38,6 +39,12 @@ export interface MediaPipelineOptions {
    * encrypted. Also applies to `upload: false`, since the file is read to probe it.
    */
   readonly maxBytes?: number;
+  /**
+   * Also upload each video's poster frame as an image of its own, for a wire format that shows a
+   * video as its poster (`connect()` sets this for `format: 'v1'`, docs/v1-format.md, "Media").
+   * Default false.
+   */
+  readonly posters?: boolean;
   readonly logger?: Logger;
 }
 
@@ -62,8 +69,11 @@ export class MediaPipeline implements MediaRuntime {
   private readonly uploader: MediaUploader;
   private readonly blobKey: Uint8Array;
   private readonly maxBytes: number;
+  private readonly posters: boolean;
   private readonly logger: Logger;
   private readonly progress = new Subject<MediaProgress>();
+  /** How many inputs without a name each kind had: they are called `photo-1.png`, `file-2.pdf`, … */
+  private readonly unnamed: Record<MediaKind, number> = { photo: 0, video: 0, file: 0 };
 
   /** Upload progress of every attachment of this pipeline; completes when the writer closes. */
   readonly progress$: Observable<MediaProgress> = this.progress.asObservable();
@@ -75,13 +85,13 @@ export class MediaPipeline implements MediaRuntime {
     this.uploader = options.uploader;
     this.blobKey = blobKeyFor(options.key);
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
+    this.posters = options.posters ?? false;
     this.logger = options.logger ?? silentLogger;
-    writer.lifecycle$.subscribe({
-      next: (event) => {
-        if (event.kind === 'writer-closing') this.progress.complete();
-      },
-      complete: () => this.progress.complete(),
-    });
+  }
+
+  /** @internal the writer is closing: no more progress. */
+  writerClosing(): void {
+    this.progress.complete();
   }
 
   /**
@@ -114,6 +124,7 @@ export class MediaPipeline implements MediaRuntime {
     progress.prepared(prepared);
     // The turn may have ended while the input was probed; then there is nothing to upload for.
     scope.assertOpen();
+    const poster = await this.uploadPoster(prepared, signal);
     progress.phase('encrypt');
     const encrypted = encryptBlob(prepared.bytes, this.blobKey);
     const { ref } = await this.uploader.upload(encrypted, {
@@ -129,7 +140,27 @@ export class MediaPipeline implements MediaRuntime {
       size: prepared.size,
       ...(prepared.fitted ? { originalSize: prepared.fitted.originalBytes } : {}),
     });
-    return this.append(scope, messageId, mediaMessageFields(prepared, ref));
+    return this.append(
+      scope,
+      messageId,
+      mediaMessageFields(prepared, ref),
+      attachmentContext(prepared, poster),
+    );
+  }
+
+  /** With `posters`, uploads a video's poster frame (a PNG) before the video itself. */
+  private async uploadPoster(
+    prepared: PreparedMedia,
+    signal: AbortSignal | undefined,
+  ): Promise<PosterContext | undefined> {
+    const png = prepared.video?.poster;
+    if (!this.posters || !png) return undefined;
+    const { ref } = await this.uploader.upload(encryptBlob(png, this.blobKey), {
+      filename: `${prepared.name}.poster.png`,
+      ...(signal ? { signal } : {}),
+    });
+    throwIfAborted(signal);
+    return { ref, size: png.length, mimeType: 'image/png' };
   }
 
   private async attachLocal(
@@ -147,12 +178,18 @@ export class MediaPipeline implements MediaRuntime {
     const path = isAbsolute(input) ? input : resolve(input);
     const prepared: PreparedMedia = await prepareMedia(path, this.prepareOptions(options));
     throwIfAborted(options.signal);
-    return this.append(scope, newId(), mediaMessageFields(prepared, `${MACHINE_FILE_PREFIX}${path}`));
+    return this.append(
+      scope,
+      newId(),
+      mediaMessageFields(prepared, `${MACHINE_FILE_PREFIX}${path}`),
+      attachmentContext(prepared, undefined),
+    );
   }
 
   private prepareOptions(options: AttachOptions): Parameters<typeof prepareMedia>[1] {
     return {
       maxBytes: this.maxBytes,
+      fallbackName: (kind, ext) => `${kind}-${++this.unnamed[kind]}.${ext}`,
       ...(options.name !== undefined ? { name: options.name } : {}),
       ...(options.mimeType !== undefined ? { mimeType: options.mimeType } : {}),
       ...(options.fit !== undefined ? { fit: options.fit } : {}),
@@ -160,15 +197,23 @@ export class MediaPipeline implements MediaRuntime {
     };
   }
 
-  /** Appends through the scope (so turn, parent and agent are stamped) and returns the message as appended. */
-  private append(scope: Scope, id: string, fields: MediaMessageFields): SessionMessage {
+  /**
+   * Appends through the scope (so turn, parent and agent are stamped), handing the writer's encoder
+   * what v2 does not carry, and returns the message as appended.
+   */
+  private append(
+    scope: Scope,
+    id: string,
+    fields: MediaMessageFields,
+    context: MessageContext,
+  ): SessionMessage {
     let appended: SessionMessage | undefined;
     const watch = this.writer.messages$.subscribe((message) => {
       if (message.id === id) appended = message;
     });
     try {
       // The writer emits synchronously inside emitContent, so `appended` is set when it returns.
-      void scope.emitContent({ ...fields, id });
+      void scope.emitContent({ ...fields, id }, { context });
     } finally {
       watch.unsubscribe();
     }
@@ -186,8 +231,24 @@ export class MediaPipeline implements MediaRuntime {
  */
 export function useMedia(writer: SessionWriter, options: MediaPipelineOptions): MediaPipeline {
   const pipeline = new MediaPipeline(writer, options);
-  writer.use({ media: pipeline });
+  writer.install({
+    media: pipeline,
+    onLifecycle: (event) => {
+      if (event.kind === 'writer-closing') pipeline.writerClosing();
+    },
+  });
   return pipeline;
+}
+
+/** What the encoder may want beyond the message: the file's name, size and type, and its poster. */
+function attachmentContext(prepared: PreparedMedia, poster: PosterContext | undefined): MessageContext {
+  const attachment: AttachmentContext = {
+    name: prepared.name,
+    size: prepared.size,
+    mimeType: prepared.mimeType,
+    ...(poster ? { poster } : {}),
+  };
+  return { attachment };
 }
 
 /** Async iterables that are not Node streams (web streams, generators) are read as a Node stream. */

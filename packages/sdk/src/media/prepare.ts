@@ -25,7 +25,8 @@ export interface PreparedMedia {
   size: number;
   bytes: Buffer;
   photo?: { width: number; height: number; thumbhash: string };
-  video?: { width: number; height: number; durationMs: number; thumbhash: string };
+  /** `poster`: the frame the thumbhash was computed from, as a PNG (docs/media.md, "Videos"). */
+  video?: { width: number; height: number; durationMs: number; thumbhash: string; poster: Buffer };
   /** Set when the input was re-encoded to fit: its own size and every encoding tried. */
   fitted?: { originalBytes: number; tried: readonly FitAttempt[] };
 }
@@ -45,8 +46,10 @@ export type PrepareStage = 'read' | 'detect' | 'compress' | 'probe' | 'done';
 
 /** Options of {@link prepareMedia}. */
 export interface PrepareMediaOptions {
-  /** Display name; default: the base name of the path or file stream. */
+  /** Display name; default: the base name of the path or file stream, else `fallbackName`. */
   name?: string;
+  /** The name of an input that has none (bytes, an anonymous stream); default `<kind>.<ext>`. */
+  fallbackName?: (kind: MediaKind, ext: string) => string;
   /** Type of content the detector cannot recognise (see `detectKind`); never overrides a photo's or video's type. */
   mimeType?: string;
   /**
@@ -106,7 +109,8 @@ export async function prepareMedia(
     read.bytes,
     options.mimeType === undefined ? {} : { mimeType: options.mimeType },
   );
-  let name = options.name ?? read.name ?? `${detected.kind}.${detected.ext ?? 'bin'}`;
+  let name =
+    options.name ?? read.name ?? (options.fallbackName ?? defaultName)(detected.kind, detected.ext ?? 'bin');
   let bytes = read.bytes;
   let fitted: PreparedMedia['fitted'];
   if (bytes.length > maxBytes) {
@@ -130,12 +134,12 @@ export async function prepareMedia(
     onProgress?.('probe', { inputBytes });
     try {
       const probe = await probeVideo(bytes, signal ? { signal } : {});
-      const { width, height, durationMs, thumbhash } = probe;
+      const { width, height, durationMs, thumbhash, poster } = probe;
       prepared = {
         ...base,
         kind: 'video',
         mimeType: fitted ? probe.mimeType : detected.mimeType,
-        video: { width, height, durationMs, thumbhash },
+        video: { width, height, durationMs, thumbhash, poster },
       };
     } catch (error) {
       if (!isSdkError(error, 'media.no_video_stream')) throw error;
@@ -165,4 +169,8 @@ async function fitToLimit(
 function renameTo(name: string, ext: string): string {
   const dot = name.lastIndexOf('.');
   return `${dot > 0 ? name.slice(0, dot) : name}.${ext}`;
+}
+
+function defaultName(kind: MediaKind, ext: string): string {
+  return `${kind}.${ext}`;
 }

@@ -1,4 +1,5 @@
 import { parseSessionMessage } from '../protocol/parse.js';
+import { legacyUserText } from '../protocol/v1/fromV1.js';
 import type { UserMessage } from '../protocol/sessionMessage.js';
 import type { StoredRecord } from '../ports/transport.js';
 
@@ -33,15 +34,16 @@ export function toIncomingUserMessage(value: unknown, record: StoredRecord): Inc
     if (parsed.value.role !== 'user') return null;
     return { message: parsed.value, seq: record.seq, localId: record.localId, meta: {}, format: 'v2' };
   }
-  if (!isObject(value) || value.role !== 'user' || !isObject(value.content)) return null;
-  const { content } = value;
-  if (content.type !== 'text' || typeof content.text !== 'string') return null;
-  const id = record.localId ?? record.id ?? `seq-${record.seq}`;
-  const time = record.createdAt ?? Date.now();
-  const normalised = parseSessionMessage({ role: 'user', type: 'text', text: content.text, id, time });
-  if (!normalised.ok || normalised.value.role !== 'user') return null;
+  if (!isObject(value)) return null;
+  const legacy = legacyUserText(value, {
+    seq: record.seq,
+    localId: record.localId,
+    createdAt: record.createdAt ?? Date.now(),
+    ...(record.id !== undefined ? { id: record.id } : {}),
+  });
+  if (legacy?.kind !== 'message' || legacy.message.role !== 'user') return null;
   return {
-    message: normalised.value,
+    message: legacy.message,
     seq: record.seq,
     localId: record.localId,
     meta: isObject(value.meta) ? value.meta : {},

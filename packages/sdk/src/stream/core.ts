@@ -7,7 +7,10 @@ import type { Delivery, EmitOptions, MessageDraft, StreamLifecycleEvent } from '
  * not depend on the writer class itself.
  */
 export interface WriterCore {
-  /** Validates, stamps, encrypts and queues one message; throws `SdkError` if it is invalid. */
+  /**
+   * Validates, stamps, encrypts and queues one message; throws `SdkError` if it is invalid.
+   * `options.context` goes to the writer's `encode` hook with the message.
+   */
   emit(draft: MessageDraft, options?: EmitOptions): { message: SessionMessage; delivery: Delivery };
   /** Announces a structural event before its message is appended. */
   announce(event: StreamLifecycleEvent): void;

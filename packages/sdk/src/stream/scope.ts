@@ -116,7 +116,10 @@ export class Scope {
     return requirePlugin(this.core.plugins, 'media').attach(this, input, options);
   }
 
-  /** @internal appends a content message stamped with this scope's turn, parent and agent. */
+  /**
+   * @internal appends a content message stamped with this scope's turn, parent and agent;
+   * `options.context` goes to the writer's `encode` hook.
+   */
   emitContent(draft: ContentDraft, options: EmitOptions = {}): Delivery {
     this.assertOpen();
     const full = {

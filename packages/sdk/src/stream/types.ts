@@ -1,3 +1,4 @@
+import type { MessageContext } from '../protocol/messageContext.js';
 import type { SessionMessage, TurnEndStatus } from '../protocol/sessionMessage.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -9,6 +10,8 @@ export type MessageDraft = DistributiveOmit<SessionMessage, 'id' | 'time'> & { i
 export interface EmitOptions {
   /** `false` stores this message without redacting it (docs/redaction.md, "Opting out"). */
   readonly redact?: boolean;
+  /** What the appender knew beyond the message, for the writer's `encode` hook (an attachment's file name). */
+  readonly context?: MessageContext;
 }
 
 /** Where an appended message ended up. */

@@ -1,9 +1,10 @@
 import './styles.css';
 import { deriveAccountKeys } from 'happy-session/crypto';
+import { accountKey } from './accountKey.js';
 import { ViewerApi } from './api.js';
 import { ViewerApp } from './app.js';
 import { h } from './dom.js';
-import { parseViewerFragment } from './fragment.js';
+import { fragmentWithoutKey, parseViewerFragment } from './fragment.js';
 import { ViewerSocket } from './updates.js';
 
 /** Shows a problem in place of the viewer. */
@@ -12,21 +13,32 @@ function fail(root: HTMLElement, text: string): void {
   document.body.dataset.viewer = 'failed';
 }
 
+const NO_KEY =
+  'This browser has no key for the viewer yet. Open the one-time link `happy-session serve` prints (it ends in #ticket=…).';
+const BAD_LINK = 'The key in this link is not readable. Copy the whole link again.';
+
 async function main(): Promise<void> {
   const root = document.getElementById('app') ?? document.body;
   const fragment = parseViewerFragment(location.hash);
+  // The key never stays in the address bar or the history, whatever happens next.
+  history.replaceState(
+    null,
+    '',
+    `${location.pathname}${location.search}${fragmentWithoutKey(location.hash)}`,
+  );
   if (!fragment.ok) {
-    fail(
-      root,
-      fragment.problem === 'missing-secret'
-        ? 'Open this page with the link `happy-session serve` or `happy-session demo` prints: it ends in #secret=….'
-        : 'The secret in this link is not a 32-byte base64url key. Copy the whole link again.',
-    );
+    fail(root, BAD_LINK);
     return;
   }
-  const { masterSecret, sessionId } = fragment.value;
+  const { source, sessionId } = fragment.value;
+  let masterSecret: Uint8Array | undefined;
   let api: ViewerApi;
   try {
+    masterSecret = await accountKey(source, location.origin, localStorage);
+    if (!masterSecret) {
+      fail(root, NO_KEY);
+      return;
+    }
     api = await ViewerApi.signIn(location.origin, masterSecret);
   } catch (error) {
     fail(root, error instanceof Error ? error.message : String(error));
@@ -47,9 +59,9 @@ async function main(): Promise<void> {
   }
 }
 
-// A new secret in the fragment is a new account: start over.
-window.addEventListener('hashchange', (event) => {
-  const before = new URLSearchParams(new URL(event.oldURL).hash.slice(1)).get('secret');
-  if (new URLSearchParams(location.hash.slice(1)).get('secret') !== before) location.reload();
+// A link with a key, opened in this tab, may be another account: start over with it.
+window.addEventListener('hashchange', () => {
+  const next = parseViewerFragment(location.hash);
+  if (!next.ok || next.value.source.kind !== 'kept') location.reload();
 });
 void main();
