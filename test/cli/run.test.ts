@@ -236,11 +236,14 @@ describe('happy-session run', () => {
       'turn-start',
       'tool-call-start',
       'permission-request',
+      // The user's answer, then the agent's record of the answer it applied (docs/permissions.md).
+      'permission-response',
       'permission-response',
       'tool-call-end',
       'turn-end',
     ]);
     expect(messages[2]).toMatchObject({ toolName: 'bash', args: { command: `touch ${marker}` } });
+    expect(messages[4]).toMatchObject({ optionId: 'allow-once', via: 'stream' });
   }, 60_000);
 
   it('--ask denied: runs nothing and exits 77', async () => {

@@ -111,7 +111,7 @@ export class MediaPipeline implements MediaRuntime {
     const messageId = newId();
     const progress = new ProgressReporter(
       messageId,
-      typeof input === 'string' ? basename(input) : 'attachment',
+      options.name ?? (typeof input === 'string' ? basename(input) : 'attachment'),
       (p) => {
         options.onProgress?.(toAttachProgress(p));
         this.progress.next(p);
