@@ -34,6 +34,9 @@ export type StreamErrorCode =
   | 'stream.scope_closed'
   | 'stream.agent_title_late'
   | 'stream.record_too_large'
+  | 'stream.too_large'
+  | 'stream.undelivered'
+  | 'stream.delivery_stalled'
   | 'stream.secret_too_short';
 
 /** Failures of a transport: the network, the server's answers, the session's wire format. */
@@ -41,6 +44,7 @@ export type TransportErrorCode =
   | 'transport.network'
   | 'transport.timeout'
   | 'transport.server_error'
+  | 'transport.rate_limited'
   | 'transport.rejected'
   | 'transport.unauthorized'
   | 'transport.not_found'

@@ -61,7 +61,13 @@ export async function demoCommand(
   const relay = await startRelay();
   try {
     const credentials: Credentials = { kind: 'master', masterSecret: randomBytes(32) };
-    const session = await connect({ server: relay.url, credentials, title: 'happy-session demo' });
+    // The command handles Ctrl-C itself (the turn ends cancelled and the transcript is printed).
+    const session = await connect({
+      server: relay.url,
+      credentials,
+      title: 'happy-session demo',
+      shutdownSignals: false,
+    });
     const account = await Account.open({ server: relay.url, credentials });
     let interrupted = false;
     const interrupt = (): void => {
