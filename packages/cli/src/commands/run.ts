@@ -92,6 +92,8 @@ async function runOutermost(
     title,
     env: context.env,
     logger: context.logger,
+    // run forwards signals to the command and records how it ended; it ends the session itself.
+    shutdownSignals: false,
     ...(options.server !== undefined ? { server: options.server } : {}),
     ...(context.homeDir !== undefined ? { homeDir: context.homeDir } : {}),
     ...(options.session !== undefined ? { sessionId: options.session, archiveOnClose: false } : {}),
