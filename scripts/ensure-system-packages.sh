@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs before `npm test`: the tests drive real programs that npm does not provide. Debian's
 # chromium (the viewer's browser test) and tmux (the `watch` terminal test); ffmpeg also comes from
-# the optional npm installer packages, but the system one is preferred. When one is missing, this
+# the optional npm installer packages, but the system one is preferred; make runs the
+# run-pipeline example. When one is missing, this
 # installs it with apt-get (as root), or says which command to run.
 set -euo pipefail
 
@@ -9,6 +10,7 @@ missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
+command -v make >/dev/null 2>&1 || missing+=(make) # the run-pipeline example's Makefile
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

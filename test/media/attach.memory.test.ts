@@ -49,10 +49,23 @@ describe('attach() over a MemoryTransport session with the memory uploader', () 
     await writer.close();
     const seen: MediaProgress[] = await events;
     const total = PDF.length + 40;
-    expect(seen[0]).toEqual({ messageId: message.id, name: 'r.pdf', kind: 'file', sent: 0, total });
-    expect(seen.at(-1)).toEqual({ messageId: message.id, name: 'r.pdf', kind: 'file', sent: total, total });
+    const sizes = { originalBytes: PDF.length, finalBytes: PDF.length };
+    expect(seen.map((e) => e.phase)).toEqual([
+      'probe',
+      'encrypt',
+      'upload',
+      'upload',
+      'upload',
+      'upload',
+      'upload',
+    ]);
+    expect(seen.every((e) => e.messageId === message.id && e.name === 'r.pdf')).toBe(true);
+    const uploads = seen.filter((e) => e.phase === 'upload');
+    const first = { messageId: message.id, name: 'r.pdf', kind: 'file', phase: 'upload', sent: 0, total };
+    expect(uploads[0]).toEqual({ ...first, ...sizes });
+    expect(uploads.at(-1)).toEqual({ ...first, sent: total, ...sizes });
     expect(total).toBe(117);
-    expect(seen.map((e) => e.sent)).toEqual([0, 32, 64, 96, 117]);
+    expect(uploads.map((e) => e.sent)).toEqual([0, 32, 64, 96, 117]);
   });
 
   it('uploads and appends nothing when the turn ended during preparation', async () => {

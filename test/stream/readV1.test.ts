@@ -126,16 +126,18 @@ describe('reading a v1 session back as v2', () => {
     };
     turn.emitContent(
       { type: 'photo', ...photo },
-      { attachment: { name: 'chart.png', size: 10, mimeType: 'image/png' } },
+      { context: { attachment: { name: 'chart.png', size: 10, mimeType: 'image/png' } } },
     );
     turn.emitContent(
       { type: 'video', ...video },
       {
-        attachment: {
-          name: 'clip.mp4',
-          size: 900,
-          mimeType: 'video/mp4',
-          poster: { ref: 'sessions/S/attachments/poster.enc', size: 50, mimeType: 'image/png' },
+        context: {
+          attachment: {
+            name: 'clip.mp4',
+            size: 900,
+            mimeType: 'video/mp4',
+            poster: { ref: 'sessions/S/attachments/poster.enc', size: 50, mimeType: 'image/png' },
+          },
         },
       },
     );

@@ -9,6 +9,8 @@ export const EXIT = {
   failure: 1,
   /** The command line was wrong: unknown option, missing argument, bad value. */
   usage: 2,
+  /** `run --ask`: the permission request was denied, and the command did not run (sysexits' EX_NOPERM). */
+  denied: 77,
   /** Ctrl-C (SIGINT) stopped a command that waits (login, watch): 128 + SIGINT, as shells do. */
   interrupted: 130,
 } as const;

@@ -3,6 +3,7 @@ import { demoCommand } from './commands/demo.js';
 import { loginCommand } from './commands/login.js';
 import { DEFAULT_PORT, serveCommand } from './commands/serve.js';
 import type { ServeOptions } from './commands/serve.js';
+import { runCommand } from './commands/run.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { watchCommand } from './commands/watch.js';
 import type { HappyEnv } from 'happy-session/node';
@@ -11,6 +12,7 @@ import { describeFailure } from './output.js';
 import type { Print } from './output.js';
 import { printLogger } from './printLogger.js';
 import type { Terminal } from './terminal.js';
+import type { Writable } from 'node:stream';
 
 /** What the CLI runs against: the process in `main.ts`, or a test's stand-ins. */
 export interface CliContext {
@@ -26,6 +28,9 @@ export interface CliContext {
    */
   readonly interrupts: () => AbortSignal;
   readonly env?: HappyEnv;
+  /** Raw output streams for commands that pass bytes through (`run`); default the process's. */
+  readonly stdout?: Writable;
+  readonly stderr?: Writable;
 }
 
 function port(value: string): number {
@@ -66,7 +71,9 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
       writeOut: (text) => print(text.replace(/\n$/, '')),
       writeErr: (text) => printError(text.replace(/\n$/, '')),
     })
-    .showHelpAfterError('(run with --help for usage)');
+    .showHelpAfterError('(run with --help for usage)')
+    // `run -- make -j4`: what follows the command name belongs to the command, not to us.
+    .enablePositionalOptions();
 
   program
     .command('serve')
@@ -137,6 +144,44 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
         ...(signal ? { signal } : {}),
       });
     });
+
+  program
+    .command('run')
+    .description('Run a command as a live step of a session; nested runs show as nested steps')
+    .usage('[options] -- <command...>')
+    .argument('<command...>', 'the command and its arguments (no shell: use sh -c for one)')
+    .option('--title <title>', 'title of the step (and of a new session); default the command line')
+    .option('--session <id>', 'append a turn to this existing session instead of creating one')
+    .option('--ask', 'ask for permission first and run the command only if allowed (denied: exit 77)')
+    .addOption(serverOption())
+    .option('--quiet', 'do not print the session id on stderr')
+    .option(
+      '--attach <file>',
+      'send a file into the step when the command ends (repeatable; photos and videos are fitted to the server’s limit)',
+      (file: string, files: string[] = []) => [...files, file],
+    )
+    .passThroughOptions()
+    .action(
+      async (
+        command: string[],
+        options: {
+          title?: string;
+          session?: string;
+          ask?: boolean;
+          server?: string;
+          quiet?: boolean;
+          attach?: string[];
+        },
+      ) => {
+        code = await runCommand(command, options, {
+          stdout: context.stdout ?? process.stdout,
+          stderr: context.stderr ?? process.stderr,
+          printError,
+          logger: printLogger(printError, 'warn'),
+          env,
+        });
+      },
+    );
 
   program
     .command('login')

@@ -36,7 +36,8 @@ export type StreamErrorCode =
   | 'stream.record_too_large'
   | 'stream.too_large'
   | 'stream.undelivered'
-  | 'stream.delivery_stalled';
+  | 'stream.delivery_stalled'
+  | 'stream.secret_too_short';
 
 /** Failures of a transport: the network, the server's answers, the session's wire format. */
 export type TransportErrorCode =

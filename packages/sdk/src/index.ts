@@ -93,7 +93,13 @@ export type { OutboxOptions, FlushOptions, WriterCloseOptions } from './stream/o
 export { MAX_RECORD_BYTES } from './stream/recordSize.js';
 export { splitText, MAX_TEXT_BYTES } from './stream/splitText.js';
 export type { SplitTextOptions } from './stream/splitText.js';
-export type { Delivery, Delivered, MessageDraft, StreamLifecycleEvent } from './stream/types.js';
+export type { Delivery, Delivered, EmitOptions, MessageDraft, StreamLifecycleEvent } from './stream/types.js';
+export { Redactor, secretValuesOf, MIN_REGISTERED_SECRET_LENGTH } from './stream/redactor.js';
+export type { RedactOptions, RedactionCounts, RegisteredSecret } from './stream/redactor.js';
+export { DEFAULT_SECRET_DETECTORS } from './stream/secretDetectors.js';
+export type { SecretDetector, SecretMatch } from './stream/secretDetectors.js';
+export { entropyDetector, shannonBits } from './stream/entropyDetector.js';
+export type { EntropyDetectorOptions } from './stream/entropyDetector.js';
 export type { Decision, DecisionOutcome, DecisionSource, DecisionVia } from './stream/decision.js';
 export type {
   PermissionRequestOptions,
@@ -101,6 +107,7 @@ export type {
   PermissionRuntime,
   AttachInput,
   AttachOptions,
+  AttachPhase,
   AttachProgress,
   MediaRuntime,
   WriterPlugin,

@@ -181,6 +181,9 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         await world.requested(call.callId);
         await world.rpc({ callId: call.callId, optionId: 'deny' });
         expect(await decision).toMatchObject({ outcome: 'deny' });
+        // The forgeries come after the agent's record of the denial is stored (a record stored
+        // before it would be the stream's decision: replay.property.test.ts, "two writers").
+        await world.agent.writer.flush();
         for (const via of ['rpc', 'local', 'stream'] as const)
           await world.streamAnswer(call.callId, 'allow-session', { via });
         await world.drain();
@@ -197,6 +200,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         await world.requested(call.callId);
         await world.rpc({ callId: call.callId, optionId: 'deny-always' });
         await decision;
+        await world.agent.writer.flush();
         await world.streamAnswer(call.callId, 'allow-once', { via: 'rpc' });
         await world.drain();
         const live = world.agent.gate.listRules();

@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from 'node:path';
+import { basename, isAbsolute, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
@@ -10,7 +10,13 @@ import { silentLogger } from '../logger.js';
 import { newId } from '../protocol/ids.js';
 import type { AttachmentContext, MessageContext, PosterContext } from '../protocol/messageContext.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
-import type { AttachInput, AttachOptions, MediaRuntime } from '../stream/plugins.js';
+import type {
+  AttachInput,
+  AttachOptions,
+  AttachPhase,
+  AttachProgress,
+  MediaRuntime,
+} from '../stream/plugins.js';
 import type { Scope } from '../stream/scope.js';
 import type { SessionWriter } from '../stream/sessionWriter.js';
 import type { MediaKind } from './detect.js';
@@ -20,7 +26,7 @@ import { mediaError, throwIfAborted } from './mediaError.js';
 import { MACHINE_FILE_PREFIX, mediaMessageFields } from './mediaMessage.js';
 import type { MediaMessage, MediaMessageFields } from './mediaMessage.js';
 import { prepareMedia } from './prepare.js';
-import type { PreparedMedia } from './prepare.js';
+import type { PreparedMedia, PrepareProgressDetail, PrepareStage } from './prepare.js';
 import type { MediaUploader } from './uploader.js';
 
 /** Options of {@link useMedia} and {@link MediaPipeline}. */
@@ -43,16 +49,14 @@ export interface MediaPipelineOptions {
   readonly logger?: Logger;
 }
 
-/** Upload progress of one attachment, on {@link MediaPipeline.progress$}. */
-export interface MediaProgress {
+/** Progress of one attachment, on {@link MediaPipeline.progress$}: the {@link AttachProgress} and which one. */
+export interface MediaProgress extends AttachProgress {
   /** The id the attachment's message will have. */
   readonly messageId: string;
+  /** Its display name (known once the input is read: the input's name until then). */
   readonly name: string;
+  /** Its kind, once detected (`file` until then). */
   readonly kind: MediaKind;
-  /** Encrypted bytes sent so far; a retried upload starts again from 0. */
-  readonly sent: number;
-  /** The encrypted size. */
-  readonly total: number;
 }
 
 /**
@@ -105,24 +109,42 @@ export class MediaPipeline implements MediaRuntime {
     const { signal } = options;
     throwIfAborted(signal);
     if (options.upload === false) return this.attachLocal(scope, input, options);
-    const prepared = await prepareMedia(toMediaInput(input), this.prepareOptions(options));
+    const messageId = newId();
+    const progress = new ProgressReporter(
+      messageId,
+      options.name ?? (typeof input === 'string' ? basename(input) : 'attachment'),
+      (p) => {
+        options.onProgress?.(toAttachProgress(p));
+        this.progress.next(p);
+      },
+    );
+    const prepared = await prepareMedia(toMediaInput(input), {
+      ...this.prepareOptions(options),
+      onProgress: (stage, detail) => progress.stage(stage, detail),
+    });
+    progress.prepared(prepared);
     // The turn may have ended while the input was probed; then there is nothing to upload for.
     scope.assertOpen();
     const poster = await this.uploadPoster(prepared, signal);
+    progress.phase('encrypt');
     // Encrypted piece by piece as the upload pulls it: no whole ciphertext in memory.
     const sealed = sealBlobStream(prepared.bytes, this.blobKey);
-    const messageId = newId();
-    const report = (sent: number, total: number): void => {
-      options.onProgress?.({ sent, total });
-      this.progress.next({ messageId, name: prepared.name, kind: prepared.kind, sent, total });
+    const uploadOptions = {
+      filename: prepared.name,
+      ...(signal ? { signal } : {}),
+      onProgress: (sent: number, total: number) => progress.upload(sent, total),
     };
-    const uploadOptions = { filename: prepared.name, ...(signal ? { signal } : {}), onProgress: report };
     const { ref } = this.uploader.uploadSealed
       ? await this.uploader.uploadSealed(sealed, uploadOptions)
       : await this.uploader.upload(sealed.toBytes(), uploadOptions);
     // Uploaded but not yet referenced: an abort now still leaves the stream untouched.
     throwIfAborted(signal);
-    this.logger.debug('attachment uploaded', { ref, kind: prepared.kind, size: prepared.size });
+    this.logger.debug('attachment uploaded', {
+      ref,
+      kind: prepared.kind,
+      size: prepared.size,
+      ...(prepared.fitted ? { originalSize: prepared.fitted.originalBytes } : {}),
+    });
     return this.append(
       scope,
       messageId,
@@ -175,6 +197,7 @@ export class MediaPipeline implements MediaRuntime {
       fallbackName: (kind, ext) => `${kind}-${++this.unnamed[kind]}.${ext}`,
       ...(options.name !== undefined ? { name: options.name } : {}),
       ...(options.mimeType !== undefined ? { mimeType: options.mimeType } : {}),
+      ...(options.fit !== undefined ? { fit: options.fit } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     };
   }
@@ -195,7 +218,7 @@ export class MediaPipeline implements MediaRuntime {
     });
     try {
       // The writer emits synchronously inside emitContent, so `appended` is set when it returns.
-      void scope.emitContent({ ...fields, id }, context);
+      void scope.emitContent({ ...fields, id }, { context });
     } finally {
       watch.unsubscribe();
     }
@@ -239,4 +262,54 @@ function toMediaInput(input: AttachInput): MediaInput {
   if (typeof (input as { pipe?: unknown }).pipe === 'function') return input as NodeJS.ReadableStream;
   if (Symbol.asyncIterator in (input as object)) return Readable.from(input as AsyncIterable<Uint8Array>);
   return input as MediaInput;
+}
+
+/**
+ * Turns the preparation stages and the upload into {@link MediaProgress} events: `read`, `detect`
+ * and `probe` are the `probe` phase, `compress` is its own; each event carries the sizes known so far.
+ */
+class ProgressReporter {
+  private current: MediaProgress;
+
+  constructor(
+    messageId: string,
+    name: string,
+    private readonly emit: (progress: MediaProgress) => void,
+  ) {
+    this.current = { messageId, name, kind: 'file', phase: 'probe', sent: 0, total: 0, originalBytes: 0 };
+  }
+
+  stage(stage: PrepareStage, detail: PrepareProgressDetail): void {
+    if (detail.inputBytes !== undefined) this.current = { ...this.current, originalBytes: detail.inputBytes };
+    if (stage === 'compress')
+      this.phase('compress', detail.fraction === undefined ? {} : { fraction: detail.fraction });
+    else if (stage === 'read') this.phase('probe');
+  }
+
+  prepared(prepared: PreparedMedia): void {
+    this.current = {
+      ...this.current,
+      name: prepared.name,
+      kind: prepared.kind,
+      originalBytes: prepared.fitted?.originalBytes ?? prepared.size,
+      finalBytes: prepared.size,
+    };
+  }
+
+  phase(phase: AttachPhase, extra: { fraction?: number } = {}): void {
+    const { fraction: _previous, ...rest } = this.current;
+    this.current = { ...rest, phase, ...extra };
+    this.emit(this.current);
+  }
+
+  upload(sent: number, total: number): void {
+    this.current = { ...this.current, phase: 'upload', sent, total };
+    this.emit(this.current);
+  }
+}
+
+/** The per-call view of a pipeline event: the same fields without the pipeline's bookkeeping. */
+function toAttachProgress(progress: MediaProgress): AttachProgress {
+  const { messageId: _id, name: _name, kind: _kind, ...rest } = progress;
+  return rest;
 }

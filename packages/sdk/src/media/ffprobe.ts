@@ -46,10 +46,25 @@ export interface ProbeReport {
  * Errors: `media.truncated_video` (no `moov` index: the tail of an MP4 is missing),
  * `media.corrupt_video` (ffprobe cannot read it).
  */
-export async function runFfprobe(ffprobe: string, path: string, signal?: AbortSignal): Promise<ProbeReport> {
+export async function runFfprobe(
+  ffprobe: string,
+  path: string,
+  signal?: AbortSignal,
+  /** `false` reads the headers only: enough to plan a transcode, which reads every packet anyway. */
+  countPackets = true,
+): Promise<ProbeReport> {
   const run = await runTool(
     ffprobe,
-    ['-v', 'error', '-count_packets', '-show_streams', '-show_format', '-of', 'json', path],
+    [
+      '-v',
+      'error',
+      ...(countPackets ? ['-count_packets'] : []),
+      '-show_streams',
+      '-show_format',
+      '-of',
+      'json',
+      path,
+    ],
     signal,
   );
   if (run.code !== 0) throw unreadableVideo(run.stderr.replaceAll(`${path}: `, ''));

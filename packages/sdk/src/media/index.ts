@@ -16,12 +16,24 @@ export type { FfmpegTools, LocateFfmpegOptions } from './ffmpeg.js';
 export { probeVideo } from './probeVideo.js';
 export type { ProbeVideoOptions, VideoProbe } from './probeVideo.js';
 export { prepareMedia } from './prepare.js';
-export type { PrepareMediaOptions, PrepareStage, PreparedMedia } from './prepare.js';
+export type {
+  FitMode,
+  PrepareMediaOptions,
+  PrepareProgressDetail,
+  PrepareStage,
+  PreparedMedia,
+} from './prepare.js';
+export { fitImage, MIN_FIT_IMAGE_SIDE } from './fitImage.js';
+export type { FitImageOptions } from './fitImage.js';
+export { fitVideo, MIN_FIT_VIDEO_BITRATE } from './fitVideo.js';
+export type { FitVideoOptions } from './fitVideo.js';
+export type { FitAttempt, FitResult } from './fitFailure.js';
 export {
   BLOB_OVERHEAD_BYTES,
   DEFAULT_UPLOAD_CHUNK_BYTES,
   DEFAULT_MAX_MEDIA_BYTES,
   MAX_ENCRYPTED_ATTACHMENT_BYTES,
+  MAX_FIT_INPUT_BYTES,
   MAX_IMAGE_PIXELS,
   POSTER_MAX_SIDE,
   THUMBHASH_MAX_SIDE,

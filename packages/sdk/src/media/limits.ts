@@ -28,3 +28,9 @@ export const POSTER_MAX_SIDE = 480;
 
 /** Size of the pieces an upload body is handed to the network in; progress moves in these steps. */
 export const DEFAULT_UPLOAD_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * The largest photo or video `fit: 'auto'` reads into memory to re-encode (docs/media.md, "Fitting
+ * the server's limit"): a phone video of several minutes, not a whole film.
+ */
+export const MAX_FIT_INPUT_BYTES = 512 * 1024 * 1024;

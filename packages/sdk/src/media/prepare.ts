@@ -3,7 +3,11 @@ import { detectKind } from './detect.js';
 import type { MediaKind } from './detect.js';
 import { readMediaInput } from './input.js';
 import type { MediaInput } from './input.js';
-import { DEFAULT_MAX_MEDIA_BYTES } from './limits.js';
+import { DEFAULT_MAX_MEDIA_BYTES, MAX_FIT_INPUT_BYTES } from './limits.js';
+import { fitImage } from './fitImage.js';
+import type { FitAttempt, FitResult } from './fitFailure.js';
+import { tooLargeAfterFit } from './fitFailure.js';
+import { fitVideo } from './fitVideo.js';
 import { throwIfAborted } from './mediaError.js';
 import { probeImage } from './probeImage.js';
 import { probeVideo } from './probeVideo.js';
@@ -23,10 +27,22 @@ export interface PreparedMedia {
   photo?: { width: number; height: number; thumbhash: string };
   /** `poster`: the frame the thumbhash was computed from, as a PNG (docs/media.md, "Videos"). */
   video?: { width: number; height: number; durationMs: number; thumbhash: string; poster: Buffer };
+  /** Set when the input was re-encoded to fit: its own size and every encoding tried. */
+  fitted?: { originalBytes: number; tried: readonly FitAttempt[] };
 }
 
-/** The stages {@link prepareMedia} reports, in order (`probe` is skipped for plain files). */
-export type PrepareStage = 'read' | 'detect' | 'probe' | 'done';
+/**
+ * What to do with a photo or video over the size limit (docs/media.md, "Fitting the server's
+ * limit"): `auto` (the default) re-encodes it until it fits; `never` refuses it with
+ * `media.too_large`. Plain files are never changed.
+ */
+export type FitMode = 'auto' | 'never';
+
+/**
+ * The stages {@link prepareMedia} reports, in order: `compress` only when an input is re-encoded to
+ * fit, `probe` not for plain files.
+ */
+export type PrepareStage = 'read' | 'detect' | 'compress' | 'probe' | 'done';
 
 /** Options of {@link prepareMedia}. */
 export interface PrepareMediaOptions {
@@ -41,8 +57,27 @@ export interface PrepareMediaOptions {
    * the encrypted upload stays within the server's 10 485 760-byte limit (docs/wire.md §8.1).
    */
   maxBytes?: number;
+  /** Photos and videos over `maxBytes`: re-encode them until they fit (`auto`, default) or refuse them (`never`). */
+  fit?: FitMode;
+  /**
+   * The largest input `fit: 'auto'` reads to re-encode, in bytes; default {@link MAX_FIT_INPUT_BYTES}
+   * (512 MiB). Larger inputs are refused with `media.too_large` before they are read in full.
+   */
+  maxInputBytes?: number;
   signal?: AbortSignal;
-  onProgress?: (stage: PrepareStage) => void;
+  /**
+   * Each stage as it starts, with the input's size from `detect` on; during `compress`, again with
+   * the fraction done (0..1) when known.
+   */
+  onProgress?: (stage: PrepareStage, detail: PrepareProgressDetail) => void;
+}
+
+/** What {@link PrepareMediaOptions.onProgress} knows besides the stage. */
+export interface PrepareProgressDetail {
+  /** The input's size in bytes, once it has been read. */
+  readonly inputBytes?: number;
+  /** Share of the `compress` stage done, 0..1. */
+  readonly fraction?: number;
 }
 
 /**
@@ -61,38 +96,49 @@ export async function prepareMedia(
   options: PrepareMediaOptions = {},
 ): Promise<PreparedMedia> {
   const { signal, onProgress } = options;
-  onProgress?.('read');
-  const read = await readMediaInput(input, { maxBytes: options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES, signal });
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
+  const fit = options.fit ?? 'auto';
+  onProgress?.('read', {});
+  const readLimit =
+    fit === 'auto' ? Math.max(maxBytes, options.maxInputBytes ?? MAX_FIT_INPUT_BYTES) : maxBytes;
+  const read = await readMediaInput(input, { maxBytes: readLimit, signal });
   throwIfAborted(signal);
-  onProgress?.('detect');
+  const inputBytes = read.bytes.length;
+  onProgress?.('detect', { inputBytes });
   const detected = await detectKind(
     read.bytes,
     options.mimeType === undefined ? {} : { mimeType: options.mimeType },
   );
-  const base = {
-    name:
-      options.name ??
-      read.name ??
-      (options.fallbackName ?? defaultName)(detected.kind, detected.ext ?? 'bin'),
-    size: read.bytes.length,
-    bytes: read.bytes,
-  };
+  let name =
+    options.name ?? read.name ?? (options.fallbackName ?? defaultName)(detected.kind, detected.ext ?? 'bin');
+  let bytes = read.bytes;
+  let fitted: PreparedMedia['fitted'];
+  if (bytes.length > maxBytes) {
+    // Only `fit: 'auto'` reads past maxBytes, so this is a photo or video to re-encode, or a refusal.
+    onProgress?.('compress', { inputBytes });
+    const result = await fitToLimit(detected.kind, bytes, read.path, maxBytes, signal, (fraction) =>
+      onProgress?.('compress', { inputBytes, fraction }),
+    );
+    fitted = { originalBytes: bytes.length, tried: result.tried };
+    bytes = result.bytes;
+    name = renameTo(name, result.ext);
+    throwIfAborted(signal);
+  }
+  const base = { name, size: bytes.length, bytes, ...(fitted ? { fitted } : {}) };
   let prepared: PreparedMedia = { ...base, kind: 'file', mimeType: detected.mimeType };
   if (detected.kind === 'photo') {
-    onProgress?.('probe');
-    const { width, height, thumbhash, mimeType } = await probeImage(read.bytes);
+    onProgress?.('probe', { inputBytes });
+    const { width, height, thumbhash, mimeType } = await probeImage(bytes);
     prepared = { ...base, kind: 'photo', mimeType, photo: { width, height, thumbhash } };
   } else if (detected.kind === 'video') {
-    onProgress?.('probe');
+    onProgress?.('probe', { inputBytes });
     try {
-      const { width, height, durationMs, thumbhash, poster } = await probeVideo(
-        read.bytes,
-        signal ? { signal } : {},
-      );
+      const probe = await probeVideo(bytes, signal ? { signal } : {});
+      const { width, height, durationMs, thumbhash, poster } = probe;
       prepared = {
         ...base,
         kind: 'video',
-        mimeType: detected.mimeType,
+        mimeType: fitted ? probe.mimeType : detected.mimeType,
         video: { width, height, durationMs, thumbhash, poster },
       };
     } catch (error) {
@@ -100,8 +146,29 @@ export async function prepareMedia(
     }
   }
   throwIfAborted(signal);
-  onProgress?.('done');
+  onProgress?.('done', { inputBytes });
   return prepared;
+}
+
+async function fitToLimit(
+  kind: MediaKind,
+  bytes: Buffer,
+  path: string | undefined,
+  maxBytes: number,
+  signal: AbortSignal | undefined,
+  onProgress: (fraction: number) => void,
+): Promise<FitResult> {
+  const options = { maxBytes, onProgress, ...(signal ? { signal } : {}) };
+  if (kind === 'photo') return fitImage(bytes, options);
+  // A path is transcoded from where it is; the bytes read from it are the same file.
+  if (kind === 'video') return fitVideo(path === undefined ? bytes : { path, size: bytes.length }, options);
+  throw tooLargeAfterFit('file', bytes.length, maxBytes, [], 'only photos and videos can be re-encoded');
+}
+
+/** `shot.png` re-encoded as JPEG is sent as `shot.jpg`. */
+function renameTo(name: string, ext: string): string {
+  const dot = name.lastIndexOf('.');
+  return `${dot > 0 ? name.slice(0, dot) : name}.${ext}`;
 }
 
 function defaultName(kind: MediaKind, ext: string): string {

@@ -1,6 +1,3 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { UNKNOWN_MIME_TYPE } from './detect.js';
 import { locateFfmpeg } from './ffmpeg.js';
 import { loadFileType } from './libraries.js';
@@ -9,6 +6,7 @@ import { runFfprobe, toNumber } from './ffprobe.js';
 import type { ProbedStream } from './ffprobe.js';
 import { mediaError, throwIfAborted } from './mediaError.js';
 import { extractPoster } from './poster.js';
+import { withTemporaryFile } from './tempFile.js';
 import { thumbhashFromImage } from './thumbhash.js';
 import { displaySize, durationMs } from './videoGeometry.js';
 
@@ -100,16 +98,5 @@ function assertComplete(stream: ProbedStream): void {
       'The file was cut short (an interrupted download or copy); attach a complete copy',
       { details: { framesListed: listed, framesRead: read } },
     );
-  }
-}
-
-async function withTemporaryFile<T>(bytes: Buffer, use: (path: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), 'happy-media-'));
-  try {
-    const path = join(dir, 'video');
-    await writeFile(path, bytes, { mode: 0o600 });
-    return await use(path);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
   }
 }

@@ -17,12 +17,21 @@ const STDERR_TAIL_BYTES = 8 * 1024;
  * kills the process and rejects with `media.aborted`; a tool that cannot be started (deleted or
  * not executable since it was located) rejects with `media.ffmpeg_missing`.
  */
-export function runTool(executable: string, args: readonly string[], signal?: AbortSignal): Promise<ToolRun> {
+export function runTool(
+  executable: string,
+  args: readonly string[],
+  signal?: AbortSignal,
+  /** Sees stdout as it comes (ffmpeg's `-progress pipe:1` lines), besides collecting it. */
+  onStdout?: (chunk: string) => void,
+): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(executable, args, { stdio: ['ignore', 'pipe', 'pipe'], signal, windowsHide: true });
     const stdout: Buffer[] = [];
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout.push(chunk);
+      onStdout?.(chunk.toString('utf8'));
+    });
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-STDERR_TAIL_BYTES);

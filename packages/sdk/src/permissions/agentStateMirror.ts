@@ -3,6 +3,7 @@ import type { Logger } from '../logger.js';
 import type { PermissionDecision } from '../stream/plugins.js';
 import type { SessionStateStore, StateObject } from '../ports/sessionState.js';
 import type { BrokerEvent } from './broker.js';
+import type { ToolCall } from '../stream/toolCall.js';
 import { ruleForCall } from './sessionRules.js';
 
 /** One pending prompt as today's app reads it from `agentState.requests` (docs/wire.md §4.3). */
@@ -34,9 +35,14 @@ export class AgentStateMirror {
   private readonly queue: Array<(state: StateObject) => StateObject> = [];
   private draining: Promise<void> | undefined;
 
+  /**
+   * @param shown - the arguments of a call as the app may show them: the gate passes them through
+   *   the writer's redaction (docs/redaction.md), so agentState never holds a secret the stream hides.
+   */
   constructor(
     private readonly state: SessionStateStore,
     private readonly logger: Logger,
+    private readonly shown: (call: ToolCall) => unknown = (call) => call.args,
   ) {}
 
   /** Follows the broker: each request is added when made and moved to `completedRequests` when settled. */
@@ -44,18 +50,19 @@ export class AgentStateMirror {
     return events$.subscribe((event) => {
       const call = event.request.call;
       if (event.kind === 'requested') {
-        void this.added(call.callId, call.toolName, call.args, event.request.createdAt);
+        void this.added(call.callId, call.toolName, this.shown(call), event.request.createdAt);
         return;
       }
       const { decision } = event.settled;
+      const args = this.shown(call);
       // The rule an allow-always answer grants: what today's app shows as "don't ask again".
       const rule =
         decision.kind === 'allow-always' && event.answer?.updatedInput === undefined
-          ? ruleForCall(call.toolName, call.args)
+          ? ruleForCall(call.toolName, args)
           : undefined;
       void this.completed(call.callId, decision, rule !== undefined ? { allowTools: [rule] } : {}, {
         toolName: call.toolName,
-        args: call.args,
+        args,
         createdAt: event.request.createdAt,
       });
     });

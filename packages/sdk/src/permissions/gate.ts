@@ -90,7 +90,12 @@ export class PermissionGate implements PermissionRuntime {
       },
       mode,
     );
-    this.mirror = options.state ? new AgentStateMirror(options.state, this.logger) : undefined;
+    // agentState reaches the app too: it gets the arguments as the request showed them.
+    this.mirror = options.state
+      ? new AgentStateMirror(options.state, this.logger, (call) =>
+          call.redact === false ? call.args : this.writer.redactValue(call.args),
+        )
+      : undefined;
     this.modeMetadata = options.state
       ? new ModeMetadata(options.state, this.logger, (pick) => this.handleModePick(pick))
       : undefined;
@@ -233,15 +238,19 @@ export class PermissionGate implements PermissionRuntime {
 
     let appended: Delivery;
     try {
-      appended = call.parent.emitContent({
-        type: 'permission-request',
-        callId: call.callId,
-        toolName: call.toolName,
-        title: call.title,
-        ...(call.description ? { description: call.description } : {}),
-        args: { ...call.args },
-        options: offered.value.map((o) => ({ ...o })),
-      });
+      // The writer redacts the request (unless the call opted out); the executor keeps call.args.
+      appended = call.parent.emitContent(
+        {
+          type: 'permission-request',
+          callId: call.callId,
+          toolName: call.toolName,
+          title: call.title,
+          ...(call.description ? { description: call.description } : {}),
+          args: { ...call.args },
+          options: offered.value.map((o) => ({ ...o })),
+        },
+        call.emitOptions,
+      );
     } catch (error) {
       // Appending failed (the call's scope closed): nothing was asked, so nothing may run.
       this.logger.warn('permission request not appended', { error: String(error) });
@@ -562,7 +571,7 @@ export class PermissionGate implements PermissionRuntime {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       return refuse('invalid_updated_input', 'updatedInput must be an object.');
     }
-    const merged = { ...entry.call.args, ...input };
+    const merged = { ...entry.call.args, ...this.unredacted(entry.call, input) };
     const verdict = this.policy.evaluate(entry.call, merged);
     const unchecked =
       verdict.reason.kind === 'undecidable' &&
@@ -575,6 +584,22 @@ export class PermissionGate implements PermissionRuntime {
       return refuse('invalid_updated_input', `The edited input is not valid for ${entry.call.toolName}.`);
     }
     return { value: merged };
+  }
+
+  /**
+   * The user's edited arguments with every value they left as the request showed it (redacted)
+   * put back to the real one: an edit of one field must not hand the tool a marker for another.
+   */
+  private unredacted(call: ToolCall, input: Record<string, unknown>): Record<string, unknown> {
+    if (call.redact === false) return input;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(input)) {
+      const real = call.args[key];
+      const shown = JSON.stringify(this.writer.redactValue(real));
+      const wasRedacted = real !== undefined && shown !== JSON.stringify(real);
+      out[key] = wasRedacted && JSON.stringify(value) === shown ? real : value;
+    }
+    return out;
   }
 
   /**

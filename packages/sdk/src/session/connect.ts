@@ -7,6 +7,7 @@ import type { PermissionGateOptions } from '../permissions/gate.js';
 import { SessionReader } from '../stream/sessionReader.js';
 import { SessionWriter } from '../stream/sessionWriter.js';
 import type { OutboxOptions } from '../stream/outbox.js';
+import type { RedactOptions } from '../stream/redactor.js';
 import { resolveAccountAccess } from '../transport/accountAccess.js';
 import type { Credentials } from '../transport/credentials.js';
 import type { HappyEnv } from '../transport/happyHome.js';
@@ -69,6 +70,11 @@ export interface ConnectOptions {
    * `process.cwd()`): edits are allowed automatically only inside it (docs/permissions.md).
    */
   readonly permissions?: GateSettings | false;
+  /**
+   * Secret redaction of the writer (docs/redaction.md): on by default with the well-known token
+   * formats; options extend the detector table or register values; `false` turns it off.
+   */
+  readonly redact?: RedactOptions | boolean;
   /** Outbox tuning of the writer. */
   readonly outbox?: OutboxOptions;
   /**
@@ -178,6 +184,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       key: record.key,
       logger,
       ...(options.outbox ? { outbox: options.outbox } : {}),
+      ...(options.redact !== undefined ? { redact: options.redact } : {}),
       ...(format === 'v1' ? { encode: await v1Encode() } : {}),
     });
     // The media pipeline and the gate load here, not when the package is imported.

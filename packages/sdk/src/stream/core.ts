@@ -1,7 +1,6 @@
-import type { MessageContext } from '../protocol/messageContext.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import type { WriterPlugins } from './plugins.js';
-import type { Delivery, MessageDraft, StreamLifecycleEvent } from './types.js';
+import type { Delivery, EmitOptions, MessageDraft, StreamLifecycleEvent } from './types.js';
 
 /**
  * What builders need from their writer. Kept as an interface so that Turn, ToolCall and Scope do
@@ -10,9 +9,9 @@ import type { Delivery, MessageDraft, StreamLifecycleEvent } from './types.js';
 export interface WriterCore {
   /**
    * Validates, stamps, encrypts and queues one message; throws `SdkError` if it is invalid.
-   * `context` goes to the writer's `encode` hook with the message.
+   * `options.context` goes to the writer's `encode` hook with the message.
    */
-  emit(draft: MessageDraft, context?: MessageContext): { message: SessionMessage; delivery: Delivery };
+  emit(draft: MessageDraft, options?: EmitOptions): { message: SessionMessage; delivery: Delivery };
   /** Announces a structural event before its message is appended. */
   announce(event: StreamLifecycleEvent): void;
   /** A fresh cuid2. */

@@ -34,10 +34,25 @@ export interface PermissionRuntime {
 /** An attachment's input: a file path, bytes, or a readable stream. */
 export type AttachInput = string | Uint8Array | NodeJS.ReadableStream | AsyncIterable<Uint8Array>;
 
-/** Upload progress of an attachment. */
+/**
+ * The phases of an attachment, in order: `probe` (read, detect, measure), `compress` (only when a
+ * photo or video is re-encoded to fit the server's limit), `encrypt`, `upload` (docs/media.md).
+ */
+export type AttachPhase = 'probe' | 'compress' | 'encrypt' | 'upload';
+
+/** Progress of an attachment: its phase, its sizes and, while uploading, the bytes sent. */
 export interface AttachProgress {
+  readonly phase: AttachPhase;
+  /** Encrypted bytes handed to the network so far; 0 before `upload`, and again from 0 on a retry. */
   readonly sent: number;
+  /** The encrypted size; 0 before `encrypt`. */
   readonly total: number;
+  /** Share of the `compress` phase done, 0..1, when it can tell (ffmpeg does; image steps estimate it). */
+  readonly fraction?: number;
+  /** The plaintext size of the input (0 until the input has been read). */
+  readonly originalBytes: number;
+  /** The plaintext size of what is sent, once known: after `compress`, or the input's own size. */
+  readonly finalBytes?: number;
 }
 
 /** Options of {@link Scope.attach}. */
@@ -48,6 +63,12 @@ export interface AttachOptions {
   readonly mimeType?: string;
   /** `false` leaves a path on this machine and references it as `machine-file://<absolute path>`. */
   readonly upload?: boolean;
+  /**
+   * A photo or video over the server's 10 MiB limit: `auto` (default) re-encodes it until it fits
+   * (sharp for images, ffmpeg H.264/AAC for videos); `never` refuses it with `media.too_large`.
+   * The message describes what was sent (docs/media.md, "Fitting the server's limit").
+   */
+  readonly fit?: 'auto' | 'never';
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: AttachProgress) => void;
 }

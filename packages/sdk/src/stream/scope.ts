@@ -4,9 +4,8 @@ import { stepError } from './stepErrors.js';
 import { ToolCall } from './toolCall.js';
 import type { ToolCallOptions } from './toolCall.js';
 import type { TurnState } from './turnState.js';
-import type { Delivery, MessageDraft } from './types.js';
+import type { Delivery, EmitOptions, MessageDraft } from './types.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
-import type { MessageContext } from '../protocol/messageContext.js';
 import { requirePlugin } from './plugins.js';
 import type { AttachInput, AttachOptions } from './plugins.js';
 
@@ -49,14 +48,17 @@ export class Scope {
 
   /**
    * Appends agent text (markdown). `thinking: true` marks reasoning; `thinking: false` is written
-   * out explicitly, as some producers do.
+   * out explicitly, as some producers do. `redact: false` stores it without redacting secrets.
    */
-  text(text: string, options: { thinking?: boolean } = {}): Delivery {
-    return this.emitContent({
-      type: 'text',
-      text,
-      ...(options.thinking !== undefined ? { thinking: options.thinking } : {}),
-    });
+  text(text: string, options: { thinking?: boolean; redact?: boolean } = {}): Delivery {
+    return this.emitContent(
+      {
+        type: 'text',
+        text,
+        ...(options.thinking !== undefined ? { thinking: options.thinking } : {}),
+      },
+      options.redact === undefined ? {} : { redact: options.redact },
+    );
   }
 
   /** Appends reasoning text (`thinking: true`). */
@@ -115,10 +117,10 @@ export class Scope {
   }
 
   /**
-   * @internal appends a content message stamped with this scope's turn, parent and agent; `context`
-   * goes to the writer's `encode` hook.
+   * @internal appends a content message stamped with this scope's turn, parent and agent;
+   * `options.context` goes to the writer's `encode` hook.
    */
-  emitContent(draft: ContentDraft, context?: MessageContext): Delivery {
+  emitContent(draft: ContentDraft, options: EmitOptions = {}): Delivery {
     this.assertOpen();
     const full = {
       ...draft,
@@ -127,7 +129,7 @@ export class Scope {
       ...(this.parentId !== undefined ? { parentId: this.parentId } : {}),
       ...(this.agentId !== undefined ? { agentId: this.agentId } : {}),
     } as MessageDraft;
-    return this.core.emit(full, context).delivery;
+    return this.core.emit(full, options).delivery;
   }
 
   /** @internal throws when the turn or the owning call has ended. */

@@ -16,11 +16,13 @@ import type { AppendAck, Transport } from '../ports/transport.js';
 import { MonotonicClock } from './clock.js';
 import type { WriterCore } from './core.js';
 import { Outbox } from './outbox.js';
+import { Redactor } from './redactor.js';
+import type { RedactOptions, RedactionCounts, RegisteredSecret } from './redactor.js';
 import type { WriterCloseOptions, FlushOptions, OutboxOptions } from './outbox.js';
 import { assertRecordFits } from './recordSize.js';
 import type { WriterPlugin, WriterPlugins } from './plugins.js';
 import { Turn } from './turn.js';
-import type { Delivery, MessageDraft, StreamLifecycleEvent } from './types.js';
+import type { Delivery, EmitOptions, MessageDraft, StreamLifecycleEvent } from './types.js';
 
 /** Options of a {@link SessionWriter}. */
 export interface SessionWriterOptions {
@@ -43,6 +45,12 @@ export interface SessionWriterOptions {
    * Default: the v2 message is the record.
    */
   readonly encode?: (message: SessionMessage, context: MessageContext) => readonly unknown[];
+  /**
+   * Scrubs secrets from every message before it is validated and encrypted (docs/redaction.md):
+   * on by default with `DEFAULT_SECRET_DETECTORS`; options extend the table or register
+   * values; `false` turns it off. A single message opts out with `{ redact: false }`.
+   */
+  readonly redact?: RedactOptions | boolean;
 }
 
 /** How long {@link SessionWriter.close} waits for undelivered records by default (docs/transport.md, "Bounded waits"). */
@@ -75,6 +83,7 @@ export class SessionWriter {
   private readonly installed: WriterPlugins = {};
   private readonly hooks = new Set<WriterPlugin>();
   private readonly encode: SessionWriterOptions['encode'];
+  private readonly redactor: Redactor | undefined;
   /** Ack of the last record queued: a message with no records settles with it. */
   private lastRecord: Promise<AppendAck> | undefined;
 
@@ -92,11 +101,13 @@ export class SessionWriter {
     this.makeId = options.createId ?? newId;
     this.logger = options.logger ?? silentLogger;
     this.encode = options.encode;
+    this.redactor =
+      options.redact === false ? undefined : new Redactor(options.redact === true ? {} : options.redact);
     this.outbox = new Outbox(options.transport, { logger: this.logger, ...options.outbox }, (stall) =>
       this.errorsSubject.next(stall),
     );
     this.core = {
-      emit: (draft, context) => this.emit(draft, context),
+      emit: (draft, emitOptions) => this.emit(draft, emitOptions),
       announce: (event) => this.announce(event),
       createId: () => this.makeId(),
       plugins: this.installed,
@@ -155,15 +166,41 @@ export class SessionWriter {
    * messages such as a recorded `permission-response`). `id` and `time` are filled in when left out.
    * Throws `SdkError` `stream.invalid_message` when the message does not validate.
    */
-  append(draft: MessageDraft): Delivery {
+  append(draft: MessageDraft, options: EmitOptions = {}): Delivery {
     this.assertOpen();
-    return this.emit(draft).delivery;
+    return this.emit(draft, options).delivery;
   }
 
   /** Like {@link SessionWriter.append}, and also returns the message as stamped (its `id` and `time`). */
-  appendMessage(draft: MessageDraft): { readonly message: SessionMessage; readonly delivery: Delivery } {
+  appendMessage(
+    draft: MessageDraft,
+    options: EmitOptions = {},
+  ): { readonly message: SessionMessage; readonly delivery: Delivery } {
     this.assertOpen();
-    return this.emit(draft);
+    return this.emit(draft, options);
+  }
+
+  /**
+   * Registers values to redact wherever they appear from now on, such as those loaded from `.env`
+   * (`secretValuesOf(process.env)` picks the ones whose names say they are secrets). Throws
+   * `stream.secret_too_short` for a value under 6 characters; does nothing when redaction is off.
+   */
+  registerSecrets(secrets: Iterable<RegisteredSecret>): void {
+    for (const secret of secrets) this.redactor?.register(secret);
+  }
+
+  /** How many secrets of each kind the writer has redacted so far (`{}` when redaction is off). */
+  get redactions(): RedactionCounts {
+    return this.redactor?.counts ?? {};
+  }
+
+  /**
+   * A value with its strings redacted as the writer would redact a message's content, without
+   * counting: for copies of content that leave the process another way (the gate's agentState
+   * mirror). Returned as is when redaction is off.
+   */
+  redactValue<T>(value: T): T {
+    return this.redactor ? this.redactor.redactValue(value) : value;
   }
 
   /** Resolves when fewer records than the outbox's high-water mark are queued (backpressure). */
@@ -237,11 +274,11 @@ export class SessionWriter {
 
   private emit(
     draft: MessageDraft,
-    context: MessageContext = NO_CONTEXT,
+    options: EmitOptions = {},
   ): { message: SessionMessage; delivery: Delivery } {
-    const stamped = { ...draft, id: draft.id ?? this.makeId(), time: draft.time ?? this.clock.next() };
+    const given = { ...draft, id: draft.id ?? this.makeId(), time: draft.time ?? this.clock.next() };
     if (draft.time !== undefined) this.clock.advancePast(draft.time);
-    const nonJson = findNonJson(stamped);
+    const nonJson = findNonJson(given);
     if (nonJson) {
       const where = formatPath(nonJson.path);
       throw new SdkError('stream.invalid_message', `${where} is ${nonJson.found}, which JSON cannot carry.`, {
@@ -253,6 +290,8 @@ export class SessionWriter {
         },
       });
     }
+    // Redacted before validation: what is validated, encrypted and emitted never held the secret.
+    const stamped = this.redactor && options.redact !== false ? this.redactor.redactMessage(given) : given;
     const parsed = parseSessionMessage(stamped);
     if (!parsed.ok) {
       throw new SdkError('stream.invalid_message', parsed.error.message, {
@@ -261,7 +300,7 @@ export class SessionWriter {
       });
     }
     const message = parsed.value;
-    const delivery = this.enqueue(message.id, this.plaintextsOf(message, context));
+    const delivery = this.enqueue(message.id, this.plaintextsOf(message, options.context ?? NO_CONTEXT));
     delivery.catch((error: unknown) => {
       this.errorsSubject.next(
         error instanceof SdkError

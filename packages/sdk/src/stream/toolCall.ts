@@ -3,7 +3,7 @@ import type { MessageDraft } from './types.js';
 import type { WriterCore } from './core.js';
 import { Scope } from './scope.js';
 import type { TurnState } from './turnState.js';
-import type { Delivered, Delivery } from './types.js';
+import type { Delivered, Delivery, EmitOptions } from './types.js';
 import { requirePlugin } from './plugins.js';
 import type { PermissionDecision, PermissionRequestOptions } from './plugins.js';
 import { errorMessage } from './stepErrors.js';
@@ -32,6 +32,12 @@ export interface ToolCallOptions {
    * an unknown kind is treated as the most dangerous.
    */
   readonly kind?: string;
+  /**
+   * `false` stores this call's own messages (`tool-call-start`, `permission-request`,
+   * `tool-call-end`) without redacting secrets (docs/redaction.md, "Opting out"). Its executor gets
+   * the real arguments either way.
+   */
+  readonly redact?: boolean;
 }
 
 /** Options of {@link ToolCall.end}. */
@@ -69,6 +75,8 @@ export class ToolCall {
   readonly agentTitle: string | undefined;
   /** The subagent id its scope uses by default (when the call spawns a subagent). */
   readonly agentId: string | undefined;
+  /** `false` when the call opted out of redaction. */
+  readonly redact: boolean | undefined;
   /** The call whose scope this call was made in, if any. */
   readonly parentCall: ToolCall | undefined;
   /** Delivery of the `tool-call-start`. */
@@ -92,16 +100,25 @@ export class ToolCall {
     this.agentTitle = options.agentTitle;
     this.agentId = options.agentId ?? (options.agentTitle !== undefined ? core.createId() : undefined);
     this.parentCall = parentScope.owner;
-    this.started = parentScope.emitContent({
-      type: 'tool-call-start',
-      callId: this.callId,
-      toolName: this.toolName,
-      title: this.title,
-      description: this.description,
-      args: { ...this.args },
-      ...(this.agentTitle !== undefined ? { agentTitle: this.agentTitle } : {}),
-    });
+    this.redact = options.redact;
+    this.started = parentScope.emitContent(
+      {
+        type: 'tool-call-start',
+        callId: this.callId,
+        toolName: this.toolName,
+        title: this.title,
+        description: this.description,
+        args: { ...this.args },
+        ...(this.agentTitle !== undefined ? { agentTitle: this.agentTitle } : {}),
+      },
+      this.emitOptions,
+    );
     state.openCalls.add(this);
+  }
+
+  /** How this call's own messages are appended (its redaction opt-out). */
+  get emitOptions(): EmitOptions {
+    return this.redact === undefined ? {} : { redact: this.redact };
   }
 
   /** The turn this call belongs to. */
@@ -172,7 +189,7 @@ export class ToolCall {
       ...(options.error !== undefined ? { error: options.error } : {}),
     } as MessageDraft;
     this.state.openCalls.delete(this);
-    this.core.emit(draft).delivery.then(settle.resolve, settle.reject);
+    this.core.emit(draft, this.emitOptions).delivery.then(settle.resolve, settle.reject);
     return this.endDelivery;
   }
 

@@ -1,9 +1,18 @@
+import type { MessageContext } from '../protocol/messageContext.js';
 import type { SessionMessage, TurnEndStatus } from '../protocol/sessionMessage.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** A message before the writer stamps it: `id` and `time` may be left out. */
 export type MessageDraft = DistributiveOmit<SessionMessage, 'id' | 'time'> & { id?: string; time?: number };
+
+/** Per-message options of an append. */
+export interface EmitOptions {
+  /** `false` stores this message without redacting it (docs/redaction.md, "Opting out"). */
+  readonly redact?: boolean;
+  /** What the appender knew beyond the message, for the writer's `encode` hook (an attachment's file name). */
+  readonly context?: MessageContext;
+}
 
 /** Where an appended message ended up. */
 export interface Delivered {

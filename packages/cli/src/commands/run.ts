@@ -1,0 +1,255 @@
+import { randomBytes } from 'node:crypto';
+import { basename, resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+import { newId } from 'happy-session';
+import type { Logger, TurnEndStatus } from 'happy-session';
+import { connect } from 'happy-session/node';
+import type { HappyEnv } from 'happy-session/node';
+import { EXIT } from '../exitCodes.js';
+import { describeFailure } from '../output.js';
+import type { Print } from '../output.js';
+import { progressPrinter } from '../progress/progressPrinter.js';
+import { runChild } from '../run/childProcess.js';
+import { exitCodeOf, turnStatusOf } from '../run/exitStatus.js';
+import type { ExitStatus } from '../run/exitStatus.js';
+import { RunClient } from '../run/runClient.js';
+import { nestingEnv, outerRunOf } from '../run/runEnv.js';
+import type { OuterRun } from '../run/runEnv.js';
+import { RunServer } from '../run/runServer.js';
+import { StepTree, quoteCommand } from '../run/stepTree.js';
+import type { OutputLimits } from '../run/outputLog.js';
+
+/** Options of `happy-session run`. */
+export interface RunOptions {
+  /** The step's title (and a new session's); default the command line. */
+  readonly title?: string;
+  /** Append the turn to this existing session instead of creating one. */
+  readonly session?: string;
+  /** Ask for permission first; run the command only on allow. */
+  readonly ask?: boolean;
+  readonly server?: string;
+  /** Do not print the session id on stderr. */
+  readonly quiet?: boolean;
+  /** Files sent into the step once the command has ended (a report, a screenshot, a recording). */
+  readonly attach?: readonly string[];
+}
+
+/** What `run` works with besides its options; `main.ts` passes the process's, tests their own. */
+export interface RunContext {
+  /** Where the command's output is echoed. */
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  /** Lines of `run`'s own (the session id, warnings, errors). */
+  readonly printError: Print;
+  readonly logger: Logger;
+  /** Environment to read `HAPPY_*` from; the command gets the process's environment plus this. */
+  readonly env: HappyEnv;
+  readonly homeDir?: string;
+  readonly cwd?: string;
+  /** Output batching and bounds; tests make them small. */
+  readonly limits?: OutputLimits;
+}
+
+/** Exit code of a run whose permission request was denied (docs/cli.md, "Exit codes"). */
+export const DENIED_EXIT = EXIT.denied;
+
+/**
+ * `happy-session run -- <command…>`: runs the command as a step of a live session (docs/cli.md,
+ * "run"). Outermost, it connects, starts a turn with the command's step, serves the socket nested
+ * runs report to, and ends the step and the turn with the command's status. Inside another run, it
+ * reports its step to that run instead. Resolves with the command's exit status (77 when a
+ * permission request was denied, 130 when it was cancelled).
+ *
+ * @throws {SdkError} `credentials.*`, `transport.*` when the outermost run cannot open its session:
+ *   the command is not run then.
+ */
+export async function runCommand(
+  command: readonly string[],
+  options: RunOptions,
+  context: RunContext,
+): Promise<number> {
+  const outer = outerRunOf(context.env as Record<string, string | undefined>);
+  if (outer) {
+    const client = await RunClient.open(outer.socket).catch((error: unknown) => {
+      context.printError(
+        `happy-session run: the outer run is not reachable (${String(error)}); starting a session of its own`,
+      );
+      return undefined;
+    });
+    if (client) return runNested(command, options, context, outer, client);
+  }
+  return runOutermost(command, options, context);
+}
+
+async function runOutermost(
+  command: readonly string[],
+  options: RunOptions,
+  context: RunContext,
+): Promise<number> {
+  const title = options.title ?? quoteCommand(command);
+  const cwd = context.cwd ?? process.cwd();
+  const session = await connect({
+    title,
+    env: context.env,
+    logger: context.logger,
+    // run forwards signals to the command and records how it ended; it ends the session itself.
+    shutdownSignals: false,
+    ...(options.server !== undefined ? { server: options.server } : {}),
+    ...(context.homeDir !== undefined ? { homeDir: context.homeDir } : {}),
+    ...(options.session !== undefined ? { sessionId: options.session, archiveOnClose: false } : {}),
+  });
+  let code: number;
+  // Until the command's status says otherwise: an error on the way ends the turn as failed.
+  let turnStatus: TurnEndStatus = 'failed';
+  const turn = session.turn();
+  try {
+    if (!options.quiet) context.printError(`happy-session run: session ${session.id}`);
+    const tree = new StepTree(turn, context.limits);
+    const root = tree.start({ id: newId(), title, command, cwd });
+    const ask = async (stepId: string): Promise<'allow' | 'deny' | 'cancelled'> => {
+      const step = tree.get(stepId);
+      if (!step) return 'cancelled';
+      const stop = new AbortController();
+      const cancel = (): void => stop.abort();
+      process.once('SIGINT', cancel);
+      process.once('SIGTERM', cancel);
+      try {
+        return (await step.call.requestPermission({ signal: stop.signal })).outcome;
+      } finally {
+        process.off('SIGINT', cancel);
+        process.off('SIGTERM', cancel);
+      }
+    };
+    const decision = options.ask ? await ask(root.id) : 'allow';
+    if (decision !== 'allow') {
+      turnStatus = 'cancelled';
+      return decision === 'deny' ? EXIT.denied : EXIT.interrupted;
+    }
+    const attach = async (stepId: string, path: string): Promise<void> => {
+      const printer = progressPrinter(context.stderr, basename(path));
+      try {
+        await tree.attach(stepId, path, (progress) => printer.update(progress));
+      } finally {
+        printer.done();
+      }
+    };
+    const token = randomBytes(16).toString('hex');
+    const server = await RunServer.listen(tree, token, { ask, attach }, context.logger);
+    let status: ExitStatus;
+    try {
+      status = await runChild(command, {
+        env: {
+          ...process.env,
+          ...context.env,
+          ...nestingEnv({ socket: server.path, parent: root.id, token }),
+        },
+        cwd,
+        onOutput: (text) => root.log.push(text),
+        stdout: context.stdout,
+        stderr: context.stderr,
+      });
+    } finally {
+      await server.close();
+    }
+    if (status.spawnError !== undefined) context.printError(spawnFailure(command, status.spawnError));
+    for (const file of options.attach ?? []) {
+      // A file that cannot be sent is reported; the exit status stays the command's.
+      await attach(root.id, resolve(cwd, file)).catch((error: unknown) => {
+        for (const line of describeFailure(error)) context.printError(line);
+      });
+    }
+    tree.end(root.id, status);
+    turnStatus = turnStatusOf(status);
+    code = exitCodeOf(status);
+  } finally {
+    turn.end(turnStatus);
+    await session.close().catch((error: unknown) => {
+      context.printError(
+        `happy-session run: the session's last records were not delivered: ${String(error)}`,
+      );
+    });
+  }
+  return code;
+}
+
+async function runNested(
+  command: readonly string[],
+  options: RunOptions,
+  context: RunContext,
+  outer: OuterRun,
+  client: RunClient,
+): Promise<number> {
+  const id = newId();
+  const cwd = context.cwd ?? process.cwd();
+  let reporting = true;
+  const report = (what: Promise<unknown>): Promise<void> =>
+    what.then(
+      () => undefined,
+      (error: unknown) => {
+        if (reporting)
+          context.printError(`happy-session run: stopped reporting to the outer run: ${String(error)}`);
+        reporting = false;
+      },
+    );
+  try {
+    const started = await client
+      .request({
+        t: 'start',
+        token: outer.token,
+        id,
+        parent: outer.parent,
+        title: options.title ?? quoteCommand(command),
+        command: [...command],
+        cwd,
+        ask: options.ask === true,
+      })
+      .catch((error: unknown) => ({ error: String(error), decision: undefined }));
+    if (started.error !== undefined) {
+      // Fail closed: a step that was to be asked about is not run unasked.
+      context.printError(`happy-session run: the outer run refused this step: ${started.error}`);
+      if (options.ask) return EXIT.failure;
+      reporting = false;
+    }
+    if (started.decision !== undefined && started.decision !== 'allow') {
+      return started.decision === 'deny' ? EXIT.denied : EXIT.interrupted;
+    }
+    const status = await runChild(command, {
+      env: { ...process.env, ...context.env, ...nestingEnv({ ...outer, parent: id }) },
+      cwd,
+      onOutput: (text) => (reporting ? report(client.request({ t: 'output', id, text })) : undefined),
+      stdout: context.stdout,
+      stderr: context.stderr,
+    });
+    if (status.spawnError !== undefined) context.printError(spawnFailure(command, status.spawnError));
+    for (const file of options.attach ?? []) {
+      if (!reporting) break;
+      const sent = await client
+        .request({ t: 'attach', id, path: resolve(cwd, file) })
+        .catch((error: unknown) => ({
+          error: String(error),
+        }));
+      if (sent.error !== undefined)
+        context.printError(`happy-session run: ${file} was not attached: ${sent.error}`);
+    }
+    if (reporting) {
+      await report(
+        client.request({
+          t: 'exit',
+          id,
+          code: status.code,
+          signal: status.signal,
+          ...(status.spawnError !== undefined ? { spawnError: status.spawnError } : {}),
+        }),
+      );
+    }
+    return exitCodeOf(status);
+  } finally {
+    client.close();
+  }
+}
+
+function spawnFailure(command: readonly string[], code: string): string {
+  return code === 'ENOENT'
+    ? `happy-session run: command not found: ${command[0]}`
+    : `happy-session run: ${command[0]} could not be started (${code})`;
+}

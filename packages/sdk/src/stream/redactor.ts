@@ -1,0 +1,243 @@
+import { SdkError } from '../errors.js';
+import { DEFAULT_SECRET_DETECTORS } from './secretDetectors.js';
+import type { SecretDetector, SecretMatch } from './secretDetectors.js';
+
+/** A value the program knows is secret, with the kind its marker names (default `registered`). */
+export type RegisteredSecret = string | { readonly value: string; readonly kind?: string };
+
+/** The writer's `redact` option (docs/redaction.md). */
+export interface RedactOptions {
+  /** The detector table; default {@link DEFAULT_SECRET_DETECTORS}. */
+  readonly detectors?: readonly SecretDetector[];
+  /** Values to redact wherever they appear, such as those loaded from `.env`. */
+  readonly values?: Iterable<RegisteredSecret>;
+  /** The text that replaces a secret; default `[redacted:<kind>]`. */
+  readonly marker?: (kind: string) => string;
+}
+
+/** How many secrets of each kind were redacted. */
+export type RedactionCounts = Readonly<Record<string, number>>;
+
+/** Registered values shorter than this would blank out ordinary words. */
+export const MIN_REGISTERED_SECRET_LENGTH = 6;
+
+/**
+ * Fields of a message that are structure, not content: ids, enums, sizes, refs and thumbhashes are
+ * never scanned (a cuid or a thumbhash could look random to the entropy detector).
+ */
+const STRUCTURAL_FIELDS = new Set([
+  'id',
+  'time',
+  'role',
+  'type',
+  'turn',
+  'callId',
+  'parentId',
+  'agentId',
+  'status',
+  'optionId',
+  'via',
+  'ref',
+  'thumbhash',
+  'mimeType',
+  'width',
+  'height',
+  'durationMs',
+  'size',
+]);
+
+interface CompiledDetector {
+  readonly kind: string;
+  /** Lower-case literals one of which the text must contain for `find` to run. */
+  readonly hints: readonly string[] | undefined;
+  find(text: string): Iterable<SecretMatch>;
+}
+
+/** Each hint of the table with the detectors (by index) it lets run. */
+type HintIndex = ReadonlyArray<readonly [hint: string, detectors: readonly number[]]>;
+
+/**
+ * Replaces secrets in the string fields of a message with a marker naming their kind: every string
+ * of the content, at any depth of `args`, except the structural fields. Used by the writer before
+ * validation and encryption, so a secret never reaches the server, the app or the history.
+ */
+export class Redactor {
+  private readonly detectors: readonly CompiledDetector[];
+  private readonly marker: (kind: string) => string;
+  private readonly hints: HintIndex;
+  /** Any hint of the table, case-insensitively: most strings have none, and one scan says so. */
+  private readonly anyHint: RegExp | undefined;
+  /** Whether each detector runs on every string (it has no hints). */
+  private readonly always: readonly boolean[];
+  private readonly registered = new Map<string, string>();
+  private readonly tally = new Map<string, number>();
+
+  constructor(options: RedactOptions = {}) {
+    this.detectors = (options.detectors ?? DEFAULT_SECRET_DETECTORS).map(compile);
+    this.hints = indexHints(this.detectors);
+    this.anyHint =
+      this.hints.length > 0
+        ? new RegExp(this.hints.map(([hint]) => hint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'i')
+        : undefined;
+    this.always = this.detectors.map((d) => d.hints === undefined);
+    this.marker = options.marker ?? ((kind) => `[redacted:${kind}]`);
+    for (const secret of options.values ?? []) this.register(secret);
+  }
+
+  /**
+   * Adds values to redact wherever they appear. Throws `SdkError` `stream.secret_too_short` for a
+   * value shorter than {@link MIN_REGISTERED_SECRET_LENGTH} characters.
+   */
+  register(secret: RegisteredSecret): void {
+    const { value, kind } = typeof secret === 'string' ? { value: secret, kind: undefined } : secret;
+    if (typeof value !== 'string' || value.length < MIN_REGISTERED_SECRET_LENGTH) {
+      throw new SdkError(
+        'stream.secret_too_short',
+        `A registered secret must be a string of at least ${MIN_REGISTERED_SECRET_LENGTH} characters.`,
+        { hint: 'register only real secret values (tokens, passwords), not short settings such as ports' },
+      );
+    }
+    this.registered.set(value, kind ?? 'registered');
+  }
+
+  /** Counts of what has been redacted so far, by kind. */
+  get counts(): RedactionCounts {
+    return Object.fromEntries(this.tally);
+  }
+
+  /** A message with its content strings redacted; counts what it replaced. */
+  redactMessage<T extends object>(message: T): T {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(message)) {
+      if (STRUCTURAL_FIELDS.has(key)) out[key] = value;
+      else if (key === 'options' && Array.isArray(value)) out[key] = value.map((o) => this.redactOption(o));
+      else out[key] = this.redactValue(value, true);
+    }
+    return out as T;
+  }
+
+  /** Any JSON-like value with its strings redacted; `count: false` leaves the counts alone. */
+  redactValue<T>(value: T, count = false): T {
+    if (typeof value === 'string') return this.redactString(value, count) as T;
+    if (Array.isArray(value)) return value.map((v: unknown) => this.redactValue(v, count)) as T;
+    if (isPlainObject(value)) {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) out[k] = this.redactValue(v, count);
+      return out as T;
+    }
+    return value;
+  }
+
+  private redactOption(option: unknown): unknown {
+    if (typeof option !== 'object' || option === null) return option;
+    const { label } = option as { label?: unknown };
+    return typeof label === 'string' ? { ...option, label: this.redactString(label, true) } : option;
+  }
+
+  private redactString(text: string, count: boolean): string {
+    const found: Array<SecretMatch & { kind: string }> = [];
+    for (const [value, kind] of this.registered) {
+      for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + value.length)) {
+        found.push({ start: at, end: at + value.length, kind });
+      }
+    }
+    // Each hint of the table looked for once; only the detectors whose hints are there run.
+    const runs = [...this.always];
+    if (this.anyHint?.test(text)) {
+      const lower = text.toLowerCase();
+      for (const [hint, detectors] of this.hints) {
+        if (lower.includes(hint)) for (const d of detectors) runs[d] = true;
+      }
+    }
+    this.detectors.forEach((detector, d) => {
+      if (!runs[d]) return;
+      for (const match of detector.find(text)) {
+        if (match.end > match.start) found.push({ ...match, kind: detector.kind });
+      }
+    });
+    if (found.length === 0) return text;
+    // Earliest first, the longest of those that start together; overlaps go to the first.
+    found.sort((a, b) => a.start - b.start || b.end - a.end);
+    let out = '';
+    let at = 0;
+    for (const match of found) {
+      if (match.start < at) continue;
+      out += text.slice(at, match.start) + this.marker(match.kind);
+      at = match.end;
+      if (count) this.tally.set(match.kind, (this.tally.get(match.kind) ?? 0) + 1);
+    }
+    return out + text.slice(at);
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function indexHints(detectors: readonly CompiledDetector[]): HintIndex {
+  const index = new Map<string, number[]>();
+  detectors.forEach((detector, d) => {
+    for (const hint of detector.hints ?? []) index.set(hint, [...(index.get(hint) ?? []), d]);
+  });
+  return [...index];
+}
+
+/**
+ * A detector row as a `find` function; a pattern gets the `g` flag, and the `d` flag when only a
+ * group of the match is the secret (indices cost time, so a whole match goes without).
+ */
+function compile(detector: SecretDetector): CompiledDetector {
+  if ('find' in detector)
+    return { kind: detector.kind, hints: undefined, find: (text) => detector.find(text) };
+  const group = detector.group ?? 0;
+  const flags = new Set([...detector.pattern.flags, 'g', ...(group === 0 ? [] : ['d'])]);
+  const pattern = new RegExp(detector.pattern.source, [...flags].join(''));
+  return {
+    kind: detector.kind,
+    hints: detector.hints?.map((hint) => hint.toLowerCase()),
+    find(text: string): SecretMatch[] {
+      const matches: SecretMatch[] = [];
+      for (const match of text.matchAll(pattern)) {
+        if (group === 0) {
+          matches.push({ start: match.index, end: match.index + match[0].length });
+          continue;
+        }
+        const span = match.indices?.[group];
+        if (span) matches.push({ start: span[0], end: span[1] });
+      }
+      return matches;
+    },
+  };
+}
+
+/** Variable names whose values are usually secrets. */
+const SECRET_NAME =
+  /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|AUTH|PRIVATE|DSN|DATABASE_URL|CONN)/i;
+
+/**
+ * The values of an environment (or a parsed `.env`) worth registering as secrets: those whose
+ * name says they are one (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`, `DATABASE_URL`, ...) and
+ * that are long enough to register. Names can be given explicitly instead.
+ *
+ * @example
+ * writer.registerSecrets(secretValuesOf(process.env));
+ */
+export function secretValuesOf(
+  env: Readonly<Record<string, string | undefined>>,
+  options: { readonly names?: RegExp | readonly string[] } = {},
+): RegisteredSecret[] {
+  const { names } = options;
+  const wanted = (name: string): boolean =>
+    names === undefined
+      ? SECRET_NAME.test(name)
+      : Array.isArray(names)
+        ? names.includes(name)
+        : (names as RegExp).test(name);
+  return Object.entries(env)
+    .filter(
+      ([name, value]) => wanted(name) && value !== undefined && value.length >= MIN_REGISTERED_SECRET_LENGTH,
+    )
+    .map(([name, value]) => ({ value: value!, kind: `env:${name}` }));
+}
