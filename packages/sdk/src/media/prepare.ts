@@ -1,5 +1,5 @@
 import { isSdkError } from '../errors.js';
-import { detectKind } from './detect.js';
+import { detectKind, TEXT_MIME_TYPE } from './detect.js';
 import type { MediaKind } from './detect.js';
 import { readMediaInput } from './input.js';
 import type { MediaInput } from './input.js';
@@ -62,12 +62,13 @@ export async function prepareMedia(
   const read = await readMediaInput(input, { maxBytes: options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES, signal });
   throwIfAborted(signal);
   onProgress?.('detect');
-  const detected = await detectKind(
-    read.bytes,
-    options.mimeType === undefined ? {} : { mimeType: options.mimeType },
-  );
+  const givenName = options.name ?? read.name;
+  const detected = await detectKind(read.bytes, {
+    ...(options.mimeType !== undefined ? { mimeType: options.mimeType } : {}),
+    ...(givenName !== undefined ? { name: givenName } : {}),
+  });
   const base = {
-    name: options.name ?? read.name ?? `${detected.kind}.${detected.ext ?? 'bin'}`,
+    name: givenName ?? `${detected.kind}.${detected.ext ?? (detected.mimeType === TEXT_MIME_TYPE ? 'txt' : 'bin')}`,
     size: read.bytes.length,
     bytes: read.bytes,
   };
