@@ -76,7 +76,11 @@ describe('prepareMedia', () => {
     });
     const path = join(dir, 'notes.md');
     await writeFile(path, '# Notes\n');
-    expect(await prepareMedia(path)).toMatchObject({ kind: 'file', mimeType: 'text/markdown', name: 'notes.md' });
+    expect(await prepareMedia(path)).toMatchObject({
+      kind: 'file',
+      mimeType: 'text/markdown',
+      name: 'notes.md',
+    });
   });
 
   it('prepares a photo from a file stream, named after its file', async () => {

@@ -92,6 +92,9 @@ export type MediaErrorCode =
   | 'media.bad_ref'
   | 'media.not_a_path';
 
+/** Failures of the user's side of a session (`UserSession`: answering, sending). */
+export type SessionErrorCode = 'session.request_not_pending' | 'session.option_not_offered';
+
 /** Failures of the embedded relay (package `happy-session-relay`). */
 export type RelayErrorCode = 'relay.schema_too_new';
 
@@ -120,6 +123,7 @@ export type SdkErrorCode =
   | CredentialsErrorCode
   | PermissionsErrorCode
   | MediaErrorCode
+  | SessionErrorCode
   | RelayErrorCode
   | ViewerErrorCode
   | CliErrorCode;

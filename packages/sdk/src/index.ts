@@ -17,6 +17,7 @@ export type {
   CredentialsErrorCode,
   PermissionsErrorCode,
   MediaErrorCode,
+  SessionErrorCode,
   RelayErrorCode,
   ViewerErrorCode,
   CliErrorCode,
@@ -72,8 +73,11 @@ export type {
   UserVideoMessage,
   AgentFileMessage,
   UserFileMessage,
+  UserMediaMessage,
   ServiceMessage,
 } from './protocol/sessionMessage.js';
+export { legacyUserTextRecord, fromLegacyUserText } from './protocol/legacyUserText.js';
+export type { LegacyUserTextRecord, NormalisedUserText } from './protocol/legacyUserText.js';
 export { parseSessionMessage, isSessionMessage } from './protocol/parse.js';
 export type { ProtocolFailure, ProtocolIssue } from './protocol/parse.js';
 export { newId, isCuid } from './protocol/ids.js';
@@ -98,6 +102,8 @@ export type {
   AttachOptions,
   AttachProgress,
   MediaRuntime,
+  MediaContent,
+  UploadedMedia,
   WriterPlugins,
 } from './stream/plugins.js';
 
@@ -126,8 +132,27 @@ export type { Transport, OutgoingRecord, AppendAck, StoredRecord, ReadPage } fro
 export { isRetryableTransportError } from './ports/retryPolicy.js';
 export { recordFeed } from './ports/recordFeed.js';
 export type { RecordFeedOptions } from './ports/recordFeed.js';
+export { asyncIterableOf } from './ports/asyncIterable.js';
+export type { IterateOptions } from './ports/asyncIterable.js';
 export { MemoryTransport } from './ports/memoryTransport.js';
 export { MemoryRpc } from './ports/rpc.js';
-export type { RpcHandler, RpcContext, RpcRegistry } from './ports/rpc.js';
+export type { RpcHandler, RpcContext, RpcRegistry, RpcOutcome, SessionRpcCaller } from './ports/rpc.js';
 export { MemorySessionState } from './ports/sessionState.js';
 export type { SessionStateStore, PushNotifier, PushEvent, StateObject } from './ports/sessionState.js';
+
+// The user's side of a session, as the Happy app has it (browser-safe; `Account.session()` in
+// `happy-session/node` opens one on Node).
+export { UserSession } from './session/userSession.js';
+export type {
+  UserSessionParts,
+  AgentActivity,
+  SendOptions,
+  SentPrompt,
+  FileProgress,
+  AttachTurnOptions,
+  AttachedTurn,
+  AnswerOptions,
+} from './session/userSession.js';
+export { answerPermission, optionFor, CHOICE_KINDS } from './session/permissionAnswer.js';
+export type { PermissionChoice, AnswerChannels, SentPermissionAnswer } from './session/permissionAnswer.js';
+export { callSessionRpc } from './transport/sessionRpc.js';

@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { newId } from '../protocol/ids.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
-import type { AttachInput, AttachOptions, MediaRuntime } from '../stream/plugins.js';
+import type { AttachInput, AttachOptions, MediaRuntime, UploadedMedia } from '../stream/plugins.js';
 import type { Scope } from '../stream/scope.js';
 import type { SessionWriter } from '../stream/sessionWriter.js';
 import type { MediaKind } from './detect.js';
@@ -20,6 +20,8 @@ import type { MediaMessage, MediaMessageFields } from './mediaMessage.js';
 import { prepareMedia } from './prepare.js';
 import type { PreparedMedia } from './prepare.js';
 import type { MediaUploader } from './uploader.js';
+import { asyncIterableOf } from '../ports/asyncIterable.js';
+import type { IterateOptions } from '../ports/asyncIterable.js';
 
 /** Options of {@link useMedia} and {@link MediaPipeline}. */
 export interface MediaPipelineOptions {
@@ -59,10 +61,15 @@ export class MediaPipeline implements MediaRuntime {
   private readonly blobKey: Uint8Array;
   private readonly maxBytes: number;
   private readonly logger: Logger;
-  private readonly progress = new Subject<MediaProgress>();
+  private readonly progressSubject = new Subject<MediaProgress>();
 
   /** Upload progress of every attachment of this pipeline; completes when the writer closes. */
-  readonly progress$: Observable<MediaProgress> = this.progress.asObservable();
+  readonly progress$: Observable<MediaProgress> = this.progressSubject.asObservable();
+
+  /** {@link MediaPipeline.progress$} as an async iterable. */
+  progress(options: IterateOptions = {}): AsyncGenerator<MediaProgress> {
+    return asyncIterableOf(this.progress$, options);
+  }
 
   constructor(
     private readonly writer: SessionWriter,
@@ -74,9 +81,9 @@ export class MediaPipeline implements MediaRuntime {
     this.logger = options.logger ?? silentLogger;
     writer.lifecycle$.subscribe({
       next: (event) => {
-        if (event.kind === 'writer-closing') this.progress.complete();
+        if (event.kind === 'writer-closing') this.progressSubject.complete();
       },
-      complete: () => this.progress.complete(),
+      complete: () => this.progressSubject.complete(),
     });
   }
 
@@ -94,14 +101,41 @@ export class MediaPipeline implements MediaRuntime {
     const { signal } = options;
     throwIfAborted(signal);
     if (options.upload === false) return this.attachLocal(scope, input, options);
-    const prepared = await prepareMedia(toMediaInput(input), this.prepareOptions(options));
     // The turn may have ended while the input was probed; then there is nothing to upload for.
-    scope.assertOpen();
+    const uploaded = await this.prepareAndUpload(input, options, () => scope.assertOpen());
+    return this.append(scope, uploaded.id, uploaded.content as MediaMessageFields);
+  }
+
+  /**
+   * Prepares, encrypts and uploads `input`, and resolves with the id and fields of the message
+   * that should reference it, for a caller that appends that message itself (a user's
+   * attachment: `UserSession.send(text, { files })`). Errors as {@link MediaPipeline.attach}.
+   */
+  upload(input: AttachInput, options: AttachOptions = {}): Promise<UploadedMedia> {
+    throwIfAborted(options.signal);
+    if (options.upload === false) {
+      throw mediaError(
+        'media.not_a_path',
+        'upload: false leaves a file on the agent machine; an upload of its own must send it',
+        'leave out upload: false',
+      );
+    }
+    return this.prepareAndUpload(input, options, () => undefined);
+  }
+
+  private async prepareAndUpload(
+    input: AttachInput,
+    options: AttachOptions,
+    beforeUpload: () => void,
+  ): Promise<UploadedMedia> {
+    const { signal } = options;
+    const prepared = await prepareMedia(toMediaInput(input), this.prepareOptions(options));
+    beforeUpload();
     const encrypted = encryptBlob(prepared.bytes, this.blobKey);
     const messageId = newId();
     const report = (sent: number, total: number): void => {
       options.onProgress?.({ sent, total });
-      this.progress.next({ messageId, name: prepared.name, kind: prepared.kind, sent, total });
+      this.progressSubject.next({ messageId, name: prepared.name, kind: prepared.kind, sent, total });
     };
     const { ref } = await this.uploader.upload(encrypted, {
       filename: prepared.name,
@@ -111,7 +145,7 @@ export class MediaPipeline implements MediaRuntime {
     // Uploaded but not yet referenced: an abort now still leaves the stream untouched.
     throwIfAborted(signal);
     this.logger.debug('attachment uploaded', { ref, kind: prepared.kind, size: prepared.size });
-    return this.append(scope, messageId, mediaMessageFields(prepared, ref));
+    return { id: messageId, content: mediaMessageFields(prepared, ref) };
   }
 
   private async attachLocal(

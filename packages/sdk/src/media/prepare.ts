@@ -68,7 +68,9 @@ export async function prepareMedia(
     ...(givenName !== undefined ? { name: givenName } : {}),
   });
   const base = {
-    name: givenName ?? `${detected.kind}.${detected.ext ?? (detected.mimeType === TEXT_MIME_TYPE ? 'txt' : 'bin')}`,
+    name:
+      givenName ??
+      `${detected.kind}.${detected.ext ?? (detected.mimeType === TEXT_MIME_TYPE ? 'txt' : 'bin')}`,
     size: read.bytes.length,
     bytes: read.bytes,
   };

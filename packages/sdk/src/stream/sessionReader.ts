@@ -4,9 +4,13 @@ import { decryptRecord } from '../crypto/records.js';
 import type { RecordKey } from '../crypto/records.js';
 import type { CryptoFailureCode } from '../crypto/failure.js';
 import { parseSessionMessage } from '../protocol/parse.js';
+import { fromLegacyUserText } from '../protocol/legacyUserText.js';
+import { legacyStamp } from './legacyStamp.js';
 import type { ProtocolFailureCode, ProtocolIssue } from '../protocol/parse.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import { recordFeed } from '../ports/recordFeed.js';
+import { asyncIterableOf } from '../ports/asyncIterable.js';
+import type { IterateOptions } from '../ports/asyncIterable.js';
 import type { StoredRecord, Transport } from '../ports/transport.js';
 
 /** Why a stored record could not be turned into a message. */
@@ -28,6 +32,11 @@ export interface ReaderMessageEvent {
   readonly seq: number;
   readonly localId: string | null;
   readonly message: SessionMessage;
+  /**
+   * Set for a legacy user text record (what today's Happy app and `happy-session send` write,
+   * docs/wire.md §6.1), read as a v2 user `text`: the record's `meta`.
+   */
+  readonly legacyMeta?: Readonly<Record<string, unknown>>;
 }
 
 /** What a reader yields per stored record: a message, or a typed error; the stream goes on either way. */
@@ -44,7 +53,8 @@ export interface SessionReaderOptions {
 }
 
 /**
- * Reads a session's stream: decrypts and validates each record into a typed v2 message. A record
+ * Reads a session's stream: decrypts and validates each record into a typed v2 message. The
+ * legacy user text today's app writes is read as a v2 user `text` (docs/wire.md §6.1). A record
  * that fails either step becomes a typed error event carrying its `seq`, and reading goes on.
  */
 export class SessionReader {
@@ -77,6 +87,8 @@ export class SessionReader {
       return { kind: 'error', ...position, code: decrypted.error.code, message: decrypted.error.message };
     const parsed = parseSessionMessage(decrypted.value);
     if (!parsed.ok) {
+      const legacy = fromLegacyUserText(decrypted.value, legacyStamp(record));
+      if (legacy) return { kind: 'message', ...position, message: legacy.message, legacyMeta: legacy.meta };
       return {
         kind: 'error',
         ...position,
@@ -124,6 +136,17 @@ export class SessionReader {
   events$(options: { afterSeq?: number } = {}): Observable<ReaderEvent> {
     return recordFeed(this.transport, { afterSeq: options.afterSeq ?? 0, pageSize: this.pageSize }).pipe(
       concatMap((record) => this.decode(record)),
+    );
+  }
+
+  /**
+   * {@link SessionReader.events$} as an async iterable: every record after `afterSeq`, then live,
+   * until `signal` aborts: `for await (const event of reader.events({ signal })) { … }`.
+   */
+  events(options: { afterSeq?: number } & IterateOptions = {}): AsyncGenerator<ReaderEvent> {
+    return asyncIterableOf(
+      this.events$(options.afterSeq !== undefined ? { afterSeq: options.afterSeq } : {}),
+      options.signal ? { signal: options.signal } : {},
     );
   }
 }

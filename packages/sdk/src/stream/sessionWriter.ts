@@ -9,6 +9,8 @@ import { newId } from '../protocol/ids.js';
 import { parseSessionMessage } from '../protocol/parse.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import type { AppendAck, Transport } from '../ports/transport.js';
+import { asyncIterableOf } from '../ports/asyncIterable.js';
+import type { IterateOptions } from '../ports/asyncIterable.js';
 import { MonotonicClock } from './clock.js';
 import type { WriterCore } from './core.js';
 import { Outbox } from './outbox.js';
@@ -70,6 +72,21 @@ export class SessionWriter {
   readonly errors$: Observable<SdkError> = this.errorsSubject.asObservable();
   /** Structural events (a call or turn about to close), for plug-ins such as the permission gate. */
   readonly lifecycle$: Observable<StreamLifecycleEvent> = this.lifecycleSubject.asObservable();
+
+  /** {@link SessionWriter.messages$} as an async iterable: `for await (const m of writer.messages({ signal }))`. */
+  messages(options: IterateOptions = {}): AsyncGenerator<SessionMessage> {
+    return asyncIterableOf(this.messages$, options);
+  }
+
+  /** {@link SessionWriter.errors$} as an async iterable. */
+  errors(options: IterateOptions = {}): AsyncGenerator<SdkError> {
+    return asyncIterableOf(this.errors$, options);
+  }
+
+  /** {@link SessionWriter.lifecycle$} as an async iterable. */
+  lifecycle(options: IterateOptions = {}): AsyncGenerator<StreamLifecycleEvent> {
+    return asyncIterableOf(this.lifecycle$, options);
+  }
 
   constructor(options: SessionWriterOptions) {
     this.key = options.key;
