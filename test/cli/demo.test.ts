@@ -23,7 +23,7 @@ describe('happy-session demo', () => {
     expect(out).toMatch(/^ {6}✓ read: Read `src\/auth\/token.ts`$/m);
     expect(out).toMatch(/^ {4}✓ step: Compile$/m);
     // The scripted user denied the force push: it never ran.
-    expect(out).toMatch(/^ {2}✗ bash: Run `git push --force` — Denied by the user\.$/m);
+    expect(out).toMatch(/^ {2}⊗ bash: Run `git push --force` — Denied by the user\. \(denied\)$/m);
     expect(out).toMatch(/→ Deny \(reject-once\)$/m);
     // The photo, with its dimensions and ThumbHash.
     expect(out).toMatch(
@@ -103,7 +103,7 @@ describe('happy-session demo --interactive', () => {
     expect(await demo.done).toBe(0);
     const out = demo.lines.join('\n');
     expect(out).toContain('→ Deny');
-    expect(out).toMatch(/^ {2}✗ bash: Run `rm -rf build` — Denied by the user\.$/m);
+    expect(out).toMatch(/^ {2}⊗ bash: Run `rm -rf build` — Denied by the user\. \(denied\)$/m);
     expect(out).toMatch(/→ Deny \(reject-once\)$/m);
     expect(out).toContain('  agent: I left the build directory alone (denied).');
     expect(out).toMatch(/^turn 1 \(completed\)$/m);
