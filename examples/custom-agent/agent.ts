@@ -32,26 +32,31 @@ export async function runAgent(session: Session, options: AgentOptions): Promise
       turn.end();
       break;
     }
-    const result = await act(turn, action, options.cwd);
-    // Today's app sends a plain "deny" as "deny and stop the turn".
-    turn.end(result?.decision.interrupt ? 'cancelled' : 'completed');
+    const results = await act(turn, action, options.cwd);
+    // A stop from the user (the abort RPC) aborts the turn's signal; today's app also sends a plain
+    // "deny" as "deny and stop the turn".
+    const stopped = turn.signal.aborted || results.some((r) => r.decision.interrupt);
+    turn.end(stopped ? 'cancelled' : 'completed');
   }
   await session.writer.flush();
 }
 
-function act(
+async function act(
   turn: Turn,
   action: Exclude<Action, { kind: 'stop' }>,
   cwd: string,
-): Promise<RunResult<string>> | undefined {
+): Promise<Array<RunResult<string>>> {
   switch (action.kind) {
     case 'answer':
       turn.text(action.text);
-      return undefined;
+      return [];
     case 'bash':
-      return bash(turn, action.command, cwd);
+      return [await bash(turn, action.command, cwd)];
+    case 'bash-each':
+      // Side by side: each call waits for its own answer ("Allow all" in the viewer answers them).
+      return Promise.all(action.commands.map((command) => bash(turn, command, cwd)));
     case 'read':
-      return read(turn, action.path, cwd);
+      return [await read(turn, action.path, cwd)];
   }
 }
 

@@ -63,7 +63,12 @@ describe('fold', () => {
       });
     }
     writer.append({ role: 'user', type: 'permission-response', callId: denied.callId, optionId: 'deny' });
-    writer.append({ role: 'user', type: 'permission-response', callId: allowed.callId, optionId: 'allow-once' });
+    writer.append({
+      role: 'user',
+      type: 'permission-response',
+      callId: allowed.callId,
+      optionId: 'allow-once',
+    });
     denied.end({ error: 'Denied by the user.' });
     allowed.end({ error: 'exit 1' });
     turn.end();

@@ -112,7 +112,12 @@ export type CliErrorCode =
   | 'cli.login_timeout'
   | 'cli.login_wrong_answer'
   | 'cli.no_terminal'
-  | 'cli.port_in_use';
+  | 'cli.port_in_use'
+  | 'cli.key_exists'
+  | 'cli.agent_unreachable'
+  | 'cli.bad_choice'
+  | 'cli.usage'
+  | 'cli.unexpected';
 
 /** Any code an {@link SdkError} can carry. */
 export type SdkErrorCode =

@@ -3,7 +3,8 @@ import type { PermissionRequestMessage } from 'happy-session';
 import { SessionFold } from 'happy-session';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
-import type { RpcOutcome, UserSession } from 'happy-session';
+import type { UserSession } from 'happy-session';
+import { describeRpc } from '../rpcOutcome.js';
 import type { Terminal } from '../terminal.js';
 import { renderWatchScreen } from './watchScreen.js';
 
@@ -164,17 +165,4 @@ export class WatchView {
     const text = lines.join('\n') + '\n';
     this.terminal.write(this.terminal.isTTY ? CLEAR + text : text + '\n');
   }
-}
-
-/**
- * The RPC outcome in words. A permission gate answers with its `RespondResult`: `applied`,
- * `already_resolved` (it had the stream answer first, the usual case), or a typed refusal.
- */
-function describeRpc(outcome: RpcOutcome): string {
-  if (!outcome.ok) return `failed: ${outcome.error}`;
-  const result = (outcome.result ?? {}) as { status?: unknown; code?: unknown; error?: unknown };
-  if (result.status === 'applied') return 'applied';
-  if (result.status === 'already_resolved') return 'already resolved';
-  if (result.status === 'error') return `refused (${String(result.code)})`;
-  return typeof result.error === 'string' ? `answered with error: ${result.error}` : 'delivered';
 }

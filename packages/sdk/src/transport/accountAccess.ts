@@ -1,8 +1,9 @@
-import { SdkError } from '../errors.js';
+import { SdkError, isSdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { mintToken } from './authToken.js';
 import { loadCredentials } from './credentials.js';
+import { LOGIN_HINT } from './keyHints.js';
 import type { Credentials } from './credentials.js';
 import { resolveHappyHome, resolveServerUrl } from './happyHome.js';
 import type { HappyEnv } from './happyHome.js';
@@ -34,7 +35,9 @@ export interface AccountAccess {
 
 /**
  * Resolves the server and the credentials, and mints a token from the master secret by the
- * challenge flow when the credentials hold none (docs/wire.md §1.2).
+ * challenge flow when the credentials hold none (docs/wire.md §1.2). A token is only good on the
+ * server that minted it: with a master secret at hand, a stored token is tried once and, when the
+ * server refuses it (a Happy account's `agent.key` on the local relay, say), a new one is minted.
  *
  * @throws {SdkError} `credentials.*` without usable credentials; `transport.*` when the server
  *   cannot be reached or refuses the signature.
@@ -50,17 +53,30 @@ export async function resolveAccountAccess(options: AccountAccessOptions = {}): 
     ...(options.httpTimeoutMs !== undefined ? { timeoutMs: options.httpTimeoutMs } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  const token =
-    credentials.token ??
-    (credentials.kind === 'master' ? await mintToken(anonymous, credentials.masterSecret) : undefined);
+  const secret = credentials.kind === 'dataKey' ? undefined : credentials.masterSecret;
+  let token = credentials.token;
+  if (token !== undefined && secret !== undefined && !(await accepts(anonymous.withToken(token)))) {
+    token = undefined;
+  }
+  if (token === undefined && secret !== undefined) token = await mintToken(anonymous, secret);
   if (!token) {
     throw new SdkError(
       'credentials.malformed',
       'The credentials hold no token and no master secret to mint one.',
-      {
-        hint: 'log in again with `happy-session login`',
-      },
+      { hint: LOGIN_HINT },
     );
   }
   return { home, serverUrl: anonymous.serverUrl, credentials, token, http: anonymous.withToken(token) };
+}
+
+/** False when the server refuses the client's token (401); any other failure is thrown as it is. */
+async function accepts(http: HappyHttp): Promise<boolean> {
+  try {
+    // The cheapest authenticated read a Happy server has (docs/wire.md §4.1, "Other routes").
+    await http.request('GET', '/v2/sessions/active?limit=1');
+    return true;
+  } catch (error) {
+    if (isSdkError(error, 'transport.unauthorized')) return false;
+    throw error;
+  }
 }
