@@ -21,7 +21,10 @@ let env: Record<string, string>;
 /** Runs `happy-session <args>` to its end. */
 async function hs(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   try {
-    const { stdout, stderr } = await run(TSX, [MAIN, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const { stdout, stderr } = await run(TSX, [MAIN, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
     return { code: 0, out: stdout, err: stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -57,7 +60,10 @@ async function stream(sessionId: string): Promise<SessionMessage[]> {
 }
 
 /** Reads the stream until `check` holds for it (the agent works at its own pace). */
-async function until(sessionId: string, check: (messages: SessionMessage[]) => boolean): Promise<SessionMessage[]> {
+async function until(
+  sessionId: string,
+  check: (messages: SessionMessage[]) => boolean,
+): Promise<SessionMessage[]> {
   for (let i = 0; i < 60; i += 1) {
     const messages = await stream(sessionId);
     if (check(messages)) return messages;
@@ -105,7 +111,12 @@ describe('the loop from a terminal, with commands only', () => {
     ]);
     const answered = await hs('answer', sessionId!, '--all', 'allow', '--json');
     expect(answered.code).toBe(0);
-    expect(answered.out.trim().split('\n').map((l) => JSON.parse(l).optionId)).toEqual(['allow-once', 'allow-once']);
+    expect(
+      answered.out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).optionId),
+    ).toEqual(['allow-once', 'allow-once']);
     const ran = await until(sessionId!, (m) => texts(m).includes('agent: Run `echo two`: done.'));
     expect(texts(ran).filter((t) => t.includes('one\n'))).toHaveLength(1);
 
@@ -118,7 +129,9 @@ describe('the loop from a terminal, with commands only', () => {
     const one = await hs('answer', sessionId!, (request as { callId: string }).callId, 'allow');
     expect(one.code).toBe(0);
     expect(one.out).toContain('stream recorded');
-    await until(sessionId!, (m) => m.some((x) => x.type === 'permission-response' && x.callId === request.callId));
+    await until(sessionId!, (m) =>
+      m.some((x) => x.type === 'permission-response' && x.callId === request.callId),
+    );
     const stopped = await hs('stop', sessionId!, '--json');
     expect(stopped.code).toBe(0);
     expect(JSON.parse(stopped.out)).toEqual({ session: sessionId, aborted: 1 });
@@ -138,7 +151,9 @@ describe('the loop from a terminal, with commands only', () => {
     const sent = await hs('send', sessionId!, 'see the notes', '--file', notes);
     expect(sent.code).toBe(0);
 
-    const final = await until(sessionId!, (m) => texts(m).some((t) => t.includes('You said: "see the notes"')));
+    const final = await until(sessionId!, (m) =>
+      texts(m).some((t) => t.includes('You said: "see the notes"')),
+    );
     const files = final.filter((x) => x.type === 'file');
     expect(files.map((f) => [f.role, f.type === 'file' && f.name, f.type === 'file' && f.mimeType])).toEqual([
       ['agent', 'notes.md', 'text/markdown'],
