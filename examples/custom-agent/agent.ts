@@ -77,7 +77,7 @@ async function bash(turn: Turn, command: string, cwd: string): Promise<RunResult
     },
     { signal: turn.signal },
   );
-  turn.text(summary(call, result));
+  if (!turn.ended) turn.text(summary(call, result));
   return result;
 }
 
@@ -97,7 +97,7 @@ async function read(turn: Turn, path: string, cwd: string): Promise<RunResult<st
     },
     { signal: turn.signal },
   );
-  turn.text(summary(call, result));
+  if (!turn.ended) turn.text(summary(call, result));
   return result;
 }
 

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionMessage } from '../../packages/sdk/src/index.js';
+import type { PermissionRequestMessage, SessionMessage } from '../../packages/sdk/src/index.js';
 import { tempDir } from '../transport/helpers.js';
 import { MAIN, ROOT, TSX } from './helpers.js';
 
@@ -125,8 +125,10 @@ describe('the loop from a terminal, with commands only', () => {
     const asked = await until(sessionId!, (m) =>
       m.some((x) => x.type === 'permission-request' && x.title === 'Run `sleep 60`'),
     );
-    const request = asked.find((x) => x.type === 'permission-request' && x.title === 'Run `sleep 60`')!;
-    const one = await hs('answer', sessionId!, (request as { callId: string }).callId, 'allow');
+    const request = asked.find(
+      (x): x is PermissionRequestMessage => x.type === 'permission-request' && x.title === 'Run `sleep 60`',
+    )!;
+    const one = await hs('answer', sessionId!, request.callId, 'allow');
     expect(one.code).toBe(0);
     expect(one.out).toContain('stream recorded');
     await until(sessionId!, (m) =>

@@ -5,6 +5,7 @@ import type { FoldedSession } from '../../packages/sdk/src/index.js';
 import { fold } from '../../packages/sdk/src/index.js';
 import { connect } from '../../packages/sdk/src/session/connect.js';
 import type { Session } from '../../packages/sdk/src/session/session.js';
+import type { Prompt } from '../../packages/sdk/src/session/userInbox.js';
 import { cli, permissionAgent, relayHome } from './helpers.js';
 import type { RelayHome } from './helpers.js';
 
@@ -41,7 +42,7 @@ describe('happy-session send', () => {
     expect(sent.err).toMatch(/^data\.csv: prepare$/m);
     expect(sent.err).toMatch(/^data\.csv: done, text\/csv, 8 B$/m);
 
-    const prompt = (await prompts.next()).value!;
+    const prompt = (await prompts.next()).value as Prompt;
     expect(prompt.text).toBe('Look at this');
     expect(prompt.meta).toMatchObject({ sentFrom: 'happy-session' });
     expect(prompt.attachments.map((m) => m.type === 'file' && [m.name, m.mimeType])).toEqual([
