@@ -68,7 +68,7 @@ async function measure(server: BenchServer, app: AppWatcher, variant: 'full' | '
   const gate = await PermissionGate.create({
     writer: session.writer,
     rpc: session.rpc,
-    incoming: session.userMessages$,
+    incoming: session.incoming$,
     ...(variant === 'full' ? { state: session.state, push: session.push } : {}),
   });
   try {

@@ -109,7 +109,11 @@ async function readAndFold(reader: SessionReader, n: number): Promise<number> {
   let count = 0;
   const start = performance.now();
   for await (const event of reader.read()) {
-    if (event.kind !== 'message') throw new Error(`record ${event.seq} did not read back: ${event.code}`);
+    if (event.kind !== 'message') {
+      throw new Error(
+        `record ${event.seq} did not read back: ${event.kind === 'error' ? event.code : event.reason}`,
+      );
+    }
     fold.apply(event.message);
     if (++count >= n) break;
   }

@@ -32,11 +32,10 @@ export async function runAgent(session: Session, options: AgentOptions): Promise
       turn.end();
       break;
     }
-    const results = await act(turn, action, options.cwd);
-    // A stop from the user (the abort RPC) aborts the turn's signal; today's app also sends a plain
-    // "deny" as "deny and stop the turn".
-    const stopped = turn.signal.aborted || results.some((r) => r.decision.interrupt);
-    turn.end(stopped ? 'cancelled' : 'completed');
+    await act(turn, action, options.cwd);
+    // A turn the user stopped (the app's stop button, or a plain "deny", which today's app sends as
+    // "deny and stop") ends `cancelled`; any other `completed`.
+    turn.end();
   }
   await session.writer.flush();
 }
@@ -45,18 +44,21 @@ async function act(
   turn: Turn,
   action: Exclude<Action, { kind: 'stop' }>,
   cwd: string,
-): Promise<Array<RunResult<string>>> {
+): Promise<void> {
   switch (action.kind) {
     case 'answer':
       turn.text(action.text);
-      return [];
+      return;
     case 'bash':
-      return [await bash(turn, action.command, cwd)];
+      await bash(turn, action.command, cwd);
+      return;
     case 'bash-each':
       // Side by side: each call waits for its own answer ("Allow all" in the viewer answers them).
-      return Promise.all(action.commands.map((command) => bash(turn, command, cwd)));
+      await Promise.all(action.commands.map((command) => bash(turn, command, cwd)));
+      return;
     case 'read':
-      return [await read(turn, action.path, cwd)];
+      await read(turn, action.path, cwd);
+      return;
   }
 }
 
@@ -68,16 +70,14 @@ async function bash(turn: Turn, command: string, cwd: string): Promise<RunResult
     args: { command },
     kind: 'execute',
   });
-  // The executor gets the approved arguments: the user may have edited them.
-  const result = await call.run(
-    async (args) => {
-      const { stdout } = await sh(String(args.command), { cwd, signal: turn.signal });
-      call.scope().text(codeBlock(stdout));
-      return stdout;
-    },
-    { signal: turn.signal },
-  );
-  if (!turn.ended) turn.text(summary(call, result));
+  // The request follows the turn's stop; the executor gets the approved arguments (the user may
+  // have edited them) and a signal that aborts when the user stops the turn.
+  const result = await call.run(async (args, { signal }) => {
+    const { stdout } = await sh(String(args.command), { cwd, signal });
+    call.scope().text(codeBlock(stdout));
+    return stdout;
+  });
+  turn.text(summary(call, result));
   return result;
 }
 
@@ -89,15 +89,12 @@ async function read(turn: Turn, path: string, cwd: string): Promise<RunResult<st
     args: { file_path: path },
     kind: 'read',
   });
-  const result = await call.run(
-    async (args) => {
-      const text = await readFile(resolve(cwd, String(args.file_path)), 'utf8');
-      call.scope().text(codeBlock(text));
-      return text;
-    },
-    { signal: turn.signal },
-  );
-  if (!turn.ended) turn.text(summary(call, result));
+  const result = await call.run(async (args) => {
+    const text = await readFile(resolve(cwd, String(args.file_path)), 'utf8');
+    call.scope().text(codeBlock(text));
+    return text;
+  });
+  turn.text(summary(call, result));
   return result;
 }
 

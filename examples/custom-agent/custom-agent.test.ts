@@ -121,6 +121,33 @@ describe('custom-agent example', () => {
     expect(turn.status).toBe('completed');
   });
 
+  it("the app's stop cancels the command waiting for permission: it never runs and the turn ends cancelled", async () => {
+    const agent = runAgent(session, { cwd: work.path });
+
+    const ended = next('turn-end');
+    const requested = next('permission-request');
+    await app.send(
+      session.id,
+      {
+        role: 'user',
+        content: { type: 'text', text: 'run echo stopped | tee -a ran.log' },
+        meta: { sentFrom: 'web' },
+      },
+      key,
+    );
+    await requested;
+    // The app's stop button: the `abort` RPC. The request follows the turn's signal by itself.
+    await app.call(session.id, 'abort', { reason: "The user doesn't want to proceed." }, key);
+    const turnId = (await ended).turn;
+    const messages = await stopAndRead(agent);
+
+    expect(existsSync(join(work.path, 'ran.log'))).toBe(false);
+    const { turn, call, after } = callIn(messages, turnId);
+    expect(call.status).toBe('cancelled');
+    expect(after).toEqual(['Run `echo stopped | tee -a ran.log`: cancelled.']);
+    expect(turn.status).toBe('cancelled');
+  });
+
   it('reads a file without asking: the Read allow rule decides', async () => {
     await writeFile(join(work.path, 'notes.txt'), 'buy milk\n');
     const agent = runAgent(session, { cwd: work.path });

@@ -6,11 +6,12 @@ import { connect } from 'happy-session/node';
 import { permissions, runAgent } from './agent.js';
 
 const { values } = parseArgs({ options: { v1: { type: 'boolean' } } });
-// --v1 writes the records today's Happy app renders (docs/v1-format.md).
+// Default 'auto': v1 (what today's Happy app renders) on a Happy server, v2 on the embedded relay
+// (its viewer); --v1 writes v1 anywhere (docs/v1-format.md).
 const session = await connect({
   title: 'Custom agent example',
   permissions,
-  format: values.v1 ? 'v1' : 'v2',
+  format: values.v1 ? 'v1' : 'auto',
 });
 console.log(`session ${session.id}: send prompts from the app; "stop" ends the agent`);
 

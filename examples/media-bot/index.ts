@@ -8,8 +8,9 @@ import { connect } from 'happy-session/node';
 import { runMediaBot } from './mediaBot.js';
 
 const { values } = parseArgs({ options: { v1: { type: 'boolean' } } });
-// --v1 writes the records today's Happy app renders (docs/v1-format.md).
-const session = await connect({ title: 'Media bot example', format: values.v1 ? 'v1' : 'v2' });
+// Default 'auto': v1 (what today's Happy app renders) on a Happy server, v2 on the embedded relay
+// (its viewer); --v1 writes v1 anywhere (docs/v1-format.md).
+const session = await connect({ title: 'Media bot example', format: values.v1 ? 'v1' : 'auto' });
 console.log(`session ${session.id}`);
 
 const files = await runMediaBot(session, await mkdtemp(join(tmpdir(), 'happy-media-bot-')));

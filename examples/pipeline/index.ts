@@ -15,8 +15,9 @@ if (failAt !== undefined && !STEPS.includes(failAt)) {
   process.exit(2);
 }
 
-// --v1 writes the records today's Happy app renders (docs/v1-format.md).
-const session = await connect({ title: 'Pipeline example', format: values.v1 ? 'v1' : 'v2' });
+// Default 'auto': v1 (what today's Happy app renders) on a Happy server, v2 on the embedded relay
+// (its viewer); --v1 writes v1 anywhere (docs/v1-format.md).
+const session = await connect({ title: 'Pipeline example', format: values.v1 ? 'v1' : 'auto' });
 console.log(`session ${session.id}`);
 
 const workDir = await mkdtemp(join(tmpdir(), 'happy-pipeline-'));

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
+import { decodeBase64, encodeBase64, encodeBase64Url } from '../../packages/sdk/src/crypto/base64.js';
+import { secretboxOpen } from '../../packages/sdk/src/crypto/secretbox.js';
 import { viewerUrl } from '../../packages/relay/src/viewer/url.js';
 import { writeAgentKey } from '../../packages/sdk/src/transport/credentials.js';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -40,20 +42,63 @@ describe('happy-session serve, text output', () => {
     expect(url).toBeDefined();
     expect(out).toContain('data: in memory');
     expect(out).toContain(`HAPPY_SERVER_URL=${url}`);
-    expect(out).toContain(`viewer: ${url}/#secret=<your account secret, base64url>`);
+    expect(out).toContain(`viewer: ${url}/ (run \`happy-session login\` first`);
     serve.child.kill('SIGINT');
     expect(await serve.exited).toBe(0);
   });
 
-  it("prints the viewer's URL with the secret of this machine's agent.key in the fragment", async () => {
+  it("never prints the secret of this machine's agent.key; its one-time link opens the account once", async () => {
     const home = mkdtempSync(join(tmpdir(), 'happy-serve-'));
     try {
       const secret = randomBytes(32);
       writeAgentKey(home, { secret, token: 'unused' });
-      const serve = spawnCli(['serve', '--port', '0'], { HAPPY_HOME_DIR: home });
+      const serve = spawnCli(['serve', '--port', '0', '--verbose'], { HAPPY_HOME_DIR: home });
+      const out = await serve.waitFor('Ctrl-C stops it.');
+      const link = /^viewer \(one-time link; the page keeps the key in your browser\): (\S+)$/m.exec(
+        out,
+      )?.[1];
+      expect(link).toBeDefined();
+      // Nothing printed holds the secret, in any spelling, on stdout or stderr.
+      const printed = out + serve.err();
+      for (const spelling of [
+        encodeBase64Url(secret),
+        encodeBase64(secret),
+        Buffer.from(secret).toString('hex'),
+      ]) {
+        expect(printed).not.toContain(spelling);
+      }
+      // The link opens the account once: the relay hands out the sealed secret, which only the
+      // key in the link's fragment opens, and then forgets it.
+      const { origin, hash } = new URL(link!);
+      const [id, key] = new URLSearchParams(hash.slice(1)).get('ticket')!.split('.');
+      const redeem = () =>
+        fetch(`${origin}/viewer/ticket`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ id }),
+        });
+      const first = await redeem();
+      expect(first.status).toBe(200);
+      const { sealed } = (await first.json()) as { sealed: string };
+      const opened = secretboxOpen(decodeBase64(sealed), decodeBase64(key!));
+      expect(opened.ok && Buffer.from(opened.value).equals(Buffer.from(secret))).toBe(true);
+      expect((await redeem()).status).toBe(404);
+      serve.child.kill('SIGINT');
+      expect(await serve.exited).toBe(0);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('prints the link that holds the secret only when asked with --print-secret', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'happy-serve-'));
+    try {
+      const secret = randomBytes(32);
+      writeAgentKey(home, { secret, token: 'unused' });
+      const serve = spawnCli(['serve', '--port', '0', '--print-secret'], { HAPPY_HOME_DIR: home });
       const out = await serve.waitFor('Ctrl-C stops it.');
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-      expect(out).toContain(`viewer: ${viewerUrl(url!, secret)}`);
+      expect(out).toContain(`viewer (holds your master secret, keep it private): ${viewerUrl(url!, secret)}`);
       serve.child.kill('SIGINT');
       expect(await serve.exited).toBe(0);
     } finally {

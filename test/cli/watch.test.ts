@@ -257,7 +257,7 @@ describe('happy-session watch and a PermissionGate', () => {
     await PermissionGate.create({
       writer: session.writer,
       rpc: session.rpc,
-      incoming: session.userMessages$,
+      incoming: session.incoming$,
       state: session.state,
       push: session.push,
     });

@@ -1,11 +1,14 @@
+import { join } from 'node:path';
 import { firstValueFrom, toArray } from 'rxjs';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { blobKeyFor, decryptBlob } from '../../packages/sdk/src/crypto/blob.js';
 import { MemoryUploader, fetchMedia, useMedia } from '../../packages/sdk/src/media/index.js';
 import type { MediaMessage, MediaProgress } from '../../packages/sdk/src/media/index.js';
+import type { MessageContext } from '../../packages/sdk/src/protocol/messageContext.js';
 import { reachableUrl } from '../../packages/sdk/src/transport/serverUrls.js';
 import { memorySession } from '../helpers/memorySession.js';
-import { solid } from './fixtures.js';
+import { ffmpeg, makeTempDir, solid } from './fixtures.js';
 
 const PDF = Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 
@@ -104,5 +107,75 @@ describe('reachableUrl', () => {
     expect(reachableUrl(minio, 'http://127.0.0.1:3005', own)).toBe(minio);
     const s3 = 'https://bucket.s3.amazonaws.com/v1/sessions/s1/attachments/a.enc';
     expect(reachableUrl(s3, 'http://127.0.0.1:3005', own)).toBe(s3);
+  });
+});
+
+describe("what attach() tells the writer's encoder beyond the v2 message", () => {
+  /** A session whose encode hook records the context of each message (and stores it as v2). */
+  function contextSession(posters: boolean) {
+    const contexts = new Map<string, MessageContext>();
+    const session = memorySession({
+      encode: (message, context) => {
+        contexts.set(message.id, context);
+        return [message];
+      },
+    });
+    const uploader = new MemoryUploader();
+    useMedia(session.writer, { uploader, key: session.key, posters });
+    return { ...session, uploader, contexts };
+  }
+
+  it('names bytes without a name photo-1.png, photo-2.png, file-1.pdf, and hands name, size and type over', async () => {
+    const { writer, contexts } = contextSession(false);
+    const png = await solid(8, 6, { r: 1, g: 2, b: 3 }).png().toBuffer();
+    const turn = writer.turn();
+    const first = await turn.attach(png);
+    const second = await turn.attach(png);
+    const pdf = await turn.attach(PDF);
+    const named = await turn.attach(png, { name: 'chart.png' });
+    expect([first, second, pdf, named].map((m) => contexts.get(m.id))).toEqual([
+      { attachment: { name: 'photo-1.png', size: png.length, mimeType: 'image/png' } },
+      { attachment: { name: 'photo-2.png', size: png.length, mimeType: 'image/png' } },
+      { attachment: { name: 'file-1.pdf', size: PDF.length, mimeType: 'application/pdf' } },
+      { attachment: { name: 'chart.png', size: png.length, mimeType: 'image/png' } },
+    ]);
+    expect(pdf).toMatchObject({ type: 'file', name: 'file-1.pdf' });
+  });
+
+  it("with posters, a video's poster frame is uploaded as a PNG of its own and handed over; without, only the video is", async () => {
+    const dir = await makeTempDir();
+    try {
+      const mp4 = await ffmpeg(
+        [
+          '-f',
+          'lavfi',
+          '-i',
+          'color=c=0x3366cc:s=160x120:r=25:d=1',
+          '-pix_fmt',
+          'yuv420p',
+          '-c:v',
+          'libx264',
+        ],
+        join(dir.dir, 'clip.mp4'),
+      );
+      for (const posters of [true, false]) {
+        const { writer, contexts, uploader, key } = contextSession(posters);
+        const video = (await writer.turn().attach(mp4, { name: 'clip.mp4' })) as MediaMessage;
+        const { attachment } = contexts.get(video.id)!;
+        expect(attachment).toMatchObject({ name: 'clip.mp4', size: mp4.length, mimeType: 'video/mp4' });
+        expect(uploader.blobs.size).toBe(posters ? 2 : 1);
+        if (!posters) {
+          expect(attachment!.poster).toBeUndefined();
+          continue;
+        }
+        const poster = attachment!.poster!;
+        expect(poster).toMatchObject({ mimeType: 'image/png', ref: expect.not.stringMatching(video.ref) });
+        const bytes = await fetchMedia({ ...video, ref: poster.ref }, { uploader, key });
+        expect(bytes.length).toBe(poster.size);
+        expect(await sharp(bytes).metadata()).toMatchObject({ format: 'png', width: 160, height: 120 });
+      }
+    } finally {
+      await dir.cleanup();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../packages/sdk/src/logger.js';
-import { ATTACHMENTS_DIR } from '../../packages/relay/src/server.js';
+import { ATTACHMENTS_DIR } from '../../packages/relay/src/db.js';
 
 /** One HTTP request the relay answered, from its debug log. */
 export interface RelayRequest {

@@ -94,15 +94,20 @@ describe('Bash prefix rules and compound commands (docs/permissions-requirements
     }
   });
 
-  it('asks for an unparsable command even if a deny rule might match a part we cannot see', () => {
-    const result = judge(shell, { deny: ['Bash(rm:*)'], mode: 'bypassPermissions' }, bash('ls; rm x "'));
-    expect(result).toEqual({
+  it('asks for an unparsable command a deny rule might match; where the mode would not ask, denies it', () => {
+    const reason = {
+      kind: 'undecidable',
+      rules: [{ rule: 'Bash(rm:*)', list: 'deny' }],
+      shell: { kind: 'unparsable', reason: 'syntax_error' },
+    };
+    expect(judge(shell, { deny: ['Bash(rm:*)'] }, bash('ls; rm x "'))).toEqual({
       verdict: 'ask',
-      reason: {
-        kind: 'undecidable',
-        rules: [{ rule: 'Bash(rm:*)', list: 'deny' }],
-        shell: { kind: 'unparsable', reason: 'syntax_error' },
-      },
+      reason,
+      toolKind: 'execute',
+    });
+    expect(judge(shell, { deny: ['Bash(rm:*)'], mode: 'bypassPermissions' }, bash('ls; rm x "'))).toEqual({
+      verdict: 'deny',
+      reason,
       toolKind: 'execute',
     });
   });
@@ -245,9 +250,10 @@ describe('precedence: deny > ask > mode > allow (docs/permissions-requirements.m
     });
   });
 
-  it('a session deny rule that does not parse makes the policy ask rather than ignore it', () => {
+  it('a session deny rule that does not parse makes the policy ask (deny where it would not ask), never ignore it', () => {
     const sessionRules = [{ id: 'x', behavior: 'deny' as const, rule: 'Bash(' }];
-    expect(judge(shell, { sessionRules, mode: 'bypassPermissions' }, bash('ls')).verdict).toBe('ask');
+    expect(judge(shell, { sessionRules }, bash('ls')).verdict).toBe('ask');
+    expect(judge(shell, { sessionRules, mode: 'bypassPermissions' }, bash('ls')).verdict).toBe('deny');
   });
 });
 
@@ -264,17 +270,24 @@ describe('path and domain rules in the policy', () => {
     );
   });
 
-  it('asks when a deny path rule cannot be checked, even in bypass', () => {
+  it('asks when a deny path rule cannot be checked, and denies then in bypass, which never asks', () => {
     const setup = { deny: ['Read(.env)'], workspaceRoot, mode: 'bypassPermissions' as const };
     expect(judge(shell, setup, { toolName: 'Read', args: { file_path: '/work/app/x/.env' } }).verdict).toBe(
       'deny',
     );
     expect(judge(shell, setup, { toolName: 'Read', args: { file_path: '../elsewhere/.env' } })).toMatchObject(
       {
-        verdict: 'ask',
+        verdict: 'deny',
         reason: { kind: 'undecidable', rules: [{ rule: 'Read(.env)', list: 'deny' }] },
       },
     );
+    expect(
+      judge(
+        shell,
+        { ...setup, mode: 'default' },
+        { toolName: 'Read', args: { file_path: '../elsewhere/.env' } },
+      ),
+    ).toMatchObject({ verdict: 'ask', reason: { kind: 'undecidable' } });
     expect(
       judge(shell, setup, { toolName: 'Read', args: { file_path: '/work/app/README.md' } }).verdict,
     ).toBe('allow');

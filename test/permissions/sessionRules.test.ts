@@ -7,6 +7,7 @@ import {
   type PermissionMessageLike,
   type ShellParser,
 } from '../../packages/sdk/src/permissions/index.js';
+import { PERMISSION_SETTLED_PREFIX } from '../../packages/sdk/src/stream/permissionLedger.js';
 import { bash, judge } from './helpers.js';
 
 let shell: ShellParser;
@@ -31,6 +32,7 @@ function request(
   };
 }
 
+/** A user answer as another client writes it: an input, which grants nothing until the agent records it. */
 function response(
   id: string,
   callId: string,
@@ -38,6 +40,16 @@ function response(
   extra: Partial<PermissionMessageLike> = {},
 ): PermissionMessageLike {
   return { id, time: 1000, type: 'permission-response', role: 'user', callId, optionId, ...extra };
+}
+
+/** The agent's record of the answer it applied (`via`). */
+function record(
+  id: string,
+  callId: string,
+  optionId: string,
+  extra: Partial<PermissionMessageLike> = {},
+): PermissionMessageLike {
+  return response(id, callId, optionId, { via: 'rpc', ...extra });
 }
 
 describe('ruleForCall', () => {
@@ -149,25 +161,60 @@ describe('SessionRuleStore.rebuildFromMessages (docs/permissions-requirements.md
     const messages: PermissionMessageLike[] = [
       { type: 'tool-call-start', role: 'agent', callId: 'c1' },
       request('c1', 'Bash', { command: 'npm test' }),
-      response('r1', 'c1', 'allow-session'),
+      response('s1', 'c1', 'allow-session'),
+      record('r1', 'c1', 'allow-session', { via: 'stream' }),
       request('c2', 'WebFetch', { url: 'https://a.io' }),
-      response('r2', 'c2', 'deny-always'),
+      record('r2', 'c2', 'deny-always'),
       request('c3', 'Edit', {}),
-      response('r3', 'c3', 'allow-once'),
+      record('r3', 'c3', 'allow-once', { via: 'local' }),
     ];
     const rebuilt = new SessionRuleStore();
     expect(rebuilt.rebuildFromMessages(messages)).toEqual(live.listRules());
     expect(judge(shell, { sessionRules: rebuilt.listRules() }, bash('npm test')).verdict).toBe('allow');
   });
 
-  it('ignores agent-authored responses, unknown options, responses before their request, and later answers', () => {
+  it('ignores agent-authored responses, unknown options, records before their request, and every record after the first', () => {
     const messages: PermissionMessageLike[] = [
-      response('early', 'c1', 'allow-session'),
+      record('early', 'c1', 'allow-session'),
       request('c1', 'Bash', { command: 'ls' }),
-      { ...response('forged', 'c1', 'allow-session'), role: 'agent' },
-      response('bad', 'c1', 'allow-forever'),
-      response('first', 'c1', 'deny'),
-      response('late', 'c1', 'allow-session'),
+      { ...record('forged', 'c1', 'allow-session'), role: 'agent' },
+      record('bad', 'c1', 'allow-forever'),
+      record('first', 'c1', 'deny'),
+      record('late', 'c1', 'allow-session', { via: 'local' }),
+    ];
+    expect(new SessionRuleStore().rebuildFromMessages(messages)).toEqual([]);
+  });
+
+  it('answers without via are inputs: they grant nothing, however many there are', () => {
+    const messages: PermissionMessageLike[] = [
+      request('c1', 'Bash', { command: 'ls' }),
+      response('a', 'c1', 'allow-session'),
+      response('b', 'c1', 'deny-always'),
+    ];
+    expect(new SessionRuleStore().rebuildFromMessages(messages)).toEqual([]);
+  });
+
+  it("a request closed by its call end or by the agent's settled note takes no later record", () => {
+    const messages: PermissionMessageLike[] = [
+      request('c1', 'Bash', { command: 'ls' }),
+      { type: 'tool-call-end', role: 'agent', callId: 'c1' },
+      record('late1', 'c1', 'allow-session'),
+      request('c2', 'Bash', { command: 'pwd' }),
+      {
+        type: 'service',
+        role: 'agent',
+        parentId: 'c2',
+        text: `${PERMISSION_SETTLED_PREFIX}Allowed by the allow rule Bash.`,
+      },
+      record('late2', 'c2', 'deny-always'),
+    ];
+    expect(new SessionRuleStore().rebuildFromMessages(messages)).toEqual([]);
+  });
+
+  it('an answer that edited the arguments grants no rule', () => {
+    const messages: PermissionMessageLike[] = [
+      request('c1', 'Bash', { command: 'echo hi' }),
+      record('r1', 'c1', 'allow-session', { updatedInput: { command: 'echo bye' } }),
     ];
     expect(new SessionRuleStore().rebuildFromMessages(messages)).toEqual([]);
   });
@@ -175,10 +222,10 @@ describe('SessionRuleStore.rebuildFromMessages (docs/permissions-requirements.md
   it('answers the latest request of a re-raised call, and honours requestId when present', () => {
     const messages: PermissionMessageLike[] = [
       request('c1', 'Bash', { command: 'ls' }, { requestId: 'q1' }),
-      response('a1', 'c1', 'allow-once', { requestId: 'q1' }),
+      record('a1', 'c1', 'allow-once', { requestId: 'q1' }),
       request('c1', 'Bash', { command: 'ls -la /' }, { requestId: 'q2' }),
-      response('a2', 'c1', 'allow-session', { requestId: 'q1' }),
-      response('a3', 'c1', 'allow-session', { requestId: 'q2' }),
+      record('a2', 'c1', 'allow-session', { requestId: 'q1' }),
+      record('a3', 'c1', 'allow-session', { requestId: 'q2' }),
     ];
     expect(new SessionRuleStore().rebuildFromMessages(messages)).toEqual([
       {
@@ -204,7 +251,7 @@ describe('SessionRuleStore.rebuildFromMessages (docs/permissions-requirements.md
           ],
         },
       ),
-      response('r', 'c1', 'x'),
+      record('r', 'c1', 'x'),
     ];
     expect(new SessionRuleStore().rebuildFromMessages(messages).map((r) => r.id)).toEqual(['allow:WebFetch']);
   });

@@ -98,6 +98,19 @@ export async function createSession(
   return result.body.session;
 }
 
+/**
+ * Asks for an upload URL (`request-upload`, §8.1) and returns its path: the only name the relay
+ * takes a PUT for.
+ */
+export async function uploadPath(relay: Relay, token: string, sessionId: string, size = 16): Promise<string> {
+  const result = await http(relay, token).post(`/v1/sessions/${sessionId}/attachments/request-upload`, {
+    filename: 'blob',
+    size,
+  });
+  if (result.status !== 200) throw new Error(`request-upload failed: ${result.status}`);
+  return new URL(result.body.uploadUrl as string).pathname;
+}
+
 /** Socket handshake auth (§2.1). */
 export interface SocketAuth {
   token?: string;

@@ -10,6 +10,7 @@ import {
   record,
   settle,
   signIn,
+  uploadPath,
   type Json,
 } from './helpers.js';
 
@@ -27,8 +28,8 @@ beforeEach(async () => {
   session = await createSession(relay, tokenA, { tag: 'shared-tag' });
   const a = http(relay, tokenA);
   await a.post(`/v3/sessions/${session.id}/messages`, { messages: [{ content: 'QUFBQQ==', localId: 'a1' }] });
-  attachmentPath = `/v1/sessions/${session.id}/attachments/a.enc`;
-  await a.put(attachmentPath, new Uint8Array([7, 7, 7]));
+  attachmentPath = await uploadPath(relay, tokenA, session.id);
+  expect((await a.put(attachmentPath, new Uint8Array([7, 7, 7]))).status).toBe(200);
   rpcCallsA.length = 0;
 });
 afterEach(async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import nacl from 'tweetnacl';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startRelay, type Relay } from '../../packages/relay/src/index.js';
-import { b64, closeSockets, connect, http, signIn } from './helpers.js';
+import { b64, closeSockets, connect, http, signIn, uploadPath } from './helpers.js';
 
 let dataDir: string;
 const relays: Relay[] = [];
@@ -54,8 +54,8 @@ describe('persistence with a data dir', () => {
     const agent = await connect(first, { token, clientType: 'session-scoped', sessionId: created.id });
     await agent.emitWithAck('update-state', { sid: created.id, agentState: 'c3RhdGU=', expectedVersion: 0 });
     agent.close();
-    const attachment = `/v1/sessions/${created.id}/attachments/blob.enc`;
-    await api.put(attachment, new Uint8Array([1, 2, 3, 4]));
+    const attachment = await uploadPath(first, token, created.id);
+    expect((await api.put(attachment, new Uint8Array([1, 2, 3, 4]))).status).toBe(200);
     await first.close();
 
     const second = await start();

@@ -1,10 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runRelayServer } from '../../packages/relay/src/index.js';
+import { runRelayServer, startRelay } from '../../packages/relay/src/index.js';
+import type { Relay } from '../../packages/relay/src/index.js';
+import { createSession, http, signIn, uploadPath } from './helpers.js';
 
 const child = fileURLToPath(new URL('./fixtures/serveChild.ts', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
@@ -38,6 +41,65 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('runRelayServer and %s', (signal) 
     processHandle.kill(signal);
     expect(await exited).toBe(0);
     expect(stderr).toBe('');
+  });
+});
+
+describe('runRelayServer draining on SIGTERM', () => {
+  it('lets an upload under way finish, then exits 0 with the WAL checkpointed', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'relay-drain-'));
+    dirs.push(dataDir);
+    const processHandle = spawn(tsx, [child, dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const url = await new Promise<string>((resolve, reject) => {
+      let stdout = '';
+      processHandle.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('\n')) resolve(stdout.trim());
+      });
+      processHandle.once('exit', (code) => reject(new Error(`child exited early with ${code}`)));
+    });
+    const exited = new Promise<number | null>((resolve) =>
+      processHandle.once('exit', (code) => resolve(code)),
+    );
+    const relay = { url } as Relay;
+    const { token } = await signIn(relay);
+    const sessionId = (await createSession(relay, token)).id as string;
+    const path = await uploadPath(relay, token, sessionId, 1024);
+
+    // `Expect: 100-continue`: the relay has taken the request when the client is told to go on.
+    const body = Buffer.alloc(1024, 7);
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const put = request(`${url}${path}`, {
+        method: 'PUT',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/octet-stream',
+          'content-length': String(body.length),
+          expect: '100-continue',
+        },
+      });
+      put.on('continue', () => {
+        processHandle.kill('SIGTERM');
+        put.end(body);
+      });
+      put.on('response', (res) => {
+        let text = '';
+        res.on('data', (part: Buffer) => (text += part.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      put.on('error', reject);
+    });
+    expect(answer).toEqual({ status: 200, text: '{"ok":true}' });
+    expect(await exited).toBe(0);
+    const wal = join(dataDir, 'relay.sqlite-wal');
+    expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0);
+
+    // What the drained request stored is there after a restart.
+    const again = await startRelay({ dataDir });
+    try {
+      expect((await http(again, token).bytes(path)).bytes.equals(body)).toBe(true);
+    } finally {
+      await again.close();
+    }
   });
 });
 

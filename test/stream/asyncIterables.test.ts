@@ -149,7 +149,7 @@ describe('the SDK’s live streams as async iterables', () => {
       turn.text('hi');
       turn.end();
       const events = await take(followed, 4);
-      expect(events.map((e) => (e.kind === 'message' ? line(e.message) : e.code))).toEqual([
+      expect(events.map((e) => (e.kind === 'message' ? line(e.message) : e.kind))).toEqual([
         'user text hello',
         'agent turn-start',
         'agent text hi',

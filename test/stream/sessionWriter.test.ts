@@ -63,12 +63,14 @@ describe('SessionWriter', () => {
     ]);
   });
 
-  it('a lifecycle listener that ends the closing call again still gets exactly one tool-call-end', async () => {
+  it('a plug-in hook that ends the closing call again still gets exactly one tool-call-end', async () => {
     const { writer, reader } = memorySession();
     const turn = writer.turn();
     const call = turn.toolCall({ toolName: 'x' });
-    writer.lifecycle$.subscribe((e) => {
-      if (e.kind === 'call-closing') call.end({ error: 'from listener' });
+    writer.install({
+      onLifecycle: (e) => {
+        if (e.kind === 'call-closing') call.end({ error: 'from listener' });
+      },
     });
     call.end({ error: 'first' });
     turn.end();

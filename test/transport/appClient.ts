@@ -73,6 +73,33 @@ export class AppClient {
     return localId;
   }
 
+  /** The session's metadata, decrypted. */
+  async metadata(id: string, key: RecordKey): Promise<Record<string, unknown>> {
+    return (await this.decrypt((await this.session(id)).metadata, key)) as Record<string, unknown>;
+  }
+
+  /**
+   * Changes the session's metadata as the app does when the user picks a mode (docs/wire.md §4.4):
+   * read, change, write with the version read; read again and retry when another writer won.
+   */
+  async updateMetadata(
+    id: string,
+    key: RecordKey,
+    change: (metadata: Record<string, unknown>) => Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const row = await this.session(id);
+      const next = change((await this.decrypt(row.metadata, key)) as Record<string, unknown>);
+      const ack = (await this.socket.timeout(10_000).emitWithAck('update-metadata', {
+        sid: id,
+        metadata: await encryptRecordBase64(next, key),
+        expectedVersion: row.metadataVersion,
+      })) as { result?: string };
+      if (ack.result === 'success') return next;
+    }
+    throw new Error(`the metadata of ${id} kept changing under the update`);
+  }
+
   /** Calls a session RPC; resolves with the decrypted result, or throws the `{ok:false}` error. */
   async call(id: string, method: string, params: unknown, key: RecordKey): Promise<unknown> {
     const answer = (await this.socket.timeout(20_000).emitWithAck('rpc-call', {

@@ -40,7 +40,12 @@ async function nextPrompt(iterator: AsyncIterator<Prompt>): Promise<Prompt> {
 
 describe('connect() on the relay', () => {
   test('creates a dataKey session the app can open: metadata decrypts, agentState went from v0 to v1', async () => {
-    const session = await open({ title: 'Fix the login bug', metadata: { flavor: 'claude', custom: 42 } });
+    // Without a gate, which would also write its mode to the metadata (tested in test/permissions).
+    const session = await open({
+      title: 'Fix the login bug',
+      metadata: { flavor: 'claude', custom: 42 },
+      permissions: false,
+    });
     const row = await app.session(session.id);
     expect(row.dataEncryptionKey).not.toBeNull();
     const key = await app.keyOf(session.id);
@@ -188,7 +193,8 @@ describe('connect() on the relay', () => {
   });
 
   test("metadata updates merge with the app's writes on version mismatch, never clobbering them", async () => {
-    const session = await open();
+    // No gates: they would take the pick and write the mode themselves (test/permissions).
+    const session = await open({ permissions: false });
     const key = await app.keyOf(session.id);
     // The app picks a permission mode (read-modify-write on its side).
     const row = await app.session(session.id);
@@ -205,6 +211,7 @@ describe('connect() on the relay', () => {
       server: account.relay.url,
       credentials: account.credentials,
       sessionId: session.id,
+      permissions: false,
     });
     sessions.push(stale);
     const adopted = firstValueFrom(

@@ -18,6 +18,9 @@ import { loadCredentials } from '../../packages/sdk/src/transport/credentials.js
 import type { Credentials } from '../../packages/sdk/src/transport/credentials.js';
 import { HappyServerTransport } from '../../packages/sdk/src/transport/happyServerTransport.js';
 import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
+import { formatShownBy } from '../../packages/sdk/src/transport/serverFormat.js';
+import { RELAY_INFO_PATH } from '../../packages/sdk/src/wire/relayInfo.js';
+import { silentLogger } from '../../packages/sdk/src/logger.js';
 import { mintToken } from '../../packages/sdk/src/transport/authToken.js';
 import { MemoryTransport } from '../../packages/sdk/src/ports/memoryTransport.js';
 import { createSessionRecord } from '../../packages/sdk/src/transport/sessionRecord.js';
@@ -269,3 +272,17 @@ describe.each(targets)('Transport contract: $name', (target) => {
     ]);
   });
 });
+
+if (externalUrl) {
+  // What connect({format: 'auto'}) relies on, on the server under test (docs/wire.md §0): a Happy
+  // server does not have the relay's self-description, so v1 is written there for today's app.
+  describe(`format detection on ${externalUrl}`, () => {
+    test("the server answers the relay's path with 404, so 'auto' writes v1", async () => {
+      const http = new HappyHttp({ serverUrl: externalUrl.replace(/\/+$/, '') });
+      await expect(http.request('GET', RELAY_INFO_PATH)).rejects.toMatchObject({
+        code: 'transport.not_found',
+      });
+      expect(await formatShownBy(http, silentLogger)).toBe('v1');
+    });
+  });
+}

@@ -153,8 +153,8 @@ describe('the viewer closes the loop, in Chromium', () => {
       expect(text).not.toContain('`');
       expect(await bare.locator('.fatal p code').allTextContents()).toEqual([
         'happy-session serve',
+        '#ticket=…',
         'happy-session demo --keep',
-        '#secret=…',
         'happy-session keygen',
       ]);
     } finally {

@@ -4,7 +4,7 @@ import { encodeBase64, encodeBase64Url } from '../../packages/sdk/src/crypto/bas
 import { generateDataKey, wrapDataKey } from '../../packages/sdk/src/crypto/dataKey.js';
 import { encryptRecordBase64 } from '../../packages/sdk/src/crypto/records.js';
 import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
-import { parseViewerFragment } from '../../packages/relay/src/viewer/page/fragment.js';
+import { fragmentWithoutKey, parseViewerFragment } from '../../packages/relay/src/viewer/page/fragment.js';
 import { sessionKeyOf, sessionTitle } from '../../packages/relay/src/viewer/page/keys.js';
 import { viewerUrl } from '../../packages/relay/src/viewer/url.js';
 
@@ -19,9 +19,15 @@ describe('viewerUrl', () => {
   it('round-trips through the page fragment parser', () => {
     const secret = randomBytes(32);
     const parsed = parseViewerFragment(new URL(viewerUrl('http://localhost:1', secret, 's1')).hash);
-    expect(parsed).toEqual({ ok: true, value: { masterSecret: secret, sessionId: 's1' } });
+    expect(parsed).toEqual({
+      ok: true,
+      value: { source: { kind: 'secret', masterSecret: secret }, sessionId: 's1' },
+    });
     const noSession = parseViewerFragment(new URL(viewerUrl('http://localhost:1', secret)).hash);
-    expect(noSession).toEqual({ ok: true, value: { masterSecret: secret, sessionId: undefined } });
+    expect(noSession).toEqual({
+      ok: true,
+      value: { source: { kind: 'secret', masterSecret: secret }, sessionId: undefined },
+    });
   });
 
   it('refuses a secret that is not 32 bytes', () => {
@@ -30,9 +36,31 @@ describe('viewerUrl', () => {
 });
 
 describe('parseViewerFragment', () => {
-  it('reports a missing secret', () => {
-    expect(parseViewerFragment('')).toEqual({ ok: false, problem: 'missing-secret' });
-    expect(parseViewerFragment('#session=abc')).toEqual({ ok: false, problem: 'missing-secret' });
+  it('falls back to the kept key when the link carries none', () => {
+    expect(parseViewerFragment('')).toEqual({
+      ok: true,
+      value: { source: { kind: 'kept' }, sessionId: undefined },
+    });
+    expect(parseViewerFragment('#session=abc')).toEqual({
+      ok: true,
+      value: { source: { kind: 'kept' }, sessionId: 'abc' },
+    });
+  });
+
+  it('reads a one-time ticket and refuses a malformed one', () => {
+    const key = randomBytes(32);
+    expect(parseViewerFragment(`#ticket=abc.${encodeBase64Url(key)}&session=s`)).toEqual({
+      ok: true,
+      value: { source: { kind: 'ticket', id: 'abc', key }, sessionId: 's' },
+    });
+    for (const bad of ['#ticket=abc', '#ticket=.AAAA', `#ticket=abc.${encodeBase64Url(randomBytes(16))}`]) {
+      expect(parseViewerFragment(bad)).toEqual({ ok: false, problem: 'bad-ticket' });
+    }
+  });
+
+  it('drops the key from the fragment and keeps the session', () => {
+    expect(fragmentWithoutKey('#secret=abc&session=s1')).toBe('#session=s1');
+    expect(fragmentWithoutKey('#ticket=a.b')).toBe('');
   });
 
   it('reports a secret that is not base64 or not 32 bytes', () => {

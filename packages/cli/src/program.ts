@@ -7,6 +7,7 @@ import { loginCommand } from './commands/login.js';
 import { sendCommand } from './commands/send.js';
 import { stopCommand } from './commands/stop.js';
 import { DEFAULT_PORT, serveCommand } from './commands/serve.js';
+import type { ServeOptions } from './commands/serve.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { watchCommand } from './commands/watch.js';
 import { CHOICES } from './commands/answer.js';
@@ -55,6 +56,12 @@ function port(value: string): number {
   return n;
 }
 
+function megabytes(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a size in MB is a number above 0.');
+  return n;
+}
+
 const serverOption = (): Option =>
   new Option(
     '--server <url>',
@@ -99,14 +106,21 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     )
     .option('--host <address>', 'interface to bind', '127.0.0.1')
     .option('--data <dir>', 'keep the database and attachments in this directory (default: in memory)')
+    .addOption(
+      new Option('--attachment-quota <MB>', 'attachment storage per account, in MB (default 1024)').argParser(
+        megabytes,
+      ),
+    )
+    .option(
+      '--print-secret',
+      "print a viewer link that holds your account's master secret (see docs/viewer.md)",
+    )
     .option('--json', 'print {url, port, dataDir} as one JSON line')
     .option('--verbose', 'log every request to stderr')
-    .action(
-      async (options: { port: number; host: string; data?: string; json?: boolean; verbose?: boolean }) => {
-        await serveCommand(options, print, printLogger(printError, options.verbose ? 'debug' : 'warn'));
-        code = EXIT.ok;
-      },
-    );
+    .action(async (options: ServeOptions & { verbose?: boolean }) => {
+      await serveCommand(options, print, printLogger(printError, options.verbose ? 'debug' : 'warn'));
+      code = EXIT.ok;
+    });
 
   program
     .command('demo')

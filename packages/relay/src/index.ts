@@ -5,4 +5,4 @@
 export { startRelay } from './server.js';
 export { runRelayServer } from './serve.js';
 export { viewerUrl } from './viewer/url.js';
-export type { Relay, RelayOptions } from './types.js';
+export type { Relay, RelayLimits, RelayOptions } from './types.js';

@@ -6,7 +6,7 @@
  * Times are Unix epoch milliseconds. Bump {@link SCHEMA_VERSION} and add a step to
  * {@link MIGRATIONS} when the schema changes, so an existing data dir is upgraded in place.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Migration steps; index `i` upgrades a database from version `i` to `i + 1`. */
 export const MIGRATIONS: readonly string[] = [
@@ -104,5 +104,20 @@ export const MIGRATIONS: readonly string[] = [
     created_at INTEGER NOT NULL,
     PRIMARY KEY (session_id, file)
   );
+  `,
+  `
+  -- Upload names issued by request-upload (docs/relay.md, "Attachments"): a PUT is taken only for
+  -- an issued name, once, before it expires; stored sizes count against the account's quota.
+  CREATE TABLE attachment_uploads (
+    session_id TEXT NOT NULL,
+    file TEXT NOT NULL,
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    state TEXT NOT NULL,               -- issued | uploading | stored
+    size INTEGER,                      -- bytes stored, once stored
+    expires_at INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (session_id, file)
+  );
+  CREATE INDEX attachment_uploads_by_account ON attachment_uploads (account_id, state);
   `,
 ];

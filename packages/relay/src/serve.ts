@@ -3,7 +3,8 @@ import type { Relay, RelayOptions } from './types.js';
 
 /**
  * Runs the relay as a long-lived server (the `happy-session serve` command): starts it and closes
- * it cleanly on SIGINT or SIGTERM, after which the process can exit on its own.
+ * it cleanly on SIGINT or SIGTERM (requests under way finish, sockets close, the database is
+ * checkpointed), after which the process can exit on its own.
  */
 export async function runRelayServer(options: RelayOptions = {}): Promise<Relay> {
   const relay = await startRelay(options);
@@ -21,6 +22,7 @@ export async function runRelayServer(options: RelayOptions = {}): Promise<Relay>
   return {
     url: relay.url,
     port: relay.port,
+    viewerLink: (masterSecret, sessionId) => relay.viewerLink(masterSecret, sessionId),
     close: async () => {
       process.off('SIGINT', shutdown);
       process.off('SIGTERM', shutdown);

@@ -96,7 +96,7 @@ export type MediaErrorCode =
 export type SessionErrorCode = 'session.request_not_pending' | 'session.option_not_offered';
 
 /** Failures of the embedded relay (package `happy-session-relay`). */
-export type RelayErrorCode = 'relay.schema_too_new';
+export type RelayErrorCode = 'relay.schema_too_new' | 'relay.store_not_writable' | 'relay.data_dir_insecure';
 
 /** Failures of the web viewer's page. */
 export type ViewerErrorCode =
@@ -104,7 +104,8 @@ export type ViewerErrorCode =
   | 'viewer.http_failed'
   | 'viewer.invalid_response'
   | 'viewer.bad_answer'
-  | 'viewer.media_undecryptable';
+  | 'viewer.media_undecryptable'
+  | 'viewer.link_used';
 
 /** Failures of the `happy-session` command (package `happy-session-cli`). */
 export type CliErrorCode =

@@ -76,8 +76,8 @@ export type {
   UserMediaMessage,
   ServiceMessage,
 } from './protocol/sessionMessage.js';
-export { legacyUserTextRecord, fromLegacyUserText } from './protocol/legacyUserText.js';
-export type { LegacyUserTextRecord, NormalisedUserText } from './protocol/legacyUserText.js';
+export { legacyUserTextRecord } from './protocol/legacyUserText.js';
+export type { LegacyUserTextRecord } from './protocol/legacyUserText.js';
 export { parseSessionMessage, isSessionMessage } from './protocol/parse.js';
 export type { ProtocolFailure, ProtocolIssue } from './protocol/parse.js';
 export { newId, isCuid } from './protocol/ids.js';
@@ -86,6 +86,7 @@ export { sessionMessageJsonSchema } from './protocol/jsonSchema.js';
 // Writing: the writer and its builders.
 export { SessionWriter } from './stream/sessionWriter.js';
 export type { SessionWriterOptions } from './stream/sessionWriter.js';
+export type { MessageContext, AttachmentContext, PosterContext } from './protocol/messageContext.js';
 export { Turn } from './stream/turn.js';
 export { ToolCall } from './stream/toolCall.js';
 export type { ToolCallOptions, ToolCallEndOptions, RunResult, RunContext } from './stream/toolCall.js';
@@ -104,6 +105,7 @@ export type {
   MediaRuntime,
   MediaContent,
   UploadedMedia,
+  WriterPlugin,
   WriterPlugins,
 } from './stream/plugins.js';
 
@@ -114,8 +116,11 @@ export type {
   ReaderEvent,
   ReaderMessageEvent,
   ReaderErrorEvent,
+  ReaderSkippedEvent,
   ReaderErrorCode,
+  RecordFormat,
 } from './stream/sessionReader.js';
+export type { LostField } from './protocol/v1/fromV1.js';
 export { SessionFold, fold, foldPermissions } from './stream/fold.js';
 export type {
   FoldedSession,
@@ -126,6 +131,8 @@ export type {
   FoldedMessage,
   FoldedNode,
 } from './stream/fold.js';
+export { PERMISSION_SETTLED_PREFIX, PermissionLedger, ledgerOf } from './stream/permissionLedger.js';
+export type { LedgerClose, LedgerEntry, LedgerMessage } from './stream/permissionLedger.js';
 
 // The ports a transport implements, and their in-memory implementations.
 export type { Transport, OutgoingRecord, AppendAck, StoredRecord, ReadPage } from './ports/transport.js';

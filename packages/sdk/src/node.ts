@@ -30,6 +30,8 @@ export type { Credentials, LoadCredentialsErrorCode } from './transport/credenti
 export { resolveHappyHome, resolveServerUrl, DEFAULT_SERVER_URL } from './transport/happyHome.js';
 export type { HappyEnv } from './transport/happyHome.js';
 export { resolveAccountAccess } from './transport/accountAccess.js';
+export { formatShownBy } from './transport/serverFormat.js';
+export type { StreamFormat } from './transport/serverFormat.js';
 export type { AccountAccess, AccountAccessOptions } from './transport/accountAccess.js';
 export { mintToken } from './transport/authToken.js';
 

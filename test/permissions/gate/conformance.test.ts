@@ -80,7 +80,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         ]);
       });
 
-      it('by the stream: the app-written response is the only one', async () => {
+      it("by the stream: the app-written response, then the agent's record of the answer it applied", async () => {
         await open();
         const turn = world.agent.writer.turn();
         const call = turn.toolCall({ toolName: 'bash', args: { command: 'ls' } });
@@ -95,6 +95,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
           'tool-call-start',
           'permission-request',
           'permission-response(allow-once)',
+          'permission-response(allow-once,stream)',
           'tool-call-end',
           'turn-end(completed)',
         ]);
@@ -491,7 +492,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         expect(world.agent.gate.pendingCallIds).toEqual([b.callId]);
         await world.close();
 
-        await open();
+        await open({ workspaceRoot: '/work/app' });
         const edit = world.agent.writer
           .turn()
           .toolCall({ toolName: 'Edit', args: { file_path: 'src/a.ts' } });
@@ -614,8 +615,8 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
     });
 
     describe('17. mode change mid-turn', () => {
-      it('an explicit switch to yolo settles the pending request; new calls are allowed by mode', async () => {
-        await open();
+      it('under a ceiling raised to bypass, an explicit switch to yolo settles the pending request; back to default takes effect', async () => {
+        await open({ ceiling: 'bypassPermissions' });
         const turn = world.agent.writer.turn();
         const call = turn.toolCall({ toolName: 'Bash', args: { command: 'make' } });
         const decision = call.requestPermission();
@@ -624,20 +625,33 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         expect(
           await turn.toolCall({ toolName: 'Bash', args: { command: 'make install' } }).requestPermission(),
         ).toMatchObject({ source: 'mode' });
-        expect(world.agent.gate.setMode('default', 'ambient')).toBeUndefined();
-        expect(world.agent.gate.mode).toBe('bypassPermissions');
-        expect(labels(await world.messages())).toContain(
-          'service(Permission mode changed to bypassPermissions (by user).)',
+        // Lowering always works: the user's pick of default is not ignored.
+        expect(world.agent.gate.setMode('default', 'user')).toBeUndefined();
+        expect(world.agent.gate.mode).toBe('default');
+        const next = turn.toolCall({ toolName: 'Bash', args: { command: 'make clean' } });
+        void next.requestPermission();
+        expect(world.agent.gate.pendingCallIds).toEqual([next.callId]);
+        turn.end();
+        expect(labels(await world.messages())).toEqual(
+          expect.arrayContaining([
+            'service(Permission mode changed to bypassPermissions (by user).)',
+            'service(Permission mode changed to default (by user).)',
+          ]),
         );
       });
 
-      it('under a ceiling a remote bypass is mode_not_allowed; an invalid mode string is refused', async () => {
-        await open({ ceiling: 'default' });
+      it('by default a remote bypass is mode_not_allowed and noted; an invalid mode string is refused', async () => {
+        await open();
+        expect(world.agent.gate.ceiling).toBe('safe-yolo');
         expect(world.agent.gate.setMode('bypassPermissions', 'user')).toMatchObject({
           code: 'mode_not_allowed',
         });
         expect(world.agent.gate.setMode('warp', 'user')).toMatchObject({ code: 'mode_not_allowed' });
         expect(world.agent.gate.mode).toBe('default');
+        expect(labels(await world.messages())).toEqual([
+          'service(Permission mode "bypassPermissions" refused: it is above the ceiling safe-yolo; the mode stays default.)',
+          'service(Permission mode "warp" refused: it is not a permission mode; the mode stays default.)',
+        ]);
       });
     });
 

@@ -1,4 +1,4 @@
-import { Subject, filter, map, takeUntil } from 'rxjs';
+import { Observable, Subject, filter, map, takeUntil, tap } from 'rxjs';
 import { generateDataKey } from '../../../packages/sdk/src/crypto/dataKey.js';
 import type { RecordKey } from '../../../packages/sdk/src/crypto/records.js';
 import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
@@ -18,6 +18,56 @@ import type { RelayAccount } from '../../transport/helpers.js';
 
 type GateConfig = Omit<PermissionGateOptions, 'writer' | 'rpc' | 'incoming' | 'state' | 'push' | 'history'>;
 
+/** Fields of a `permission-response` another client may write besides the answer. */
+export interface StreamAnswerExtra {
+  readonly via?: 'stream' | 'rpc' | 'local';
+  readonly updatedInput?: Record<string, unknown>;
+}
+
+/** Lets the gate's stream input through, or holds it back (in order) while closed. */
+class Valve {
+  private held: Array<() => void> | undefined;
+
+  pipe<T>(source: Observable<T>): Observable<T> {
+    return new Observable<T>((subscriber) =>
+      source.subscribe({
+        next: (value) => (this.held ? this.held.push(() => subscriber.next(value)) : subscriber.next(value)),
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      }),
+    );
+  }
+
+  hold(): () => void {
+    this.held ??= [];
+    return () => {
+      const held = this.held ?? [];
+      this.held = undefined;
+      for (const release of held) release();
+    };
+  }
+}
+
+/** The app's answers the gate has read, to wait for (the stream channel is asynchronous). */
+class Sightings {
+  private readonly sent = new Set<string>();
+  private readonly seen = new Set<string>();
+
+  sentId(id: string): void {
+    this.sent.add(id);
+  }
+
+  saw(id: string): void {
+    this.seen.add(id);
+  }
+
+  async drained(): Promise<void> {
+    await until(() => [...this.sent].every((id) => this.seen.has(id)));
+    // The gate orders an answer against its request's stored seq before applying it.
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+  }
+}
+
 /** One agent process: its writer and its gate. */
 export interface Agent {
   readonly writer: SessionWriter;
@@ -34,8 +84,18 @@ export interface GateWorld {
   requested(callId: string): Promise<void>;
   /** The app calls the `permission` RPC; resolves with the (decrypted) result. */
   rpc(body: unknown): Promise<unknown>;
-  /** The app appends a user `permission-response` to the stream. */
-  streamAnswer(callId: string, optionId: string): Promise<void>;
+  /**
+   * The app appends a user `permission-response` to the stream; `extra` forges fields another
+   * client could write (`via`, `updatedInput`).
+   */
+  streamAnswer(callId: string, optionId: string, extra?: StreamAnswerExtra): Promise<void>;
+  /** Resolves once the gate has read every answer the app appended so far. */
+  drain(): Promise<void>;
+  /**
+   * Holds back what the gate reads from the stream until the returned function is called, as a
+   * slow connection would: records are stored, the gate sees them later, in order.
+   */
+  holdStream(): () => void;
   /** Everything in the stream, decrypted, after the agent's writer flushed. */
   messages(): Promise<SessionMessage[]>;
   /** The agentState the app sees. */
@@ -76,15 +136,18 @@ export const memoryWorld: WorldFactory = {
     const app = new SessionWriter({ transport, key });
     let rpc = new MemoryRpc();
     let kill = new Subject<void>();
+    const sightings = new Sightings();
+    const valve = new Valve();
     const startAgent = async (cfg: GateConfig, history: SessionMessage[]): Promise<Agent> => {
       const writer = new SessionWriter({ transport, key });
       rpc = new MemoryRpc();
       kill = new Subject<void>();
       // Only what comes after the history is new input, as for a reopened server session.
-      const incoming = reader.events$({ afterSeq: transport.records.length }).pipe(
+      const incoming = valve.pipe(reader.events$({ afterSeq: transport.records.length })).pipe(
         takeUntil(kill),
         filter((e) => e.kind === 'message'),
-        map((e) => (e.kind === 'message' ? e.message : (undefined as never))),
+        map((e) => (e.kind === 'message' ? { message: e.message, seq: e.seq } : (undefined as never))),
+        tap((input) => sightings.saw(input.message.id)),
       );
       const gate = await PermissionGate.create({
         ...cfg,
@@ -104,9 +167,19 @@ export const memoryWorld: WorldFactory = {
       },
       requested: (callId) => requestedIn(world, callId),
       rpc: (body) => rpc.call('permission', body),
-      async streamAnswer(callId, optionId) {
-        await app.append({ role: 'user', type: 'permission-response', callId, optionId });
+      async streamAnswer(callId, optionId, extra = {}) {
+        const { message, delivery } = app.appendMessage({
+          role: 'user',
+          type: 'permission-response',
+          callId,
+          optionId,
+          ...extra,
+        });
+        sightings.sentId(message.id);
+        await delivery;
       },
+      drain: () => sightings.drained(),
+      holdStream: () => valve.hold(),
       async messages() {
         await agent.writer.flush();
         return reader.messages();
@@ -152,12 +225,14 @@ export const relayWorld: WorldFactory = {
     let session = await open();
     const app = await AppClient.open(account.relay.url, account.http, account.token, account.masterSecret);
     const key = await app.keyOf(session.id);
+    const sightings = new Sightings();
+    const valve = new Valve();
     const startAgent = async (s: Session, cfg: GateConfig, history: SessionMessage[]): Promise<Agent> => {
       const gate = await PermissionGate.create({
         ...cfg,
         writer: s.writer,
         rpc: s.rpc,
-        incoming: s.userMessages$,
+        incoming: valve.pipe(s.incoming$).pipe(tap((input) => sightings.saw(input.message.id))),
         state: s.state,
         push: s.push,
         history,
@@ -171,20 +246,17 @@ export const relayWorld: WorldFactory = {
       },
       requested: (callId) => requestedIn(world, callId),
       rpc: (body) => app.call(session.id, 'permission', body, key),
-      async streamAnswer(callId, optionId) {
+      async streamAnswer(callId, optionId, extra = {}) {
+        const id = globalThis.crypto.randomUUID().replace(/-/g, '');
+        sightings.sentId(id);
         await app.send(
           session.id,
-          {
-            id: globalThis.crypto.randomUUID().replace(/-/g, ''),
-            time: Date.now(),
-            role: 'user',
-            type: 'permission-response',
-            callId,
-            optionId,
-          },
+          { id, time: Date.now(), role: 'user', type: 'permission-response', callId, optionId, ...extra },
           key,
         );
       },
+      drain: () => sightings.drained(),
+      holdStream: () => valve.hold(),
       async messages() {
         await agent.writer.flush();
         return session.reader.messages();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { IncomingUserMessage } from '../../../packages/sdk/src/session/incomingUserMessage.js';
 import { connect } from '../../../packages/sdk/src/session/connect.js';
+import { RELAY_INFO_PATH } from '../../../packages/sdk/src/wire/relayInfo.js';
 import { AppClient } from '../../transport/appClient.js';
 import { relayWithAccount } from '../../transport/helpers.js';
 import type { RelayAccount } from '../../transport/helpers.js';
@@ -31,14 +32,14 @@ async function appReads(sessionId: string): Promise<unknown[]> {
 }
 
 const META = { sentFrom: 'cli' };
-const agent = (turn: string, ev: Record<string, unknown>, subagent?: string) => ({
+const agent = (turn: string, ev: Record<string, unknown>) => ({
   role: 'session',
-  content: { role: 'agent', turn, ...(subagent ? { subagent } : {}), ev },
+  content: { role: 'agent', turn, ev },
   meta: META,
 });
 
 describe("connect({format: 'v1'}) on the relay", () => {
-  test('stores v1 records the app can read: turns, a failed call with its acp result, a subagent', async () => {
+  test('stores v1 records the app can read: turns, a failed call ending with its acp result, a flat subagent', async () => {
     const session = await connect({
       format: 'v1',
       server: account.relay.url,
@@ -82,7 +83,7 @@ describe("connect({format: 'v1'}) on the relay", () => {
         call: '#2',
         name: 'Bash',
         title: 'Run make',
-        description: '',
+        description: 'Run make',
         args: { command: 'make' },
       }),
       {
@@ -90,22 +91,19 @@ describe("connect({format: 'v1'}) on the relay", () => {
         content: {
           type: 'acp',
           provider: 'claude',
-          data: { type: 'tool-result', callId: '#2', output: 'exit 2', isError: true },
+          data: { type: 'tool-result', callId: '#2', output: 'exit 2', isError: true, turn: '#1' },
         },
         meta: META,
       },
-      agent('#1', { t: 'tool-call-end', call: '#2', output: 'exit 2', isError: true }),
       agent('#1', {
         t: 'tool-call-start',
         call: '#3',
         name: 'Task',
         title: 'Explore',
-        description: '',
+        description: 'Explore',
         args: {},
       }),
-      agent('#1', { t: 'start', title: 'Explorer' }, '#3'),
-      agent('#1', { t: 'text', text: 'inside' }, '#3'),
-      agent('#1', { t: 'stop' }, '#3'),
+      agent('#1', { t: 'text', text: 'inside' }),
       agent('#1', { t: 'tool-call-end', call: '#3' }),
       agent('#1', { t: 'turn-end', status: 'completed' }),
     ]);
@@ -141,5 +139,49 @@ describe("connect({format: 'v1'}) on the relay", () => {
       meta: META,
     });
     await session.close();
+  });
+});
+
+describe("connect()'s default format, 'auto'", () => {
+  test('on the embedded relay it writes v2, which the relay viewer shows', async () => {
+    const session = await connect({ server: account.relay.url, credentials: account.credentials });
+    expect(session.format).toBe('v2');
+    const turn = session.turn();
+    await turn.text('hello viewer');
+    await session.close();
+    const [record] = await appReads(session.id);
+    expect(record).toMatchObject({ role: 'agent', type: 'turn-start' });
+  });
+
+  test("on a server that does not describe itself as the relay (the Happy server answers 404) it writes v1 for today's app", async () => {
+    // The Happy server has no relay self-description: its answer to that path is fastify's 404.
+    const happyServer: typeof fetch = async (input, init) =>
+      String(input).endsWith(RELAY_INFO_PATH)
+        ? new Response(
+            JSON.stringify({
+              message: 'Route GET:/v1/happy-session/relay not found',
+              error: 'Not Found',
+              statusCode: 404,
+            }),
+            {
+              status: 404,
+              headers: { 'content-type': 'application/json' },
+            },
+          )
+        : fetch(input, init);
+    const session = await connect({
+      server: account.relay.url,
+      credentials: account.credentials,
+      fetch: happyServer,
+    });
+    expect(session.format).toBe('v1');
+    const turn = session.turn();
+    await turn.text('hello phone');
+    await session.close();
+    const records = expectValidV1Stream(await appReads(session.id));
+    expect(normaliseV1(records).slice(0, 2)).toEqual([
+      agent('#1', { t: 'turn-start' }),
+      agent('#1', { t: 'text', text: 'hello phone' }),
+    ]);
   });
 });

@@ -63,9 +63,18 @@ describe('v1 envelope', () => {
     }
   });
 
-  it('refuses a subagent id that is not cuid2-shaped', () => {
-    for (const subagent of ['agent_sub1', 'Abc123', '1abc', 'a', '8d3f1a0e-7b1c-4e2a-9c1d-1234567890ab']) {
+  it('takes as subagent only what the app takes: 2 to 32 lower-case letters and digits', () => {
+    for (const subagent of [
+      'agent_sub1',
+      'Abc123',
+      'a',
+      '8d3f1a0e-7b1c-4e2a-9c1d-1234567890ab',
+      'x'.repeat(33),
+    ]) {
       expect(ok({ ...base, subagent, ev: { t: 'stop' } }), subagent).toBe(false);
+    }
+    for (const subagent of ['1abc', 'ab', 'c0123456789abcdef0123456']) {
+      expect(ok({ ...base, subagent, ev: { t: 'stop' } }), subagent).toBe(true);
     }
   });
 

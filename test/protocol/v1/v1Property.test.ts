@@ -4,6 +4,7 @@ import type { SessionMessage } from '../../../packages/sdk/src/protocol/sessionM
 import type { Scope } from '../../../packages/sdk/src/stream/scope.js';
 import type { ToolCall } from '../../../packages/sdk/src/stream/toolCall.js';
 import type { Turn } from '../../../packages/sdk/src/stream/turn.js';
+import { READING_ORDERS, appReads } from '../../helpers/happyAppModel.js';
 import { expectValidV1Stream, storedRecords, v1MemorySession } from './helpers.js';
 
 /** One builder call; numbers pick among what is open at that moment. */
@@ -156,7 +157,7 @@ describe('v1 output of random builder sequences (fast-check)', () => {
         const { messages, records } = await run(ops);
         const v1 = expectValidV1Stream(records);
         const recordIds = v1.map((r) =>
-          r.role === 'session' ? r.content.id : r.content.type === 'event' ? r.content.id : undefined,
+          r.role === 'session' ? r.content.id : r.content.type === 'event' ? r.content.id : r.content.data.id,
         );
         for (const m of messages) {
           const expected = m.type === 'permission-request' || m.type === 'permission-response' ? 0 : 1;
@@ -170,6 +171,37 @@ describe('v1 output of random builder sequences (fast-check)', () => {
         expect(results).toHaveLength(failed.length);
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it("shows in today's app, in every reading order, each call once with its error as its result", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { maxLength: 60 }), async (ops) => {
+        const { messages, records } = await run(ops);
+        const stored = records.map((record, i) => ({ record, seq: i + 1 }));
+        const ends = new Map(
+          messages.flatMap((m) => (m.type === 'tool-call-end' ? [[m.callId, m.error]] : [])),
+        );
+        const callIds = messages.flatMap((m) => (m.type === 'tool-call-start' ? [m.callId] : []));
+        for (const order of READING_ORDERS) {
+          const screen = appReads(stored, {}, order);
+          expect(screen.dropped).toBe(0);
+          expect(
+            screen.tools
+              .filter((t) => t.name !== 'file')
+              .map((t) => t.id)
+              .sort(),
+          ).toEqual([...callIds].sort());
+          for (const tool of screen.tools) {
+            if (tool.name === 'file') continue;
+            const error = ends.get(tool.id);
+            expect(tool.result).toEqual(
+              error === undefined ? { output: null, isError: false } : { output: error, isError: true },
+            );
+          }
+        }
+      }),
+      { numRuns: 100 },
     );
   });
 });

@@ -1,10 +1,9 @@
 import { SdkError } from 'happy-session';
 import type { Logger } from 'happy-session';
-import { runRelayServer } from 'happy-session-relay';
+import { loadCredentials } from 'happy-session/node';
+import { runRelayServer, viewerUrl } from 'happy-session-relay';
 import type { Relay } from 'happy-session-relay';
 import type { Print } from '../output.js';
-import { loadCredentials } from 'happy-session/node';
-import { viewerUrl } from 'happy-session-relay';
 
 /** Options of `happy-session serve`. */
 export interface ServeOptions {
@@ -14,6 +13,10 @@ export interface ServeOptions {
   readonly host?: string;
   /** Directory for the SQLite database and attachments; default in memory. */
   readonly data?: string;
+  /** Attachment storage per account, in MB; default the relay's (1024). */
+  readonly attachmentQuota?: number;
+  /** Print the viewer link with the master secret itself instead of a one-time link. */
+  readonly printSecret?: boolean;
   /** Print `{url, port, dataDir}` as one JSON line instead of the text. */
   readonly json?: boolean;
 }
@@ -22,10 +25,12 @@ export interface ServeOptions {
 export const DEFAULT_PORT = 3005;
 
 /**
- * `happy-session serve`: runs the embedded relay (`runRelayServer`) and prints its URL. The relay
- * closes itself on SIGINT or SIGTERM, after which the process exits with 0.
+ * `happy-session serve`: runs the embedded relay (`runRelayServer`) and prints its URL and a
+ * one-time viewer link. It never prints a secret unless asked with `printSecret` (docs/cli.md,
+ * docs/viewer.md). The relay closes itself on SIGINT or SIGTERM, after which the process exits 0.
  *
- * @throws {SdkError} `cli.port_in_use` when the port is taken; other start failures as they are.
+ * @throws {SdkError} `cli.port_in_use` when the port is taken; `relay.store_not_writable`,
+ *   `relay.data_dir_insecure` for a data dir the relay cannot use; other start failures as they are.
  */
 export async function serveCommand(options: ServeOptions, print: Print, logger?: Logger): Promise<Relay> {
   const port = options.port ?? DEFAULT_PORT;
@@ -35,6 +40,9 @@ export async function serveCommand(options: ServeOptions, print: Print, logger?:
       port,
       ...(options.host !== undefined ? { host: options.host } : {}),
       ...(options.data !== undefined ? { dataDir: options.data } : {}),
+      ...(options.attachmentQuota !== undefined
+        ? { limits: { attachmentQuotaBytes: Math.round(options.attachmentQuota * 1024 * 1024) } }
+        : {}),
       ...(logger ? { logger } : {}),
     });
   } catch (error) {
@@ -53,21 +61,28 @@ export async function serveCommand(options: ServeOptions, print: Print, logger?:
   print(`happy-session relay listening on ${relay.url}`);
   print(options.data !== undefined ? `data: ${options.data}` : 'data: in memory (gone when the relay stops)');
   print(`point agents at it: HAPPY_SERVER_URL=${relay.url}`);
-  print(`viewer: ${viewerLink(relay.url)}`);
+  print(viewerLine(relay, options.printSecret === true));
   print('Ctrl-C stops it.');
   return relay;
 }
 
 /**
- * The viewer's URL for the account of this machine's `agent.key`: the secret goes in the fragment,
- * which the browser never sends to the server. Without a master secret, the URL to complete.
+ * How to open the viewer on the account of this machine's `agent.key`: a one-time link (the page
+ * fetches the sealed secret once and keeps the key in the browser), or with `printSecret` the
+ * link that holds the secret itself. Without a master secret, how to get one.
  */
-function viewerLink(relayUrl: string): string {
+function viewerLine(relay: Relay, printSecret: boolean): string {
+  let masterSecret: Uint8Array | undefined;
   try {
     const credentials = loadCredentials();
-    if (credentials.kind === 'master') return viewerUrl(relayUrl, credentials.masterSecret);
+    if (credentials.kind === 'master') masterSecret = credentials.masterSecret;
   } catch {
-    // No usable agent.key: say how to open the viewer by hand.
+    // No usable agent.key: say how to get one.
   }
-  return `${relayUrl}/#secret=<your account secret, base64url> (run \`happy-session login\` to get an agent.key)`;
+  if (!masterSecret) {
+    return `viewer: ${relay.url}/ (run \`happy-session login\` first; then serve prints a link that opens it)`;
+  }
+  if (printSecret)
+    return `viewer (holds your master secret, keep it private): ${viewerUrl(relay.url, masterSecret)}`;
+  return `viewer (one-time link; the page keeps the key in your browser): ${relay.viewerLink(masterSecret)}`;
 }

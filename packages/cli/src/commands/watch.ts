@@ -48,9 +48,7 @@ export async function watchCommand(
           for (const event of events) if (event.kind === 'message') fold.apply(event.message);
           print(`${session.title ?? '(untitled)'} · ${session.id}`);
           print(renderTranscript(fold));
-          const unreadable = events.filter((e) => e.kind === 'error');
-          for (const e of unreadable)
-            print(`record ${e.seq} unreadable: ${e.kind === 'error' ? e.code : ''}`);
+          for (const e of events) if (e.kind === 'error') print(`record ${e.seq} unreadable: ${e.code}`);
         }
         return EXIT.ok;
       }
@@ -64,11 +62,21 @@ export async function watchCommand(
   }
 }
 
-/** A reader event as one JSON line: `{seq, message}` or `{seq, error: {code, message}}`. */
+/**
+ * A reader event as one JSON line: `{seq, message}` (with `format` and `lost` for a v1 or legacy
+ * record), `{seq, skipped: {format, reason}}` or `{seq, error: {code, message}}`.
+ */
 function eventJson(event: ReaderEvent): unknown {
-  return event.kind === 'message'
-    ? { seq: event.seq, message: event.message }
-    : { seq: event.seq, error: { code: event.code, message: event.message } };
+  switch (event.kind) {
+    case 'message':
+      return event.format === 'v2'
+        ? { seq: event.seq, message: event.message }
+        : { seq: event.seq, message: event.message, format: event.format, lost: event.lost };
+    case 'skipped':
+      return { seq: event.seq, skipped: { format: event.format, reason: event.reason } };
+    case 'error':
+      return { seq: event.seq, error: { code: event.code, message: event.message } };
+  }
 }
 
 function followJson(session: UserSession, print: Print, signal: AbortSignal | undefined): Promise<ExitCode> {

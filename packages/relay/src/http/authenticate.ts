@@ -1,35 +1,28 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RelayContext } from '../context.js';
 import { resolveToken } from '../context.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The account of the bearer token; set by the relay's authenticate pre-handler. */
-    relayUserId: string;
-  }
-}
+import { answer } from './answers.js';
+import type { RelayMiddleware } from './env.js';
 
 /**
- * Builds the pre-handler that guards authenticated routes, with the real server's answers:
+ * Builds the middleware that guards authenticated routes, with the real server's answers:
  * 401 `Missing authorization header`, `Invalid token` or `Authentication failed` (docs/wire.md §0).
+ * It runs before anything reads the body, so a request without a valid token costs the relay its
+ * headers only, and its connection is closed with the answer.
  */
-export function createAuthenticate(ctx: RelayContext) {
-  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export function createAuthenticate(ctx: RelayContext): RelayMiddleware {
+  return async function authenticate(c, next) {
+    let userId: string | null;
     try {
-      const header = request.headers.authorization;
+      const header = c.req.header('authorization');
       if (!header || !header.startsWith('Bearer ')) {
-        return reply.code(401).send({ error: 'Missing authorization header' });
+        return answer(c, 401, { error: 'Missing authorization header' });
       }
-      const userId = resolveToken(ctx, header.substring('Bearer '.length));
-      if (!userId) {
-        return reply.code(401).send({ error: 'Invalid token' });
-      }
-      request.relayUserId = userId;
+      userId = resolveToken(ctx, header.substring('Bearer '.length));
     } catch {
-      return reply.code(401).send({ error: 'Authentication failed' });
+      return answer(c, 401, { error: 'Authentication failed' });
     }
+    if (!userId) return answer(c, 401, { error: 'Invalid token' });
+    c.set('userId', userId);
+    await next();
   };
 }
-
-/** The pre-handler type of {@link createAuthenticate}. */
-export type Authenticate = ReturnType<typeof createAuthenticate>;

@@ -1,29 +1,21 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { Hono } from 'hono';
 import type { Logger } from 'happy-session';
+import { answer, errorAnswer } from './answers.js';
+import type { RelayEnv } from './env.js';
 
 /**
- * Error and not-found answers in the real server's shapes: client errors as
- * `{error: name, message, statusCode}`, server errors without details, unknown routes as
- * `{error:'Not found', path, method}`.
+ * Error and not-found answers in the real server's shapes (docs/wire.md §0): a failure as
+ * `{error:'Internal Server Error', message, statusCode:500}` without details (they go to the
+ * logger), unknown routes as `{error:'Not found', path, method}`.
  */
-export function installErrorHandlers(app: FastifyInstance, logger: Logger): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const statusCode = error.statusCode ?? 500;
-    if (statusCode >= 500) {
-      logger.error('relay request failed', {
-        method: request.method,
-        url: request.url,
-        error: error.message,
-      });
-      return reply
-        .code(statusCode)
-        .send({ error: 'Internal Server Error', message: 'An unexpected error occurred', statusCode });
-    }
-    return reply
-      .code(statusCode)
-      .send({ error: error.name || 'Error', message: error.message || 'An error occurred', statusCode });
+export function installErrorHandlers(app: Hono<RelayEnv>, logger: Logger): void {
+  app.onError((error, c) => {
+    logger.error('relay request failed', { method: c.req.method, url: c.req.url, error: error.message });
+    return errorAnswer(c, 500, 'Error', error.message);
   });
-  app.setNotFoundHandler((request, reply) => {
-    return reply.code(404).send({ error: 'Not found', path: request.url, method: request.method });
+  app.notFound((c) => {
+    // The path exactly as the request line had it, query included, like the real server.
+    const path = c.env.incoming.url ?? c.req.path;
+    return answer(c, 404, { error: 'Not found', path, method: c.req.method });
   });
 }

@@ -1,9 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { Hono } from 'hono';
 import nacl from 'tweetnacl';
 import { AuthChallengeBodySchema as challengeBody } from 'happy-session/wire';
 import { z } from 'zod';
 import type { RelayContext } from '../context.js';
-import type { Authenticate } from '../http/authenticate.js';
+import { answer } from '../http/answers.js';
+import type { RelayEnv, RelayMiddleware } from '../http/env.js';
+import { readInput } from '../http/input.js';
 import type { AuthRequestKind } from '../store/authRequests.js';
 
 const terminalRequestBody = z.object({ publicKey: z.string(), supportsV2: z.boolean().nullish() });
@@ -30,19 +32,19 @@ function verifyChallenge(publicKey: string, challenge: string, signature: string
  * Authentication routes (docs/wire.md §1.2-§1.4): the signed challenge, terminal pairing and
  * account linking.
  */
-export function authRoutes(app: FastifyInstance, ctx: RelayContext, authenticate: Authenticate): void {
-  app.post<{ Body: z.infer<typeof challengeBody> }>(
-    '/v1/auth',
-    { schema: { body: challengeBody } },
-    async (request, reply) => {
-      const { publicKey, challenge, signature } = request.body;
-      if (!verifyChallenge(publicKey, challenge, signature)) {
-        return reply.code(401).send({ error: 'Invalid signature' });
-      }
-      const userId = ctx.accounts.upsertByPublicKey(Buffer.from(publicKey, 'base64').toString('hex'));
-      return reply.send({ success: true, token: ctx.tokens.issue({ user: userId }) });
-    },
-  );
+export function authRoutes(app: Hono<RelayEnv>, ctx: RelayContext, authenticate: RelayMiddleware): void {
+  const limit = ctx.limits.smallJsonBytes;
+
+  app.post('/v1/auth', async (c) => {
+    const input = await readInput(c, { body: challengeBody }, limit);
+    if (input instanceof Response) return input;
+    const { publicKey, challenge, signature } = input.body;
+    if (!verifyChallenge(publicKey, challenge, signature)) {
+      return answer(c, 401, { error: 'Invalid signature' });
+    }
+    const userId = ctx.accounts.upsertByPublicKey(Buffer.from(publicKey, 'base64').toString('hex'));
+    return c.json({ success: true, token: ctx.tokens.issue({ user: userId }) });
+  });
 
   const pollRequest = (kind: AuthRequestKind, publicKey: string, supportsV2: boolean) => {
     const keyHex = boxPublicKeyHex(publicKey);
@@ -68,55 +70,45 @@ export function authRoutes(app: FastifyInstance, ctx: RelayContext, authenticate
     return { status: 200, body: { success: true } };
   };
 
-  app.post<{ Body: z.infer<typeof terminalRequestBody> }>(
-    '/v1/auth/request',
-    { schema: { body: terminalRequestBody } },
-    async (request, reply) => {
-      const answer = pollRequest('terminal', request.body.publicKey, request.body.supportsV2 ?? false);
-      return reply.code(answer.status).send(answer.body);
-    },
-  );
+  app.post('/v1/auth/request', async (c) => {
+    const input = await readInput(c, { body: terminalRequestBody }, limit);
+    if (input instanceof Response) return input;
+    const result = pollRequest('terminal', input.body.publicKey, input.body.supportsV2 ?? false);
+    return answer(c, result.status, result.body);
+  });
 
-  app.get<{ Querystring: z.infer<typeof statusQuery> }>(
-    '/v1/auth/request/status',
-    { schema: { querystring: statusQuery } },
-    async (request, reply) => {
-      const keyHex = boxPublicKeyHex(request.query.publicKey);
-      const found = keyHex === null ? undefined : ctx.authRequests.find('terminal', keyHex);
-      if (!found) return reply.send({ status: 'not_found', supportsV2: false });
-      if (found.response !== null && found.responseAccountId !== null) {
-        return reply.send({ status: 'authorized', supportsV2: false });
-      }
-      return reply.send({ status: 'pending', supportsV2: found.supportsV2 });
-    },
-  );
+  app.get('/v1/auth/request/status', async (c) => {
+    const input = await readInput(c, { query: statusQuery });
+    if (input instanceof Response) return input;
+    const keyHex = boxPublicKeyHex(input.query.publicKey);
+    const found = keyHex === null ? undefined : ctx.authRequests.find('terminal', keyHex);
+    if (!found) return c.json({ status: 'not_found', supportsV2: false });
+    if (found.response !== null && found.responseAccountId !== null) {
+      return c.json({ status: 'authorized', supportsV2: false });
+    }
+    return c.json({ status: 'pending', supportsV2: found.supportsV2 });
+  });
 
-  app.post<{ Body: z.infer<typeof responseBody> }>(
-    '/v1/auth/response',
-    { schema: { body: responseBody }, preHandler: authenticate },
-    async (request, reply) => {
-      const { publicKey, response } = request.body;
-      const answer = answerRequest('terminal', publicKey, response, request.relayUserId);
-      return reply.code(answer.status).send(answer.body);
-    },
-  );
+  app.post('/v1/auth/response', authenticate, async (c) => {
+    const input = await readInput(c, { body: responseBody }, limit);
+    if (input instanceof Response) return input;
+    const { publicKey, response } = input.body;
+    const result = answerRequest('terminal', publicKey, response, c.get('userId'));
+    return answer(c, result.status, result.body);
+  });
 
-  app.post<{ Body: z.infer<typeof accountRequestBody> }>(
-    '/v1/auth/account/request',
-    { schema: { body: accountRequestBody } },
-    async (request, reply) => {
-      const answer = pollRequest('account', request.body.publicKey, false);
-      return reply.code(answer.status).send(answer.body);
-    },
-  );
+  app.post('/v1/auth/account/request', async (c) => {
+    const input = await readInput(c, { body: accountRequestBody }, limit);
+    if (input instanceof Response) return input;
+    const result = pollRequest('account', input.body.publicKey, false);
+    return answer(c, result.status, result.body);
+  });
 
-  app.post<{ Body: z.infer<typeof responseBody> }>(
-    '/v1/auth/account/response',
-    { schema: { body: responseBody }, preHandler: authenticate },
-    async (request, reply) => {
-      const { publicKey, response } = request.body;
-      const answer = answerRequest('account', publicKey, response, request.relayUserId);
-      return reply.code(answer.status).send(answer.body);
-    },
-  );
+  app.post('/v1/auth/account/response', authenticate, async (c) => {
+    const input = await readInput(c, { body: responseBody }, limit);
+    if (input instanceof Response) return input;
+    const { publicKey, response } = input.body;
+    const result = answerRequest('account', publicKey, response, c.get('userId'));
+    return answer(c, result.status, result.body);
+  });
 }

@@ -1,9 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { Hono } from 'hono';
 import { AppendMessagesBodySchema as writeBody, MAX_READ_LIMIT } from 'happy-session/wire';
 import { z } from 'zod';
 import type { RelayContext } from '../context.js';
 import { newMessageBody } from '../events.js';
-import type { Authenticate } from '../http/authenticate.js';
+import { answer } from '../http/answers.js';
+import type { RelayEnv, RelayMiddleware } from '../http/env.js';
+import { readInput } from '../http/input.js';
 import { messageAckJson, messageJson } from '../wire.js';
 
 const sessionParams = z.object({ sessionId: z.string() });
@@ -17,51 +19,54 @@ const readQuery = z
     message: 'after_seq and before_seq are mutually exclusive',
   });
 
-type SessionParams = z.infer<typeof sessionParams>;
+/** The answer to an account writing faster than its message rate (docs/relay.md, "Limits"). */
+export const TOO_MANY_MESSAGES = { error: 'Too many messages. Slow down and try again.' };
 
 /**
  * The v3 message API (docs/wire.md §5.2): batched idempotent writes with consecutive seqs, and
- * seq-cursor reads in both directions.
+ * seq-cursor reads in both directions. A write body is read only after the token is checked, and
+ * at most `messageBatchBytes` of it; each account writes at most `messagesPerMinute` records.
  */
-export function messageRoutes(app: FastifyInstance, ctx: RelayContext, authenticate: Authenticate): void {
-  app.get<{ Params: SessionParams; Querystring: z.infer<typeof readQuery> }>(
-    '/v3/sessions/:sessionId/messages',
-    { schema: { params: sessionParams, querystring: readQuery }, preHandler: authenticate },
-    async (request, reply) => {
-      const { sessionId } = request.params;
-      if (!ctx.sessions.findOwned(sessionId, request.relayUserId)) {
-        return reply.code(404).send({ error: 'Session not found' });
-      }
-      const { after_seq, before_seq, limit } = request.query;
-      // One row beyond the page tells whether there is more.
-      const rows =
-        before_seq !== undefined
-          ? ctx.messages.listBefore(sessionId, before_seq, limit + 1)
-          : ctx.messages.listAfter(sessionId, after_seq ?? 0, limit + 1);
-      const hasMore = rows.length > limit;
-      const page = hasMore ? rows.slice(0, limit) : rows;
-      return reply.send({ messages: page.map(messageJson), hasMore });
-    },
-  );
+export function messageRoutes(app: Hono<RelayEnv>, ctx: RelayContext, authenticate: RelayMiddleware): void {
+  app.get('/v3/sessions/:sessionId/messages', authenticate, async (c) => {
+    const input = await readInput(c, { params: sessionParams, query: readQuery });
+    if (input instanceof Response) return input;
+    const { sessionId } = input.params;
+    if (!ctx.sessions.findOwned(sessionId, c.get('userId'))) {
+      return answer(c, 404, { error: 'Session not found' });
+    }
+    const { after_seq, before_seq, limit } = input.query;
+    // One row beyond the page tells whether there is more.
+    const rows =
+      before_seq !== undefined
+        ? ctx.messages.listBefore(sessionId, before_seq, limit + 1)
+        : ctx.messages.listAfter(sessionId, after_seq ?? 0, limit + 1);
+    const hasMore = rows.length > limit;
+    const page = hasMore ? rows.slice(0, limit) : rows;
+    return c.json({ messages: page.map(messageJson), hasMore });
+  });
 
-  app.post<{ Params: SessionParams; Body: z.infer<typeof writeBody> }>(
-    '/v3/sessions/:sessionId/messages',
-    { schema: { params: sessionParams, body: writeBody }, preHandler: authenticate },
-    async (request, reply) => {
-      const userId = request.relayUserId;
-      const { sessionId } = request.params;
-      if (!ctx.sessions.findOwned(sessionId, userId)) {
-        return reply.code(404).send({ error: 'Session not found' });
-      }
-      const { rows, created } = ctx.messages.appendBatch(sessionId, request.body.messages);
-      // The v3 path tells everyone, the writer's own socket included (§2.2).
-      for (const message of created) {
-        ctx.events.emitUpdate(userId, newMessageBody(sessionId, message), {
-          type: 'all-interested-in-session',
-          sessionId,
-        });
-      }
-      return reply.send({ messages: rows.map(messageAckJson) });
-    },
-  );
+  app.post('/v3/sessions/:sessionId/messages', authenticate, async (c) => {
+    const input = await readInput(
+      c,
+      { params: sessionParams, body: writeBody },
+      ctx.limits.messageBatchBytes,
+    );
+    if (input instanceof Response) return input;
+    const userId = c.get('userId');
+    const { sessionId } = input.params;
+    if (!ctx.sessions.findOwned(sessionId, userId)) {
+      return answer(c, 404, { error: 'Session not found' });
+    }
+    if (!ctx.messageRate.take(userId, input.body.messages.length)) return answer(c, 429, TOO_MANY_MESSAGES);
+    const { rows, created } = ctx.messages.appendBatch(sessionId, input.body.messages);
+    // The v3 path tells everyone, the writer's own socket included (§2.2).
+    for (const message of created) {
+      ctx.events.emitUpdate(userId, newMessageBody(sessionId, message), {
+        type: 'all-interested-in-session',
+        sessionId,
+      });
+    }
+    return c.json({ messages: rows.map(messageAckJson) });
+  });
 }

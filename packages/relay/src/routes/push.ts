@@ -1,7 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { RelayContext } from '../context.js';
-import type { Authenticate } from '../http/authenticate.js';
+import { answer } from '../http/answers.js';
+import type { RelayEnv, RelayMiddleware } from '../http/env.js';
+import { readInput } from '../http/input.js';
 
 const sessionParams = z.object({ sessionId: z.string() });
 const pushBody = z.object({
@@ -17,35 +19,33 @@ const pushBody = z.object({
  * the account reported `appState: 'active'`, as the real server would. The `session-event`
  * ephemeral goes out either way.
  */
-export function pushRoutes(app: FastifyInstance, ctx: RelayContext, authenticate: Authenticate): void {
-  app.post<{ Params: z.infer<typeof sessionParams>; Body: z.infer<typeof pushBody> }>(
-    '/v1/sessions/:sessionId/push-event',
-    { schema: { params: sessionParams, body: pushBody }, preHandler: authenticate },
-    async (request, reply) => {
-      const userId = request.relayUserId;
-      const { sessionId } = request.params;
-      const { kind, title, body, data } = request.body;
-      if (!ctx.sessions.findOwned(sessionId, userId)) {
-        return reply.code(404).send({ error: 'Session not found' });
-      }
-      ctx.events.emitEphemeral(
-        userId,
-        { type: 'session-event', sessionId, kind, title, body, timestamp: Date.now() },
-        { type: 'all-interested-in-session', sessionId },
-      );
-      const outcome = (await ctx.events.hasActiveUiClient(userId))
-        ? ({ result: 'suppressed', reason: 'active-ui-client' } as const)
-        : ({ result: 'no_tokens' } as const);
-      ctx.activity.recordPush({
-        accountId: userId,
-        sessionId,
-        kind,
-        title,
-        body,
-        data: { ...(data ?? {}), kind },
-        result: outcome.result,
-      });
-      return reply.send({ success: true, ...outcome });
-    },
-  );
+export function pushRoutes(app: Hono<RelayEnv>, ctx: RelayContext, authenticate: RelayMiddleware): void {
+  app.post('/v1/sessions/:sessionId/push-event', authenticate, async (c) => {
+    const input = await readInput(c, { params: sessionParams, body: pushBody }, ctx.limits.smallJsonBytes);
+    if (input instanceof Response) return input;
+    const userId = c.get('userId');
+    const { sessionId } = input.params;
+    const { kind, title, body, data } = input.body;
+    if (!ctx.sessions.findOwned(sessionId, userId)) {
+      return answer(c, 404, { error: 'Session not found' });
+    }
+    ctx.events.emitEphemeral(
+      userId,
+      { type: 'session-event', sessionId, kind, title, body, timestamp: Date.now() },
+      { type: 'all-interested-in-session', sessionId },
+    );
+    const outcome = (await ctx.events.hasActiveUiClient(userId))
+      ? ({ result: 'suppressed', reason: 'active-ui-client' } as const)
+      : ({ result: 'no_tokens' } as const);
+    ctx.activity.recordPush({
+      accountId: userId,
+      sessionId,
+      kind,
+      title,
+      body,
+      data: { ...(data ?? {}), kind },
+      result: outcome.result,
+    });
+    return c.json({ success: true, ...outcome });
+  });
 }

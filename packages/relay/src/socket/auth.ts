@@ -7,6 +7,7 @@ import type { ClientType, SocketData } from './data.js';
  * Handshake authentication as socket.io middleware, so handlers are attached before the client's
  * `connect` fires. Failures reach the client as `connect_error` with the real server's messages
  * (docs/wire.md §2.1). Session ownership is checked per event, not here, as on the real server.
+ * An account has at most `socketsPerAccount` sockets at once (docs/relay.md, "Limits").
  */
 export function installSocketAuth(io: Server, ctx: RelayContext): void {
   io.use((socket, next) => {
@@ -33,6 +34,12 @@ export function installSocketAuth(io: Server, ctx: RelayContext): void {
       next(new Error('Invalid authentication token'));
       return;
     }
+    if (!ctx.sockets.acquire(userId)) {
+      next(new Error('Too many connections for this account'));
+      return;
+    }
+    // Given back when the connection closes, whether or not the socket got as far as `connect`.
+    socket.conn.once('close', () => ctx.sockets.release(userId));
     // An unknown or missing client type is treated as a UI (user-scoped), like the real server.
     const scope: ClientType =
       clientType === 'session-scoped' || clientType === 'machine-scoped' ? clientType : 'user-scoped';

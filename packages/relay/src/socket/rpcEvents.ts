@@ -5,7 +5,8 @@ import { asAck, asRecord, socketData } from './data.js';
 
 /**
  * RPC events of a socket (docs/wire.md §7.1). Registration rooms are per account, so a socket
- * can only ever reach methods registered by sockets of its own account.
+ * can only ever reach methods registered by sockets of its own account, and has at most
+ * `rpcCallsInFlight` calls waiting at once (docs/relay.md, "Limits").
  */
 export function installRpcEvents(io: Server, socket: Socket, ctx: RelayContext): void {
   const { userId } = socketData(socket);
@@ -34,6 +35,10 @@ export function installRpcEvents(io: Server, socket: Socket, ctx: RelayContext):
       ack?.({ ok: false, error: 'Invalid parameters: method is required' });
       return;
     }
+    if (!ctx.rpcCalls.acquire(userId)) {
+      ack?.({ ok: false, error: 'Too many RPC calls in flight' });
+      return;
+    }
     try {
       const result = await forwardRpcCall(io, socket, userId, method, params, {
         waitMs: ctx.rpcWaitMs,
@@ -44,6 +49,8 @@ export function installRpcEvents(io: Server, socket: Socket, ctx: RelayContext):
     } catch (error) {
       ctx.logger.error('rpc-call failed', { method, error: String(error) });
       ack?.({ ok: false, error: 'Internal error' });
+    } finally {
+      ctx.rpcCalls.release(userId);
     }
   });
 }

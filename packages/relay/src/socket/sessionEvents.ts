@@ -112,6 +112,11 @@ export function installSessionEvents(socket: Socket, ctx: RelayContext): void {
       const { sid, message, localId } = asRecord(payload);
       if (typeof sid !== 'string' || typeof message !== 'string') return;
       if (!ctx.sessions.findOwned(sid, userId)) return;
+      // This path has no ack: a record over the account's message rate is dropped, and logged.
+      if (!ctx.messageRate.take(userId)) {
+        ctx.logger.warn('message over the rate limit dropped', { userId, sessionId: sid });
+        return;
+      }
       const created = ctx.messages.appendLegacy(sid, message, typeof localId === 'string' ? localId : null);
       if (!created) return;
       // The legacy path skips the sending socket (§2.2).

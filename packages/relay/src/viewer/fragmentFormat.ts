@@ -1,15 +1,23 @@
 /** Fragment key of the base64url master secret. */
 export const SECRET_PARAM = 'secret';
+/** Fragment key of a one-time ticket: `<id>.<base64url key>`. */
+export const TICKET_PARAM = 'ticket';
 /** Fragment key of the session to open first. */
 export const SESSION_PARAM = 'session';
+/** Path the page posts a ticket's id to, once, for the sealed secret (docs/viewer.md). */
+export const TICKET_PATH = '/viewer/ticket';
 
 /**
- * The viewer's URL fragment for a secret and a session: `#secret=<base64url>[&session=<id>]`.
- * Shared by the page (which reads it) and {@link viewerUrl} (which prints it); no imports, so both
- * the browser bundle and the Node build can use it.
+ * A viewer URL fragment: `#<name>=<value>[&session=<id>]`. Shared by the page (which reads it)
+ * and the relay (which prints it); no imports, so both the browser bundle and the Node build can
+ * use it.
  */
-export function viewerFragment(secretBase64Url: string, sessionId?: string): string {
-  const params = new URLSearchParams({ [SECRET_PARAM]: secretBase64Url });
+export function viewerFragment(
+  name: typeof SECRET_PARAM | typeof TICKET_PARAM,
+  value: string,
+  sessionId?: string,
+): string {
+  const params = new URLSearchParams({ [name]: value });
   if (sessionId !== undefined) params.set(SESSION_PARAM, sessionId);
   return `#${params.toString()}`;
 }

@@ -1,7 +1,13 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Context, Hono } from 'hono';
 import type { Logger } from 'happy-session';
+import { z } from 'zod';
+import { answer } from '../http/answers.js';
+import type { RelayEnv } from '../http/env.js';
+import { readInput } from '../http/input.js';
 import { loadViewerAssets } from './assets.js';
 import type { ViewerAssets } from './assets.js';
+import { TICKET_PATH } from './fragmentFormat.js';
+import type { ViewerTickets } from './tickets.js';
 
 /**
  * The page may talk to its own origin only (HTTP and the socket), show images and media it decrypted
@@ -23,14 +29,17 @@ const CONTENT_SECURITY_POLICY = [
 const NOT_BUILT =
   'The web viewer is not built. Build the relay package (`npm run build -w happy-session-relay`) and start the relay again.';
 
+const ticketBody = z.object({ id: z.string().min(1).max(64) });
+
 /**
  * Serves the web viewer: `GET /` is the page, `GET /viewer/app.js` and `/viewer/app.css` its
- * bundle. The page reads the account secret from the URL fragment, which browsers never send, so
- * the relay still only ever sees ciphertext. Assets are loaded once, on the first request.
+ * bundle, and `POST /viewer/ticket` hands a one-time link's sealed secret to the page once. The
+ * page keeps the account secret in the browser, so the relay still only ever sees ciphertext.
+ * Assets are loaded once, on the first request.
  *
  * @see docs/viewer.md
  */
-export function viewerRoutes(app: FastifyInstance, logger: Logger): void {
+export function viewerRoutes(app: Hono<RelayEnv>, tickets: ViewerTickets, logger: Logger): void {
   let loading: Promise<ViewerAssets | undefined> | undefined;
   const assets = async (): Promise<ViewerAssets | undefined> => {
     loading ??= loadViewerAssets().catch((error: unknown) => {
@@ -41,32 +50,36 @@ export function viewerRoutes(app: FastifyInstance, logger: Logger): void {
     return loading;
   };
 
-  const send = async (reply: FastifyReply, name: string): Promise<FastifyReply> => {
+  const send = async (c: Context<RelayEnv>, name: string): Promise<Response> => {
     let bundle: ViewerAssets | undefined;
     try {
       bundle = await assets();
     } catch (error) {
-      return reply
-        .code(500)
-        .type('text/plain; charset=utf-8')
-        .send(`The web viewer failed to build: ${String(error)}`);
+      return c.text(`The web viewer failed to build: ${String(error)}`, 500);
     }
-    if (!bundle) return reply.code(503).type('text/plain; charset=utf-8').send(NOT_BUILT);
+    if (!bundle) return c.text(NOT_BUILT, 503);
     const asset = bundle.get(name);
-    if (!asset) return reply.code(404).send({ error: 'Not found' });
-    return reply
-      .header('Content-Security-Policy', CONTENT_SECURITY_POLICY)
-      .header('Referrer-Policy', 'no-referrer')
-      .header('X-Content-Type-Options', 'nosniff')
-      .header('Cache-Control', 'no-cache')
-      .type(asset.contentType)
-      .send(Buffer.from(asset.body));
+    if (!asset) return c.json({ error: 'Not found' }, 404);
+    return c.body(new Uint8Array(asset.body), 200, {
+      'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+      'Referrer-Policy': 'no-referrer',
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'no-cache',
+      'Content-Type': asset.contentType,
+    });
   };
 
-  app.get('/', async (_request, reply) => send(reply, 'index.html'));
-  app.get<{ Params: { file: string } }>('/viewer/:file', async (request, reply) => {
-    const { file } = request.params;
-    if (file === 'index.html') return reply.code(404).send({ error: 'Not found' });
-    return send(reply, file);
+  app.get('/', (c) => send(c, 'index.html'));
+  app.post(TICKET_PATH, async (c) => {
+    const input = await readInput(c, { body: ticketBody }, 1024);
+    if (input instanceof Response) return input;
+    const sealed = tickets.redeem(input.body.id);
+    if (sealed === undefined) return answer(c, 404, { error: 'Link already used or unknown' });
+    return c.json({ sealed }, 200, { 'Cache-Control': 'no-store' });
+  });
+  app.get('/viewer/:file', (c) => {
+    const file = c.req.param('file');
+    if (file === 'index.html') return c.json({ error: 'Not found' }, 404);
+    return send(c, file);
   });
 }

@@ -7,6 +7,7 @@ import type { RecordKey } from '../crypto/records.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { newId } from '../protocol/ids.js';
+import type { AttachmentContext, MessageContext, PosterContext } from '../protocol/messageContext.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import type { AttachInput, AttachOptions, MediaRuntime, UploadedMedia } from '../stream/plugins.js';
 import type { Scope } from '../stream/scope.js';
@@ -34,6 +35,12 @@ export interface MediaPipelineOptions {
    * encrypted. Also applies to `upload: false`, since the file is read to probe it.
    */
   readonly maxBytes?: number;
+  /**
+   * Also upload each video's poster frame as an image of its own, for a wire format that shows a
+   * video as its poster (`connect()` sets this for `format: 'v1'`, docs/v1-format.md, "Media").
+   * Default false.
+   */
+  readonly posters?: boolean;
   readonly logger?: Logger;
 }
 
@@ -60,8 +67,11 @@ export class MediaPipeline implements MediaRuntime {
   private readonly uploader: MediaUploader;
   private readonly blobKey: Uint8Array;
   private readonly maxBytes: number;
+  private readonly posters: boolean;
   private readonly logger: Logger;
   private readonly progressSubject = new Subject<MediaProgress>();
+  /** How many inputs without a name each kind had: they are called `photo-1.png`, `file-2.pdf`, … */
+  private readonly unnamed: Record<MediaKind, number> = { photo: 0, video: 0, file: 0 };
 
   /** Upload progress of every attachment of this pipeline; completes when the writer closes. */
   readonly progress$: Observable<MediaProgress> = this.progressSubject.asObservable();
@@ -78,13 +88,13 @@ export class MediaPipeline implements MediaRuntime {
     this.uploader = options.uploader;
     this.blobKey = blobKeyFor(options.key);
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
+    this.posters = options.posters ?? false;
     this.logger = options.logger ?? silentLogger;
-    writer.lifecycle$.subscribe({
-      next: (event) => {
-        if (event.kind === 'writer-closing') this.progressSubject.complete();
-      },
-      complete: () => this.progressSubject.complete(),
-    });
+  }
+
+  /** @internal the writer is closing: no more progress. */
+  writerClosing(): void {
+    this.progressSubject.complete();
   }
 
   /**
@@ -103,7 +113,7 @@ export class MediaPipeline implements MediaRuntime {
     if (options.upload === false) return this.attachLocal(scope, input, options);
     // The turn may have ended while the input was probed; then there is nothing to upload for.
     const uploaded = await this.prepareAndUpload(input, options, () => scope.assertOpen());
-    return this.append(scope, uploaded.id, uploaded.content as MediaMessageFields);
+    return this.append(scope, uploaded.id, uploaded.content as MediaMessageFields, uploaded.context);
   }
 
   /**
@@ -120,17 +130,18 @@ export class MediaPipeline implements MediaRuntime {
         'leave out upload: false',
       );
     }
-    return this.prepareAndUpload(input, options, () => undefined);
+    return this.prepareAndUpload(input, options, () => undefined).then(({ id, content }) => ({ id, content }));
   }
 
   private async prepareAndUpload(
     input: AttachInput,
     options: AttachOptions,
     beforeUpload: () => void,
-  ): Promise<UploadedMedia> {
+  ): Promise<UploadedMedia & { readonly context: MessageContext }> {
     const { signal } = options;
     const prepared = await prepareMedia(toMediaInput(input), this.prepareOptions(options));
     beforeUpload();
+    const poster = await this.uploadPoster(prepared, signal);
     const encrypted = encryptBlob(prepared.bytes, this.blobKey);
     const messageId = newId();
     const report = (sent: number, total: number): void => {
@@ -145,7 +156,26 @@ export class MediaPipeline implements MediaRuntime {
     // Uploaded but not yet referenced: an abort now still leaves the stream untouched.
     throwIfAborted(signal);
     this.logger.debug('attachment uploaded', { ref, kind: prepared.kind, size: prepared.size });
-    return { id: messageId, content: mediaMessageFields(prepared, ref) };
+    return {
+      id: messageId,
+      content: mediaMessageFields(prepared, ref),
+      context: attachmentContext(prepared, poster),
+    };
+  }
+
+  /** With `posters`, uploads a video's poster frame (a PNG) before the video itself. */
+  private async uploadPoster(
+    prepared: PreparedMedia,
+    signal: AbortSignal | undefined,
+  ): Promise<PosterContext | undefined> {
+    const png = prepared.video?.poster;
+    if (!this.posters || !png) return undefined;
+    const { ref } = await this.uploader.upload(encryptBlob(png, this.blobKey), {
+      filename: `${prepared.name}.poster.png`,
+      ...(signal ? { signal } : {}),
+    });
+    throwIfAborted(signal);
+    return { ref, size: png.length, mimeType: 'image/png' };
   }
 
   private async attachLocal(
@@ -163,27 +193,41 @@ export class MediaPipeline implements MediaRuntime {
     const path = isAbsolute(input) ? input : resolve(input);
     const prepared: PreparedMedia = await prepareMedia(path, this.prepareOptions(options));
     throwIfAborted(options.signal);
-    return this.append(scope, newId(), mediaMessageFields(prepared, `${MACHINE_FILE_PREFIX}${path}`));
+    return this.append(
+      scope,
+      newId(),
+      mediaMessageFields(prepared, `${MACHINE_FILE_PREFIX}${path}`),
+      attachmentContext(prepared, undefined),
+    );
   }
 
   private prepareOptions(options: AttachOptions): Parameters<typeof prepareMedia>[1] {
     return {
       maxBytes: this.maxBytes,
+      fallbackName: (kind, ext) => `${kind}-${++this.unnamed[kind]}.${ext}`,
       ...(options.name !== undefined ? { name: options.name } : {}),
       ...(options.mimeType !== undefined ? { mimeType: options.mimeType } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     };
   }
 
-  /** Appends through the scope (so turn, parent and agent are stamped) and returns the message as appended. */
-  private append(scope: Scope, id: string, fields: MediaMessageFields): SessionMessage {
+  /**
+   * Appends through the scope (so turn, parent and agent are stamped), handing the writer's encoder
+   * what v2 does not carry, and returns the message as appended.
+   */
+  private append(
+    scope: Scope,
+    id: string,
+    fields: MediaMessageFields,
+    context: MessageContext,
+  ): SessionMessage {
     let appended: SessionMessage | undefined;
     const watch = this.writer.messages$.subscribe((message) => {
       if (message.id === id) appended = message;
     });
     try {
       // The writer emits synchronously inside emitContent, so `appended` is set when it returns.
-      void scope.emitContent({ ...fields, id });
+      void scope.emitContent({ ...fields, id }, context);
     } finally {
       watch.unsubscribe();
     }
@@ -201,8 +245,24 @@ export class MediaPipeline implements MediaRuntime {
  */
 export function useMedia(writer: SessionWriter, options: MediaPipelineOptions): MediaPipeline {
   const pipeline = new MediaPipeline(writer, options);
-  writer.use({ media: pipeline });
+  writer.install({
+    media: pipeline,
+    onLifecycle: (event) => {
+      if (event.kind === 'writer-closing') pipeline.writerClosing();
+    },
+  });
   return pipeline;
+}
+
+/** What the encoder may want beyond the message: the file's name, size and type, and its poster. */
+function attachmentContext(prepared: PreparedMedia, poster: PosterContext | undefined): MessageContext {
+  const attachment: AttachmentContext = {
+    name: prepared.name,
+    size: prepared.size,
+    mimeType: prepared.mimeType,
+    ...(poster ? { poster } : {}),
+  };
+  return { attachment };
 }
 
 /** Async iterables that are not Node streams (web streams, generators) are read as a Node stream. */

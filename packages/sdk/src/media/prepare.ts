@@ -21,7 +21,8 @@ export interface PreparedMedia {
   size: number;
   bytes: Buffer;
   photo?: { width: number; height: number; thumbhash: string };
-  video?: { width: number; height: number; durationMs: number; thumbhash: string };
+  /** `poster`: the frame the thumbhash was computed from, as a PNG (docs/media.md, "Videos"). */
+  video?: { width: number; height: number; durationMs: number; thumbhash: string; poster: Buffer };
 }
 
 /** The stages {@link prepareMedia} reports, in order (`probe` is skipped for plain files). */
@@ -29,8 +30,10 @@ export type PrepareStage = 'read' | 'detect' | 'probe' | 'done';
 
 /** Options of {@link prepareMedia}. */
 export interface PrepareMediaOptions {
-  /** Display name; default: the base name of the path or file stream. */
+  /** Display name; default: the base name of the path or file stream, else `fallbackName`. */
   name?: string;
+  /** The name of an input that has none (bytes, an anonymous stream); default `<kind>.<ext>`. */
+  fallbackName?: (kind: MediaKind, ext: string) => string;
   /** Type of content the detector cannot recognise (see `detectKind`); never overrides a photo's or video's type. */
   mimeType?: string;
   /**
@@ -70,7 +73,10 @@ export async function prepareMedia(
   const base = {
     name:
       givenName ??
-      `${detected.kind}.${detected.ext ?? (detected.mimeType === TEXT_MIME_TYPE ? 'txt' : 'bin')}`,
+      (options.fallbackName ?? defaultName)(
+        detected.kind,
+        detected.ext ?? (detected.mimeType === TEXT_MIME_TYPE ? 'txt' : 'bin'),
+      ),
     size: read.bytes.length,
     bytes: read.bytes,
   };
@@ -82,12 +88,15 @@ export async function prepareMedia(
   } else if (detected.kind === 'video') {
     onProgress?.('probe');
     try {
-      const { width, height, durationMs, thumbhash } = await probeVideo(read.bytes, signal ? { signal } : {});
+      const { width, height, durationMs, thumbhash, poster } = await probeVideo(
+        read.bytes,
+        signal ? { signal } : {},
+      );
       prepared = {
         ...base,
         kind: 'video',
         mimeType: detected.mimeType,
-        video: { width, height, durationMs, thumbhash },
+        video: { width, height, durationMs, thumbhash, poster },
       };
     } catch (error) {
       if (!isSdkError(error, 'media.no_video_stream')) throw error;
@@ -96,4 +105,8 @@ export async function prepareMedia(
   throwIfAborted(signal);
   onProgress?.('done');
   return prepared;
+}
+
+function defaultName(kind: MediaKind, ext: string): string {
+  return `${kind}.${ext}`;
 }

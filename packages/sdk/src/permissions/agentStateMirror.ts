@@ -1,6 +1,9 @@
+import type { Observable, Subscription } from 'rxjs';
 import type { Logger } from '../logger.js';
 import type { PermissionDecision } from '../stream/plugins.js';
 import type { SessionStateStore, StateObject } from '../ports/sessionState.js';
+import type { BrokerEvent } from './broker.js';
+import { ruleForCall } from './sessionRules.js';
 
 /** One pending prompt as today's app reads it from `agentState.requests` (docs/wire.md §4.3). */
 interface MirroredRequest {
@@ -36,6 +39,28 @@ export class AgentStateMirror {
     private readonly logger: Logger,
   ) {}
 
+  /** Follows the broker: each request is added when made and moved to `completedRequests` when settled. */
+  follow(events$: Observable<BrokerEvent>): Subscription {
+    return events$.subscribe((event) => {
+      const call = event.request.call;
+      if (event.kind === 'requested') {
+        void this.added(call.callId, call.toolName, call.args, event.request.createdAt);
+        return;
+      }
+      const { decision } = event.settled;
+      // The rule an allow-always answer grants: what today's app shows as "don't ask again".
+      const rule =
+        decision.kind === 'allow-always' && event.answer?.updatedInput === undefined
+          ? ruleForCall(call.toolName, call.args)
+          : undefined;
+      void this.completed(call.callId, decision, rule !== undefined ? { allowTools: [rule] } : {}, {
+        toolName: call.toolName,
+        args: call.args,
+        createdAt: event.request.createdAt,
+      });
+    });
+  }
+
   /** Adds a pending request (and drops a completed entry of the same id, so a re-raise shows). */
   added(callId: string, toolName: string, args: unknown, createdAt: number): Promise<void> {
     return this.update((s) => {
@@ -48,16 +73,24 @@ export class AgentStateMirror {
     });
   }
 
-  /** Moves a request to `completedRequests` with its status. */
+  /**
+   * Moves a request to `completedRequests` with its status. `request` fills in the tool, arguments
+   * and time for a request that never was pending (one the policy decided at once), so the app can
+   * show the call as denied (docs/wire.md §6.6, "Permissions").
+   */
   completed(
     callId: string,
     decision: PermissionDecision,
     extra: { allowTools?: string[]; mode?: string } = {},
+    request?: { toolName: string; args: unknown; createdAt: number },
   ): Promise<void> {
     return this.update((s) => {
       const requests = record(s.requests);
       const completedRequests = record(s.completedRequests);
-      const previous = record(requests[callId]);
+      const previous = {
+        ...(request ? { tool: request.toolName, arguments: request.args, createdAt: request.createdAt } : {}),
+        ...record(requests[callId]),
+      };
       delete requests[callId];
       const status =
         decision.outcome === 'allow' ? 'approved' : decision.outcome === 'deny' ? 'denied' : 'canceled';

@@ -20,9 +20,11 @@ export interface Answer {
   readonly interrupt?: boolean;
   /** Feedback for the model. */
   readonly message?: string;
-  /** Id and time of the stream message that carried it (stream answers). */
-  readonly messageId?: string;
-  readonly messageTime?: number;
+  /**
+   * Set when the answer already is a decision record in the stream (a response with `via` that
+   * another client wrote): the gate applies it as it stands instead of recording it again.
+   */
+  readonly record?: { readonly id: string; readonly time: number; readonly seq: number };
   /** The kind the legacy mapping chose (checked again against the request by the gate). */
   readonly kind?: PermissionOptionKind;
 }
@@ -50,7 +52,13 @@ export function answerFromRpcBody(body: unknown, lookup: PendingLookup): Answer 
   const parsed = parsePermissionRpcBody(body);
   if (!parsed.ok) return refuse(parsed.error.code, parsed.error.message, parsed.error.issues);
   if (parsed.value.format === 'v2') {
-    return { callId: parsed.value.body.callId, optionId: parsed.value.body.optionId, via: 'rpc' };
+    const v2 = parsed.value.body;
+    return {
+      callId: v2.callId,
+      optionId: v2.optionId,
+      via: 'rpc',
+      ...(v2.updatedInput !== undefined ? { updatedInput: v2.updatedInput } : {}),
+    };
   }
   const legacy = parsed.value.body;
   const pending = lookup(legacy.id);

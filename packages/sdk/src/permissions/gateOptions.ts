@@ -8,6 +8,13 @@ import type { ModeTableOverrides, PermissionMode } from './modes.js';
 import type { RuleLists } from './policy.js';
 import type { ShellParser } from './shell.js';
 
+/** A message of the stream with its position, as the gate reads answers from it (docs/permissions.md). */
+export interface StreamInput {
+  readonly message: SessionMessage;
+  /** The record's `seq`: an answer counts only after its request's record. */
+  readonly seq: number;
+}
+
 /** Options of {@link PermissionGate.create}. */
 export interface PermissionGateOptions {
   /** The writer whose tool calls this gate guards; the gate installs itself on it. */
@@ -18,9 +25,18 @@ export interface PermissionGateOptions {
   readonly rules?: RuleLists;
   readonly modeTable?: ModeTableOverrides;
   readonly requiresInteraction?: readonly string[];
-  /** Absolute path that relative path rules are resolved against. */
+  /**
+   * Absolute path of the workspace: relative path rules are resolved against it, and edits are
+   * allowed automatically only inside it and off protected paths. Without one, every edit asks.
+   * `connect()` defaults it to the agent's working directory.
+   */
   readonly workspaceRoot?: string;
-  /** The most permissive mode a remote input may switch to (docs/permissions-requirements.md R4.4). */
+  /**
+   * The most permissive mode a remote input (the app's mode pick, a legacy answer's `mode`) may
+   * switch to; default `safe-yolo`, every mode but `bypassPermissions`. Letting the app switch to
+   * bypass is `ceiling: 'bypassPermissions'`. A switch to a stricter mode is always accepted
+   * (docs/permissions.md, "Modes").
+   */
   readonly ceiling?: PermissionMode;
   /** `full` notes every automatic decision as an agent `service` message naming the rule or mode. */
   readonly audit?: 'none' | 'full';
@@ -32,9 +48,15 @@ export interface PermissionGateOptions {
   readonly onTimeout?: 'deny' | 'cancel';
   /** Where the `permission` RPC is registered. */
   readonly rpc?: RpcRegistry;
-  /** Messages other clients append (the stream channel): user `permission-response`s are answers. */
-  readonly incoming?: Observable<SessionMessage>;
-  /** Mirror of pending and completed requests into agentState, for today's app. */
+  /**
+   * Records other clients append, with their `seq` (the stream channel): user
+   * `permission-response`s after their request are answers.
+   */
+  readonly incoming?: Observable<StreamInput>;
+  /**
+   * The session's agentState and metadata: pending and completed requests are mirrored into
+   * agentState, and the real mode is written to `metadata.permissionMode`, for today's app.
+   */
   readonly state?: SessionStateStore;
   /** Push notification on each request. */
   readonly push?: PushNotifier;
@@ -51,9 +73,10 @@ export interface PermissionGateOptions {
   readonly shell?: ShellParser;
   /** False while remote answers are not accepted (local terminal control): they get `not_allowed`. */
   readonly acceptRemoteAnswers?: () => boolean;
-  /** Checks the user's edited arguments; false gives `invalid_updated_input`. Default: any object. */
+  /**
+   * Checks the user's edited arguments (merged over the request's); false gives
+   * `invalid_updated_input`. Edited arguments must also pass the deny rules. Default: any object.
+   */
   readonly validateUpdatedInput?: (toolName: string, input: Readonly<Record<string, unknown>>) => boolean;
-  /** An ambient `default` (an old client's message meta) does not downgrade `bypassPermissions`; default true. */
-  readonly keepBypassOnAmbientDefault?: boolean;
   readonly logger?: Logger;
 }

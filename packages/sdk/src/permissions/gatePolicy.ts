@@ -2,7 +2,7 @@ import type { PermissionDecision } from '../stream/plugins.js';
 import type { ToolCall } from '../stream/toolCall.js';
 import { decisionFromPolicy } from './decision.js';
 import type { ModeTableOverrides, PermissionMode } from './modes.js';
-import type { CompiledRules } from './policy.js';
+import type { CompiledRules, PolicyResult } from './policy.js';
 import { evaluatePolicy } from './policy.js';
 import { SessionRuleStore } from './sessionRules.js';
 import type { ShellParser } from './shell.js';
@@ -25,15 +25,15 @@ export class GatePolicy {
   readonly sessionRules = new SessionRuleStore();
 
   constructor(
-    private readonly settings: GatePolicySettings,
+    readonly settings: GatePolicySettings,
     /** The current mode. */
     public mode: PermissionMode,
   ) {}
 
-  /** The automatic decision for `call`, or undefined when the user must be asked. */
-  decide(call: ToolCall): PermissionDecision | undefined {
+  /** The policy's verdict for `call`, judged with `args` (the call's own unless the user edited them). */
+  evaluate(call: ToolCall, args: Readonly<Record<string, unknown>> = call.args): PolicyResult {
     const s = this.settings;
-    const result = evaluatePolicy(
+    return evaluatePolicy(
       {
         mode: this.mode,
         rules: s.rules,
@@ -43,8 +43,12 @@ export class GatePolicy {
         ...(s.requiresInteraction ? { requiresInteraction: s.requiresInteraction } : {}),
         ...(s.workspaceRoot ? { workspaceRoot: s.workspaceRoot } : {}),
       },
-      { toolName: call.toolName, kind: call.kind, args: call.args },
+      { toolName: call.toolName, ...(call.kind !== undefined ? { kind: call.kind } : {}), args },
     );
-    return decisionFromPolicy(result);
+  }
+
+  /** The automatic decision for `call`, or undefined when the user must be asked. */
+  decide(call: ToolCall): PermissionDecision | undefined {
+    return decisionFromPolicy(this.evaluate(call));
   }
 }

@@ -42,6 +42,12 @@ export {
 } from './options.js';
 export type { OptionsErrorCode } from './options.js';
 export { globToRegExp, matchPathPattern } from './pathGlob.js';
+export { PROTECTED_DIRECTORIES, SHELL_STARTUP_FILES, editConcern, isProtected } from './editScope.js';
+export type { EditConcern } from './editScope.js';
+export { baseName, executedCommands } from './executedCommands.js';
+export type { ExecutedCommands } from './executedCommands.js';
+export { UNSAFE_SHELL_CHARACTERS, decodeAnsiC } from './shellWords.js';
+export type { ShellWord } from './shellWords.js';
 export { compileRules, describePolicyResult, evaluatePolicy } from './policy.js';
 export type {
   CompiledRule,
@@ -55,7 +61,7 @@ export type {
   RuleRef,
   ShellConcern,
 } from './policy.js';
-export { matchCallRule, matchCommandText } from './ruleMatch.js';
+export { matchCallRule, matchCommandText, matchWords, ruleWords, stripBlanks } from './ruleMatch.js';
 export type { RuleMatch, RuleMatchContext } from './ruleMatch.js';
 export { MAX_RULE_LENGTH, PATH_RULE_TOOLS, formatRule, parseRule } from './rules.js';
 export type { ParsedRule, RuleErrorCode } from './rules.js';
@@ -83,13 +89,19 @@ export {
   KNOWN_TOOL_KINDS,
   TOOL_KINDS,
   TOOL_NAME_ALIASES,
+  EDIT_KINDS,
   canonicalToolName,
   classifyTool,
   isToolKind,
+  toolKindsOf,
 } from './toolKinds.js';
 export type { ToolKind } from './toolKinds.js';
 export { PermissionGate } from './gate.js';
-export type { PermissionGateOptions, ModeSource } from './gate.js';
+export type { PermissionGateOptions, ModeSource, StreamInput } from './gate.js';
+export { MAX_SETTLED_REQUESTS } from './broker.js';
+export type { AppliedAnswer, BrokerEvent, SettledRequest } from './broker.js';
+export type { PendingRequest } from './pendingRequest.js';
 export type { RespondResult, RespondErrorCode } from './respondResult.js';
 export { REVOKE_PREFIX } from './recovery.js';
-export { withinCeiling } from './modeCeiling.js';
+export { DEFAULT_CEILING, remoteModeChangeAllowed, withinCeiling } from './modeCeiling.js';
+export { MODE_LABELS } from './modeMetadata.js';

@@ -24,6 +24,8 @@ export interface V2PermissionBody {
   readonly optionId: string;
   /** Optional; when present it picks the request among re-raised ones (docs/permissions-requirements.md R2). */
   readonly requestId?: string;
+  /** Optional edited arguments, merged over the request's; checked like the legacy body's (docs/permissions.md). */
+  readonly updatedInput?: Readonly<Record<string, unknown>>;
 }
 
 /** Decision values today's Base/Codex handlers read (`docs/wire.md` §7.2). */
@@ -94,7 +96,7 @@ export function parsePermissionRpcBody(body: unknown): Result<PermissionRpcBody,
   return parsed.ok ? ok({ format: 'legacy', body: parsed.value }) : parsed;
 }
 
-/** Checks a v2 body `{ callId, optionId, requestId? }`. Unknown extra fields are ignored. */
+/** Checks a v2 body `{ callId, optionId, requestId?, updatedInput? }`. Unknown extra fields are ignored. */
 export function parseV2PermissionBody(body: unknown): Result<V2PermissionBody, PermissionRpcError> {
   if (!isPlainObject(body)) return invalid('the body must be an object');
   const issues: string[] = [];
@@ -102,11 +104,16 @@ export function parseV2PermissionBody(body: unknown): Result<V2PermissionBody, P
   if (!isId(body.optionId)) issues.push('optionId must be a non-empty string');
   if (body.requestId !== undefined && !isId(body.requestId))
     issues.push('requestId must be a non-empty string');
+  if (body.updatedInput !== undefined && !isPlainObject(body.updatedInput))
+    issues.push('updatedInput must be an object');
   if (issues.length > 0) return invalid('the v2 permission body is malformed', issues);
   return ok({
     callId: body.callId as string,
     optionId: body.optionId as string,
     ...(body.requestId !== undefined ? { requestId: body.requestId as string } : {}),
+    ...(body.updatedInput !== undefined
+      ? { updatedInput: body.updatedInput as Record<string, unknown> }
+      : {}),
   });
 }
 

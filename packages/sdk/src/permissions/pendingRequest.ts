@@ -1,28 +1,33 @@
-import type { PermissionOption, PermissionRequestMessage } from '../protocol/sessionMessage.js';
+import type { PermissionOption } from '../protocol/sessionMessage.js';
 import type { PermissionDecision } from '../stream/plugins.js';
 import type { ToolCall } from '../stream/toolCall.js';
 
 /**
  * One permission request waiting for its first valid answer. It settles once: `settle` returns
  * false for every later attempt, which is what makes "first valid answer wins" atomic. Settling
- * releases its timer and its abort listener, so nothing of it outlives the request.
+ * releases its timer and its abort listeners, so nothing of it outlives the request.
  */
 export class PendingRequest {
   readonly promise: Promise<PermissionDecision>;
   private resolvePromise!: (decision: PermissionDecision) => void;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private signal: AbortSignal | undefined;
-  private onAbort: (() => void) | undefined;
+  private readonly watched: Array<{ signal: AbortSignal; onAbort: () => void }> = [];
   private done = false;
+  /** The request record's `seq`, once known (undefined while unknown or when it was not stored). */
+  storedSeq: number | undefined;
 
   constructor(
     readonly call: ToolCall,
     readonly options: readonly PermissionOption[],
     readonly createdAt: number,
-    /** The appended `permission-request`, once it is appended. */
-    public request: PermissionRequestMessage | undefined = undefined,
+    /**
+     * Settles with the `seq` of the appended `permission-request` once the server stored it, or
+     * `undefined` when it was not stored. Stream answers are ordered against it.
+     */
+    readonly requestSeq: Promise<number | undefined>,
   ) {
     this.promise = new Promise((resolve) => (this.resolvePromise = resolve));
+    void requestSeq.then((seq) => (this.storedSeq = seq));
   }
 
   get settled(): boolean {
@@ -36,8 +41,7 @@ export class PendingRequest {
 
   /** Calls `onAbort` when `signal` aborts, unless settled first. */
   watch(signal: AbortSignal, onAbort: () => void): void {
-    this.signal = signal;
-    this.onAbort = onAbort;
+    this.watched.push({ signal, onAbort });
     signal.addEventListener('abort', onAbort, { once: true });
   }
 
@@ -46,10 +50,9 @@ export class PendingRequest {
     if (this.done) return false;
     this.done = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
-    if (this.signal && this.onAbort) this.signal.removeEventListener('abort', this.onAbort);
     this.timer = undefined;
-    this.signal = undefined;
-    this.onAbort = undefined;
+    for (const { signal, onAbort } of this.watched) signal.removeEventListener('abort', onAbort);
+    this.watched.length = 0;
     this.resolvePromise(decision);
     return true;
   }

@@ -1,6 +1,8 @@
+import type { Observable, Subscription } from 'rxjs';
 import type { Logger } from '../logger.js';
 import type { ToolCall } from '../stream/toolCall.js';
 import type { PushNotifier } from '../ports/sessionState.js';
+import type { BrokerEvent } from './broker.js';
 
 /**
  * The `permission` push of each request (docs/wire.md §7.3, §9 item 4), sent only when the request
@@ -14,6 +16,23 @@ export class PermissionPush {
     private readonly push: PushNotifier,
     private readonly options: { delayMs: number; sessionTitle: string | undefined; logger: Logger },
   ) {}
+
+  /** Follows the broker: a push is scheduled for each request and dropped when it settles first. */
+  follow(events$: Observable<BrokerEvent>): Subscription {
+    return events$.subscribe({
+      next: (event) => {
+        if (event.kind === 'requested') this.schedule(event.request.call);
+        else this.cancel(event.request.call.callId);
+      },
+      complete: () => this.cancelAll(),
+    });
+  }
+
+  /** Drops every push still waiting. */
+  cancelAll(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
 
   /** Schedules the push of `call`'s request. */
   schedule(call: ToolCall): void {

@@ -1,11 +1,41 @@
 import type { SdkError } from '../errors.js';
 import { err, ok, type Result } from '../result.js';
-import { DEFAULT_MODE_TABLE, modeCell, type ModeTableOverrides, type PermissionMode } from './modes.js';
-import { matchCallRule, matchCommandText, firstStringArg, type RuleMatch } from './ruleMatch.js';
-import { parseRule, ruleCoversWholeTool, formatRule, type ParsedRule, type RuleErrorCode } from './rules.js';
+import { editConcern, type EditConcern } from './editScope.js';
+import { baseName, executedCommands, type ExecutedCommands } from './executedCommands.js';
+import {
+  DEFAULT_MODE_TABLE,
+  modeCell,
+  type ModeCell,
+  type ModeTableOverrides,
+  type PermissionMode,
+} from './modes.js';
+import {
+  firstStringArg,
+  matchCallRule,
+  matchCommandText,
+  matchWords,
+  ruleWords,
+  type RuleMatch,
+} from './ruleMatch.js';
+import {
+  formatRule,
+  parseRule,
+  PATH_RULE_TOOLS,
+  ruleCoversWholeTool,
+  type ParsedRule,
+  type RuleErrorCode,
+} from './rules.js';
 import type { SessionRule } from './sessionRules.js';
-import type { ShellParser, ShellSplit } from './shell.js';
-import { canonicalToolName, classifyTool, DEFAULT_REQUIRES_INTERACTION, type ToolKind } from './toolKinds.js';
+import type { ShellCommand, ShellParser, ShellSplit } from './shell.js';
+import type { ShellWord } from './shellWords.js';
+import {
+  canonicalToolName,
+  classifyTool,
+  DEFAULT_REQUIRES_INTERACTION,
+  EDIT_KINDS,
+  toolKindsOf,
+  type ToolKind,
+} from './toolKinds.js';
 
 /** Which list a matching rule came from. */
 export type RuleList = 'deny' | 'ask' | 'allow' | 'session-allow' | 'session-deny';
@@ -84,7 +114,9 @@ export interface RuleRef {
 /** Why a Bash command could not be allowed by rules, when that is why the user is asked. */
 export type ShellConcern =
   | { readonly kind: 'unparsable'; readonly reason: string }
-  | { readonly kind: 'hazard'; readonly hazards: readonly string[] };
+  | { readonly kind: 'hazard'; readonly hazards: readonly string[] }
+  /** What the command runs cannot be known before it runs (a computed command name, `eval`, …). */
+  | { readonly kind: 'unchecked'; readonly reason: string };
 
 /**
  * Why the policy decided as it did.
@@ -94,7 +126,10 @@ export type ShellConcern =
  * - `mode`: the mode's cell for the tool kind decided, or `dontAsk` refused what would be asked;
  * - `interaction`: the tool needs the user whatever the mode;
  * - `undecidable`: a deny or ask rule is about this tool but could not be checked (unparsable
- *   command, path outside the workspace, malformed URL), so the user is asked;
+ *   command, computed command name, path outside the workspace, malformed URL): the user is
+ *   asked, or, where the mode never asks and a deny rule is among them, the call is denied;
+ * - `confinement`: an edit that the mode or a rule would allow is outside the workspace, on a
+ *   protected path, or has no workspace to be inside, so the user is asked ({@link EditConcern});
  * - `default`: nothing decided, so the user is asked (`shell` says why rules could not help).
  */
 export type PolicyReason =
@@ -102,36 +137,46 @@ export type PolicyReason =
   | { readonly kind: 'mode'; readonly mode: PermissionMode }
   | { readonly kind: 'interaction' }
   | { readonly kind: 'undecidable'; readonly rules: readonly RuleRef[]; readonly shell?: ShellConcern }
+  | { readonly kind: 'confinement'; readonly concern: EditConcern }
   | { readonly kind: 'default'; readonly shell?: ShellConcern };
 
 /** The policy's answer for one call. */
 export interface PolicyResult {
   readonly verdict: 'allow' | 'deny' | 'ask';
   readonly reason: PolicyReason;
-  /** The kind the call was judged as. */
+  /** The kind the call was judged as (the strictest of {@link toolKindsOf}). */
   readonly toolKind: ToolKind;
 }
 
 /**
- * Decides a call without asking anyone (docs/permissions-requirements.md R4.1), or says that the user must be asked.
+ * Decides a call without asking anyone (docs/permissions-requirements.md R4.1), or says that the
+ * user must be asked. The full rule set is in docs/permissions-policy.md.
  *
  * Precedence "deny > ask > mode > allow", as this SDK reads it:
  * 1. **deny rules** (static, then session reject-always): a match denies, in every mode,
  *    bypassPermissions included;
  * 2. **ask rules**, then **requires-interaction tools**: they ask in every mode, bypass included
  *    (in `dontAsk` they are denied, since that mode never asks). A deny or ask rule about this tool
- *    that cannot be checked also asks, in every mode;
+ *    that cannot be checked also asks; where the mode would allow the call without asking (or never
+ *    asks), an unchecked deny rule denies instead;
  * 3. **mode**: where the mode's cell for the tool kind says `allow` or `deny`, that decides — so
  *    `plan` refuses an edit even when an allow rule covers it, and `bypassPermissions` allows
- *    without looking at allow rules;
+ *    without looking at allow rules. A call is judged by every kind of {@link toolKindsOf} and
+ *    the strictest cell wins, so a caller's `kind` never loosens a known tool;
  * 4. **allow rules** (static, then session allow-always) decide the cells that say `ask`;
  * 5. otherwise the mode's unresolved answer: ask, or deny in `dontAsk`.
  *
- * Bash commands are split ({@link ShellParser}); deny and ask rules are checked against the whole
- * line and against every simple command in it, nested ones included; allow rules need every simple
- * command allowed and no hazard (substitution, subshell, file redirection, …), except that an
- * exact `Bash(cmd)` rule equal to the whole line allows that very line. An unparsable command is
- * never allowed by a rule; only a mode cell `allow` for its kind (bypassPermissions) lets it run.
+ * Edits (kinds edit, delete, move) that the mode or a rule would allow are allowed only inside the
+ * workspace root and off protected paths ({@link editConcern}); otherwise they ask.
+ * `bypassPermissions` is not confined: it runs any command anyway.
+ *
+ * Bash commands are split into simple commands and their words ({@link ShellParser}). Deny and ask
+ * rules are checked against the whole line and against what every simple command runs, nested
+ * ones and wrapped ones included, by the real command name ({@link executedCommands}). Allow rules
+ * need every simple command's words to match and no hazard (substitution, subshell, file
+ * redirection, control or Unicode space characters outside quotes, …), except that an exact
+ * `Bash(cmd)` rule equal to the whole line allows that very line. A command whose name is computed
+ * when it runs, and an unparsable command, are never allowed by a rule.
  *
  * Never throws: an internal failure asks the user.
  */
@@ -139,7 +184,7 @@ export function evaluatePolicy(config: PolicyConfig, call: PolicyCall): PolicyRe
   let toolKind: ToolKind = 'other';
   try {
     toolKind = classifyTool(call.toolName, call.kind);
-    return decide(config, call, toolKind);
+    return decide(config, call);
   } catch {
     return { verdict: 'ask', reason: { kind: 'default' }, toolKind };
   }
@@ -163,30 +208,51 @@ export function describePolicyResult(result: PolicyResult): string {
       return `${verb} by permission mode ${r.mode}.`;
     case 'interaction':
       return `${verb}: this tool always asks the user.`;
-    case 'undecidable':
-      return `${verb}: could not check ${r.rules.map((x) => `${listName(x.list)} rule ${x.rule}`).join(', ')}.`;
+    case 'undecidable': {
+      const why = r.shell?.kind === 'unchecked' ? ` (${r.shell.reason})` : '';
+      return `${verb}: could not check ${r.rules.map((x) => `${listName(x.list)} rule ${x.rule}`).join(', ')}${why}.`;
+    }
+    case 'confinement':
+      return `${verb}: ${CONCERN_TEXT[r.concern]}.`;
     case 'default':
       return `${verb}: no rule or mode decides this call.`;
   }
 }
 
+const CONCERN_TEXT: Readonly<Record<EditConcern, string>> = {
+  no_workspace: 'edits are only allowed automatically inside a workspace root, and none is set',
+  no_path: 'the edit names no file the gate can check',
+  outside_workspace: 'the file is outside the workspace',
+  protected_path: 'the file is a protected path (.git, .happy, .ssh, shell start-up or .env files)',
+};
+
 function listName(list: RuleList): string {
   return list === 'session-allow' ? 'session allow' : list === 'session-deny' ? 'session deny' : list;
+}
+
+/** A Bash call's command line, split, and what each of its simple commands runs (computed on demand). */
+interface ShellSubject {
+  readonly line: string | undefined;
+  readonly split: ShellSplit | undefined;
+  readonly shell: ShellParser;
+  readonly executed: Map<ShellCommand, ExecutedCommands>;
 }
 
 interface Subject {
   readonly toolName: string;
   readonly args: unknown;
   /** Present for Bash calls. */
-  readonly shell?: { readonly line: string | undefined; readonly split: ShellSplit | undefined };
+  readonly shell?: ShellSubject;
 }
 
 type Found = { readonly matched: CompiledRule } | { readonly unknown: readonly CompiledRule[] } | undefined;
 
-function decide(config: PolicyConfig, call: PolicyCall, toolKind: ToolKind): PolicyResult {
+function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   const toolName = canonicalToolName(call.toolName);
   const subject = subjectOf(toolName, call.args, config.shell);
   const session = compileSession(config.sessionRules ?? []);
+  const kinds = toolKindsOf(call.toolName, call.kind);
+  const { cell, kind: toolKind } = strictestCell(config, kinds);
   const neverAsks = DEFAULT_MODE_TABLE[config.mode].unresolved === 'deny';
   const askOr = (reason: PolicyReason): PolicyResult =>
     neverAsks
@@ -200,13 +266,20 @@ function decide(config: PolicyConfig, call: PolicyCall, toolKind: ToolKind): Pol
   const askFound = find(config.rules.ask, subject, config);
   if (askFound && 'matched' in askFound) return askOr(ruleReason(askFound.matched));
 
-  const unknown = [
-    ...(denyFound ? denyFound.unknown : []),
-    ...(askFound && 'unknown' in askFound ? askFound.unknown : []),
-  ];
-  // A session deny rule that no longer parses cannot be honoured, so do not guess: ask.
+  const uncheckedDeny = denyFound ? denyFound.unknown : [];
+  const unknown = [...uncheckedDeny, ...(askFound && 'unknown' in askFound ? askFound.unknown : [])];
+  // A session deny rule that no longer parses cannot be honoured, so do not guess.
   if (unknown.length > 0 || session.broken) {
-    return askOr({ kind: 'undecidable', rules: unknown.map(refOf), ...shellConcernOf(subject) });
+    const reason: PolicyReason = {
+      kind: 'undecidable',
+      rules: unknown.map(refOf),
+      ...shellConcernOf(subject),
+    };
+    // Where nobody would be asked, a deny rule that cannot be checked must not let the call run.
+    if ((uncheckedDeny.length > 0 || session.broken) && cell === 'allow') {
+      return { verdict: 'deny', reason, toolKind };
+    }
+    return askOr(reason);
   }
 
   const interaction = config.requiresInteraction ?? DEFAULT_REQUIRES_INTERACTION;
@@ -214,11 +287,22 @@ function decide(config: PolicyConfig, call: PolicyCall, toolKind: ToolKind): Pol
     return askOr({ kind: 'interaction' });
   }
 
-  const cell = modeCell(config.mode, toolKind, config.modeTable);
+  const edits = kinds.some((k) => EDIT_KINDS.includes(k));
+  const confined = (): EditConcern | undefined =>
+    edits
+      ? editConcern(firstStringArg(call.args, PATH_RULE_TOOLS[toolName] ?? []), config.workspaceRoot)
+      : undefined;
+
+  if (cell === 'allow' && config.mode !== 'bypassPermissions') {
+    const concern = confined();
+    if (concern) return askOr({ kind: 'confinement', concern });
+  }
   if (cell !== 'ask') return { verdict: cell, reason: { kind: 'mode', mode: config.mode }, toolKind };
 
   const allowed = findAllow([...config.rules.allow, ...session.allow], subject, config);
   if (allowed.length > 0) {
+    const concern = confined();
+    if (concern) return askOr({ kind: 'confinement', concern });
     const [first, ...rest] = allowed;
     return {
       verdict: 'allow',
@@ -229,10 +313,32 @@ function decide(config: PolicyConfig, call: PolicyCall, toolKind: ToolKind): Pol
   return askOr({ kind: 'default', ...shellConcernOf(subject) });
 }
 
+const CELL_ORDER: Readonly<Record<ModeCell, number>> = { deny: 0, ask: 1, allow: 2 };
+
+/** The strictest mode cell among the call's kinds (deny < ask < allow), and the kind it is for. */
+function strictestCell(config: PolicyConfig, kinds: readonly ToolKind[]): { cell: ModeCell; kind: ToolKind } {
+  let best: { cell: ModeCell; kind: ToolKind } | undefined;
+  for (const kind of kinds) {
+    const cell = modeCell(config.mode, kind, config.modeTable);
+    if (best === undefined || CELL_ORDER[cell] < CELL_ORDER[best.cell]) best = { cell, kind };
+  }
+  return best ?? { cell: modeCell(config.mode, 'other', config.modeTable), kind: 'other' };
+}
+
 function subjectOf(toolName: string, args: unknown, shell: ShellParser): Subject {
   if (toolName !== 'Bash') return { toolName, args };
   const line = firstStringArg(args, ['command']);
-  return { toolName, args, shell: { line, split: line === undefined ? undefined : shell.split(line) } };
+  const split = line === undefined ? undefined : shell.split(line);
+  return { toolName, args, shell: { line, split, shell, executed: new Map() } };
+}
+
+function executedOf(subject: ShellSubject, command: ShellCommand): ExecutedCommands {
+  let found = subject.executed.get(command);
+  if (!found) {
+    found = executedCommands(command.words, subject.shell);
+    subject.executed.set(command, found);
+  }
+  return found;
 }
 
 /** The first matching rule; otherwise the rules about this call that could not be checked. */
@@ -246,15 +352,42 @@ function find(rules: readonly CompiledRule[], subject: Subject, config: PolicyCo
   return unknown.length > 0 ? { unknown } : undefined;
 }
 
-/** Deny/ask matching: the whole line or any simple command in it, nested ones included. */
+/**
+ * Deny/ask matching: the whole line as text, or what any simple command in it runs, nested and
+ * wrapped ones included, by its real name (`/bin/rm`, `\rm`, `"rm"`, `x=1 rm`, `sudo rm`,
+ * `bash -c 'rm …'` are all `rm`). `unknown` when part of it cannot be checked.
+ */
 function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): RuleMatch {
   if (rule.type !== 'command') return matchCallRule(rule, subject.toolName, subject.args, config);
   if (subject.toolName !== 'Bash' || !subject.shell) return 'no-match';
-  const { line, split } = subject.shell;
-  if (line === undefined) return 'unknown';
-  if (matchCommandText(rule, line)) return 'match';
-  if (!split || !split.ok) return 'unknown';
-  return split.commands.some((c) => matchCommandText(rule, c.text)) ? 'match' : 'no-match';
+  const s = subject.shell;
+  if (s.line === undefined) return 'unknown';
+  if (matchCommandText(rule, s.line)) return 'match';
+  if (!s.split || !s.split.ok) return 'unknown';
+  // Words tree-sitter reads differently from bash cannot be trusted either way.
+  let unknown = s.split.hazards.some((h) => h.kind === 'unsafe_characters');
+  const words = ruleWords(rule, s.shell);
+  if (words === undefined) {
+    return s.split.commands.some((c) => matchCommandText(rule, c.text))
+      ? 'match'
+      : unknown
+        ? 'unknown'
+        : 'no-match';
+  }
+  const target = realNameWords(words);
+  for (const command of s.split.commands) {
+    const executed = executedOf(s, command);
+    if (executed.runs.some((run) => matchWords(target, run, rule.prefix))) return 'match';
+    if (executed.unchecked !== undefined) unknown = true;
+  }
+  return unknown ? 'unknown' : 'no-match';
+}
+
+/** A deny rule's words with the command name reduced to its base name, as runs are. */
+function realNameWords(words: readonly ShellWord[]): readonly ShellWord[] {
+  const [name, ...rest] = words;
+  if (name?.value === undefined) return words;
+  return [{ text: name.text, value: baseName(name.value) }, ...rest];
 }
 
 /** Allow matching; returns the rules used (empty when the call is not allowed by rules). */
@@ -263,18 +396,33 @@ function findAllow(rules: readonly CompiledRule[], subject: Subject, config: Pol
     const hit = rules.find((r) => matchCallRule(r.rule, subject.toolName, subject.args, config) === 'match');
     return hit ? [hit] : [];
   }
-  const { line, split } = subject.shell;
-  if (line === undefined || !split || !split.ok) return [];
+  const s = subject.shell;
+  if (s.line === undefined || !s.split || !s.split.ok) return [];
+  const split = s.split;
+  if (split.hazards.some((h) => h.kind === 'unsafe_characters')) return [];
+  // Nothing is allowed whose commands cannot all be known before they run; `eval` builds its
+  // command when it runs, so it is never allowed by a rule either.
+  const unknowable = (c: ShellCommand): boolean => {
+    const executed = executedOf(s, c);
+    return executed.unchecked !== undefined || executed.runs.some((run) => run[0]?.value === 'eval');
+  };
+  if (split.commands.some(unknowable)) return [];
   const whole = rules.find((r) => ruleCoversWholeTool(r.rule, 'Bash'));
   if (whole) return [whole];
   const exact = rules.find(
-    (r) => r.rule.type === 'command' && !r.rule.prefix && matchCommandText(r.rule, line),
+    (r) => r.rule.type === 'command' && !r.rule.prefix && matchCommandText(r.rule, s.line!),
   );
   if (exact) return [exact];
   if (split.hazards.length > 0 || split.commands.length === 0) return [];
   const used: CompiledRule[] = [];
   for (const command of split.commands) {
-    const hit = rules.find((r) => r.rule.type === 'command' && matchCommandText(r.rule, command.text));
+    // `FOO=1 cmd` changes what `cmd` does (PATH, LD_PRELOAD, NODE_OPTIONS): not what the rule allowed.
+    if (command.assignments.length > 0) return [];
+    const hit = rules.find((r) => {
+      if (r.rule.type !== 'command') return false;
+      const words = ruleWords(r.rule, s.shell);
+      return words !== undefined && matchWords(words, command.words, r.rule.prefix);
+    });
     if (!hit) return [];
     if (!used.includes(hit)) used.push(hit);
   }
@@ -316,11 +464,15 @@ function ruleReason(rule: CompiledRule): PolicyReason {
 
 function shellConcernOf(subject: Subject): { shell?: ShellConcern } {
   if (!subject.shell) return {};
-  const { line, split } = subject.shell;
-  if (line === undefined) return { shell: { kind: 'unparsable', reason: 'missing_command' } };
-  if (!split) return {};
-  if (!split.ok) return { shell: { kind: 'unparsable', reason: split.reason } };
-  if (split.hazards.length > 0)
-    return { shell: { kind: 'hazard', hazards: [...new Set(split.hazards.map((h) => h.kind))] } };
+  const s = subject.shell;
+  if (s.line === undefined) return { shell: { kind: 'unparsable', reason: 'missing_command' } };
+  if (!s.split) return {};
+  if (!s.split.ok) return { shell: { kind: 'unparsable', reason: s.split.reason } };
+  for (const command of s.split.commands) {
+    const unchecked = executedOf(s, command).unchecked;
+    if (unchecked !== undefined) return { shell: { kind: 'unchecked', reason: unchecked } };
+  }
+  if (s.split.hazards.length > 0)
+    return { shell: { kind: 'hazard', hazards: [...new Set(s.split.hazards.map((h) => h.kind))] } };
   return {};
 }

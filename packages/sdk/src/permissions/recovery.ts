@@ -1,7 +1,7 @@
-import type { SessionMessage } from '../protocol/sessionMessage.js';
+import type { PermissionRequestMessage, SessionMessage } from '../protocol/sessionMessage.js';
 import type { PermissionDecision } from '../stream/plugins.js';
 import type { SessionWriter } from '../stream/sessionWriter.js';
-import { foldPermissions } from '../stream/fold.js';
+import { ledgerOf } from '../stream/permissionLedger.js';
 import { cancelledDecision } from './decision.js';
 import type { SessionRule } from './sessionRules.js';
 import { SessionRuleStore } from './sessionRules.js';
@@ -34,17 +34,24 @@ export function rebuildRules(history: readonly SessionMessage[]): readonly Sessi
   return store.listRules();
 }
 
+/** A request a dead process left open, as {@link closeOrphans} closed it. */
+export interface ClosedOrphan {
+  readonly request: PermissionRequestMessage;
+  readonly decision: PermissionDecision;
+}
+
 /**
- * Closes every request left pending in `history` by a process that died: appends its call's
- * `tool-call-end` with an error, so that the fold shows nothing pending (docs/permissions-requirements.md R13.1).
+ * Closes every request left open in `history` by a process that died: a request without the
+ * agent's record of an answer, its call's end or a settled note (an answer the dead process never
+ * confirmed does not count, docs/permissions.md "One arbitration"). Appends its call's
+ * `tool-call-end` with an error, so that replay and the fold find it closed
+ * (docs/permissions-requirements.md R13.1).
  */
-export function closeOrphans(
-  history: readonly SessionMessage[],
-  writer: SessionWriter,
-): Array<{ callId: string; decision: PermissionDecision }> {
+export function closeOrphans(history: readonly SessionMessage[], writer: SessionWriter): ClosedOrphan[] {
   const lastTime = history.reduce((t, m) => Math.max(t, m.time), 0);
-  const closed: Array<{ callId: string; decision: PermissionDecision }> = [];
-  for (const request of foldPermissions(history)) {
+  const closed: ClosedOrphan[] = [];
+  for (const { request } of [...ledgerOf(history).openRequests()]) {
+    if (request.type !== 'permission-request') continue;
     writer.append({
       role: 'agent',
       type: 'tool-call-end',
@@ -56,7 +63,7 @@ export function closeOrphans(
       time: Math.max(Date.now(), lastTime + 1),
     });
     closed.push({
-      callId: request.callId,
+      request,
       decision: cancelledDecision('shutdown', 'The agent restarted before the request was answered.'),
     });
   }

@@ -1,5 +1,7 @@
 import { matchPathPattern } from './pathGlob.js';
 import { PATH_RULE_TOOLS, ruleCoversWholeTool, type ParsedRule } from './rules.js';
+import type { ShellParser } from './shell.js';
+import type { ShellWord } from './shellWords.js';
 
 /**
  * How one rule relates to one call: it matches, it does not, or it cannot be told (a path that
@@ -15,17 +17,73 @@ export interface RuleMatchContext {
   readonly workspaceRoot?: string;
 }
 
+/** Bash splits words on space, tab and newline only; nothing else counts as a blank here. */
+const BLANKS = /^[ \t\n]+|[ \t\n]+$/g;
+
+/** `text` without the leading and trailing blanks bash ignores (space, tab, newline); never `trim()`. */
+export function stripBlanks(text: string): string {
+  return text.replace(BLANKS, '');
+}
+
 /**
- * True when a `Bash(...)` rule matches one simple command, as written. `Bash(cmd)` needs the exact
- * text; `Bash(cmd:*)` needs `cmd` followed by the end or by whitespace, so `npm run test:*`
- * matches `npm run test` and `npm run test -- -u` but not `npm run testx`.
+ * True when a `Bash(...)` rule matches a command line's text. `Bash(cmd)` needs the exact text;
+ * `Bash(cmd:*)` needs `cmd` followed by the end or a blank, so `npm run test:*` matches
+ * `npm run test` and `npm run test -- -u` but not `npm run testx`. Only space, tab and newline are
+ * blanks: `./x.sh\u00a0` is not `./x.sh`. Rules are matched on words ({@link matchWords}); the text
+ * is compared for whole lines only.
  */
 export function matchCommandText(rule: ParsedRule & { type: 'command' }, text: string): boolean {
-  const command = text.trim();
+  const command = stripBlanks(text);
   if (!rule.prefix) return command === rule.command;
   if (!command.startsWith(rule.command)) return false;
   const next = command.charAt(rule.command.length);
-  return next === '' || /\s/.test(next);
+  return next === '' || next === ' ' || next === '\t' || next === '\n';
+}
+
+/**
+ * True when a command's words match a rule's words: the same words for `Bash(cmd)`, the rule's
+ * words first for `Bash(cmd:*)`. A word matches by its value after quote removal; a word bash
+ * computes when it runs matches only the same computed word, written the same way.
+ */
+export function matchWords(
+  rule: readonly ShellWord[],
+  words: readonly ShellWord[],
+  prefix: boolean,
+): boolean {
+  if (prefix ? words.length < rule.length : words.length !== rule.length) return false;
+  return rule.every((r, i) => sameWord(r, words[i]!));
+}
+
+function sameWord(rule: ShellWord, word: ShellWord): boolean {
+  return rule.value !== undefined
+    ? word.value === rule.value
+    : word.value === undefined && word.text === rule.text;
+}
+
+const ruleWordCache = new Map<string, readonly ShellWord[] | null>();
+const RULE_WORD_CACHE_SIZE = 1_000;
+
+/**
+ * The words of a `Bash(...)` rule's command, or `undefined` when it is not one simple command
+ * (`Bash(npm test && npm run build)` can only match a whole line).
+ */
+export function ruleWords(
+  rule: ParsedRule & { type: 'command' },
+  shell: ShellParser,
+): readonly ShellWord[] | undefined {
+  const cached = ruleWordCache.get(rule.command);
+  if (cached !== undefined) return cached ?? undefined;
+  const split = shell.split(rule.command);
+  const words =
+    split.ok &&
+    split.hazards.length === 0 &&
+    split.commands.length === 1 &&
+    split.commands[0]!.assignments.length === 0
+      ? split.commands[0]!.words
+      : null;
+  if (ruleWordCache.size >= RULE_WORD_CACHE_SIZE) ruleWordCache.clear();
+  ruleWordCache.set(rule.command, words);
+  return words ?? undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { PermissionsErrorCode } from '../errorCodes.js';
 import { SdkError } from '../errors.js';
 import { err, ok, type Result } from '../result.js';
+import { UNSAFE_SHELL_CHARACTERS } from './shellWords.js';
 import { canonicalToolName } from './toolKinds.js';
 
 /**
@@ -8,9 +9,12 @@ import { canonicalToolName } from './toolKinds.js';
  *
  * - `Tool` — every call of the tool, whatever its arguments (`WebFetch`, `Edit`, `mcp__db__query`);
  * - `mcp__server__*` — every tool of one MCP server;
- * - `Bash(cmd)` — exactly the simple command `cmd` (surrounding whitespace trimmed);
- * - `Bash(cmd:*)` — `cmd` as a word-bounded prefix: `cmd` alone or `cmd` followed by whitespace,
- *   never `cmdx`. Only a trailing `:*` is special; any other `*` is a literal character;
+ * - `Bash(cmd)` — exactly the simple command `cmd`, compared word by word after quote removal
+ *   (surrounding spaces, tabs and newlines are not part of it);
+ * - `Bash(cmd:*)` — `cmd`'s words as the first words of the command: `cmd` alone or followed by
+ *   more words, never `cmdx`. Only a trailing `:*` is special; any other `*` is part of the command.
+ *   A command with control characters or Unicode spaces is refused: no command line that holds
+ *   them outside quotes is ever allowed by a rule;
  * - `Read(glob)`, `Edit(glob)`, `Write(glob)`, `MultiEdit(glob)`, `NotebookEdit(glob)`,
  *   `NotebookRead(glob)` — the file the call names, as a path glob relative to the workspace root
  *   (`**` any depth, `*` and `?` within one segment; a pattern without `/` matches the file name
@@ -59,7 +63,8 @@ const HOST = /^[a-z0-9-]+(\.[a-z0-9-]+)*$/;
  */
 export function parseRule(text: unknown): Result<ParsedRule, SdkError<RuleErrorCode>> {
   if (typeof text !== 'string') return invalid(String(text), 'a rule must be a string');
-  const trimmed = text.trim();
+  // ASCII blanks only: `trim()` would also drop U+00A0 and friends, which bash keeps in a word.
+  const trimmed = text.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '');
   if (trimmed.length === 0) return invalid(text, 'the rule is empty');
   if (trimmed.length > MAX_RULE_LENGTH) return invalid(trimmed.slice(0, 40) + '…', 'the rule is too long');
 
@@ -69,7 +74,7 @@ export function parseRule(text: unknown): Result<ParsedRule, SdkError<RuleErrorC
 
   const name = canonicalToolName(trimmed.slice(0, open));
   if (!TOOL_NAME.test(name)) return invalid(trimmed, 'the tool name has characters a tool name cannot have');
-  const specifier = trimmed.slice(open + 1, -1).trim();
+  const specifier = trimmed.slice(open + 1, -1).replace(/^[ \t\n]+|[ \t\n]+$/g, '');
   if (specifier.length === 0)
     return invalid(trimmed, `write "${name}" without parentheses to match every call`);
 
@@ -122,8 +127,11 @@ function parseToolOnly(text: string): Result<ParsedRule, SdkError<RuleErrorCode>
 
 function parseCommandSpecifier(text: string, specifier: string): Result<ParsedRule, SdkError<RuleErrorCode>> {
   const prefix = specifier.endsWith(':*');
-  const command = prefix ? specifier.slice(0, -2).trimEnd() : specifier;
+  const command = prefix ? specifier.slice(0, -2).replace(/[ \t\n]+$/, '') : specifier;
   if (command.length === 0) return invalid(text, 'use "Bash" to match every command');
+  if (UNSAFE_SHELL_CHARACTERS.test(command)) {
+    return invalid(text, 'the command has control characters or Unicode spaces, which no rule may match');
+  }
   return ok(Object.freeze({ type: 'command' as const, toolName: 'Bash' as const, command, prefix }));
 }
 

@@ -1,8 +1,9 @@
 import type { SdkError } from '../errors.js';
+import { ledgerOf, type LedgerMessage } from '../stream/permissionLedger.js';
 import { ok, type Result } from '../result.js';
 import { isPermissionOptionKind, type PermissionOptionKind } from './options.js';
 import { formatRule, parseRule, type RuleErrorCode } from './rules.js';
-import { firstStringArg } from './ruleMatch.js';
+import { firstStringArg, stripBlanks } from './ruleMatch.js';
 import { canonicalToolName, classifyTool } from './toolKinds.js';
 
 /** Whether a session rule lets calls run or refuses them. */
@@ -28,9 +29,10 @@ export interface SessionRule {
  * The rule an `*-always` answer to this call grants, or `undefined` when none can be stated
  * exactly (then the answer counts once only).
  *
- * - Bash: `Bash(<exact command>)`, the command trimmed — the same rule today's app sends in
- *   `allowTools`. A command ending in `:*` has no exact rule (the text would read as a prefix
- *   rule), so it gets none.
+ * - Bash: `Bash(<exact command>)`, without the surrounding spaces, tabs and newlines — the same
+ *   rule today's app sends in `allowTools`. A command ending in `:*` has no exact rule (the text
+ *   would read as a prefix rule), and neither has one with control characters or Unicode spaces
+ *   (no rule may match such a line), so they get none.
  * - Another shell tool (kind `execute`, e.g. Codex's `CodexBash`): none, since a tool-wide grant
  *   would allow every command.
  * - Any other tool: the tool name alone, so every later call of the tool is covered whatever its
@@ -39,7 +41,8 @@ export interface SessionRule {
 export function ruleForCall(toolName: string, args: unknown): string | undefined {
   const canonical = canonicalToolName(toolName);
   if (canonical === 'Bash') {
-    const command = firstStringArg(args, ['command'])?.trim();
+    const text = firstStringArg(args, ['command']);
+    const command = text === undefined ? undefined : stripBlanks(text);
     if (command === undefined || command.length === 0) return undefined;
     const parsed = parseRule(`Bash(${command})`);
     if (
@@ -70,6 +73,8 @@ export interface PermissionAnswer {
   readonly toolName: string;
   readonly args: unknown;
   readonly kind: PermissionOptionKind;
+  /** The arguments the user edited; an answer that edits them grants no rule. */
+  readonly updatedInput?: unknown;
   /** Id of the `permission-response` message that carried the answer. */
   readonly grantedBy?: string;
   /** Unix ms of the answer. */
@@ -78,23 +83,11 @@ export interface PermissionAnswer {
 
 /**
  * A v2 message, typed only as far as the rebuild needs it (`docs/protocol.md`:
- * `permission-request` from the agent, `permission-response` from the user). Other messages are
- * skipped. `requestId` is honoured when present (docs/permissions-requirements.md R2), `callId` otherwise.
+ * `permission-request` from the agent, `permission-response` from the user, `tool-call-end`, the
+ * agent's settled note). Other messages are skipped. `requestId` is honoured when both the request
+ * and the answer carry one (docs/permissions-requirements.md R2).
  */
-export interface PermissionMessageLike {
-  readonly type: string;
-  readonly role: string;
-  readonly id?: string;
-  readonly time?: number;
-  readonly callId?: string;
-  readonly requestId?: string;
-  readonly toolName?: string;
-  readonly args?: unknown;
-  readonly options?: readonly { readonly id: string; readonly kind: string }[];
-  readonly optionId?: string;
-  /** Set on the record the runtime appended for the answer it applied (RPC or local). */
-  readonly via?: string;
-}
+export type PermissionMessageLike = LedgerMessage;
 
 /**
  * The session's granted rules: added from `*-always` answers, listed, revoked, and rebuilt from the
@@ -106,11 +99,12 @@ export class SessionRuleStore {
 
   /**
    * Records the rule an `allow-always` / `reject-always` answer grants, and returns it. Other
-   * kinds, and calls for which no exact rule exists ({@link ruleForCall}), grant nothing.
+   * kinds, answers that edited the arguments, and calls for which no exact rule exists
+   * ({@link ruleForCall}) grant nothing.
    */
   addFromAnswer(answer: PermissionAnswer): SessionRule | undefined {
     const behavior = sessionBehaviorOf(answer.kind);
-    if (behavior === undefined) return undefined;
+    if (behavior === undefined || answer.updatedInput !== undefined) return undefined;
     const rule = ruleForCall(answer.toolName, answer.args);
     if (rule === undefined) return undefined;
     const added = this.add(rule, behavior, { grantedBy: answer.grantedBy, createdAt: answer.at });
@@ -154,65 +148,32 @@ export class SessionRuleStore {
   }
 
   /**
-   * Replaces the rules with those granted in `messages`, read in order. A response counts when it
-   * is user-authored, answers a request that is still open (by `requestId`, else the latest
-   * request for its `callId`), and names one of that request's options; the first such response
-   * settles the request. Revocations are not in the v2 message set, so whoever records them
-   * re-applies them with {@link SessionRuleStore.revokeRule} after the rebuild.
+   * Replaces the rules with those granted in `messages`, read in order by the one arbitration the
+   * live gate follows (`PermissionLedger`): a request's decision is the agent's own record of
+   * the answer it applied (a user `permission-response` with `via`), the first one after the
+   * request and before it closed; answers without `via` are inputs and grant nothing. Revocations
+   * are not in the v2 message set, so whoever records them re-applies them with
+   * {@link SessionRuleStore.revokeRule} after the rebuild.
    */
   rebuildFromMessages(messages: Iterable<PermissionMessageLike>): readonly SessionRule[] {
     this.#rules.clear();
-    for (const grant of grantsFromMessages(messages)) {
-      this.addFromAnswer(grant);
+    // In the order the answers were recorded, as the live gate granted them.
+    const answered = ledgerOf(messages).entries.filter((e) => e.answer !== undefined);
+    answered.sort((a, b) => a.answerIndex! - b.answerIndex!);
+    for (const entry of answered) {
+      const { request, answer } = entry;
+      if (!answer || typeof request.toolName !== 'string') continue;
+      const option = request.options?.find((o) => o.id === answer.optionId);
+      if (!option || !isPermissionOptionKind(option.kind)) continue;
+      this.addFromAnswer({
+        toolName: request.toolName,
+        args: request.args,
+        kind: option.kind,
+        ...(answer.updatedInput !== undefined ? { updatedInput: answer.updatedInput } : {}),
+        ...(answer.id !== undefined ? { grantedBy: answer.id } : {}),
+        ...(answer.time !== undefined ? { at: answer.time } : {}),
+      });
     }
     return this.listRules();
   }
-}
-
-interface OpenRequest {
-  readonly message: PermissionMessageLike;
-  settled: boolean;
-  /** Whether the settling answer is the runtime's own record (`via`), which nothing overrides. */
-  authoritative: boolean;
-  /** Index in `grants` of the settling answer's grant, if it granted anything. */
-  grant?: number;
-}
-
-function grantsFromMessages(messages: Iterable<PermissionMessageLike>): PermissionAnswer[] {
-  const byCall = new Map<string, OpenRequest>();
-  const byRequest = new Map<string, OpenRequest>();
-  const grants: Array<PermissionAnswer | undefined> = [];
-  for (const message of messages) {
-    if (typeof message !== 'object' || message === null) continue;
-    if (message.type === 'permission-request' && message.role === 'agent') {
-      if (typeof message.callId !== 'string' || typeof message.toolName !== 'string') continue;
-      if (!Array.isArray(message.options)) continue;
-      const open: OpenRequest = { message, settled: false, authoritative: false };
-      byCall.set(message.callId, open);
-      if (typeof message.requestId === 'string') byRequest.set(message.requestId, open);
-      continue;
-    }
-    if (message.type !== 'permission-response' || message.role !== 'user') continue;
-    if (typeof message.callId !== 'string' || typeof message.optionId !== 'string') continue;
-    const open =
-      typeof message.requestId === 'string' ? byRequest.get(message.requestId) : byCall.get(message.callId);
-    if (!open || open.message.callId !== message.callId) continue;
-    // A settled request is only re-settled by the runtime's own record of the answer it applied.
-    const viaRuntime = typeof message.via === 'string';
-    if (open.settled && (open.authoritative || !viaRuntime)) continue;
-    const option = open.message.options?.find((o) => o.id === message.optionId);
-    if (!option || !isPermissionOptionKind(option.kind)) continue;
-    if (open.grant !== undefined) grants[open.grant] = undefined;
-    open.settled = true;
-    open.authoritative = viaRuntime;
-    open.grant = grants.length;
-    grants.push({
-      toolName: open.message.toolName!,
-      args: open.message.args,
-      kind: option.kind,
-      ...(message.id !== undefined ? { grantedBy: message.id } : {}),
-      ...(message.time !== undefined ? { at: message.time } : {}),
-    });
-  }
-  return grants.filter((g): g is PermissionAnswer => g !== undefined);
 }

@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Language, Node, Parser } from 'web-tree-sitter';
 import { SdkError } from '../errors.js';
+import { commandWords, readsDifferently } from './shellWords.js';
+import type { ShellWord } from './shellWords.js';
 
 /**
  * Splitting a shell command into the simple commands it runs, so that each can be checked
@@ -27,6 +29,10 @@ export interface ShellParser {
 export interface ShellCommand {
   /** The command as written, without the redirections of its statement. */
   readonly text: string;
+  /** Its leading `NAME=value` assignments, as written (`FOO=1` of `FOO=1 npm test`). */
+  readonly assignments: readonly string[];
+  /** Its words as bash passes them, after quote removal: the command name first. */
+  readonly words: readonly ShellWord[];
   /**
    * True when the command sits inside something else — a command or process substitution, a
    * subshell, a `{ …; }` group, a function or control-flow body. Such commands always come with a
@@ -35,7 +41,12 @@ export interface ShellCommand {
   readonly nested: boolean;
 }
 
-/** A construct that stops a command line from being allowed by rules (the user is asked instead). */
+/**
+ * A construct that stops a command line from being allowed by rules (the user is asked instead).
+ * `unsafe_characters`: bash may read the line differently from the parser — control characters or
+ * Unicode spaces outside quotes, an escaped tab, a word the parser cut in two — so its words are
+ * not trusted (docs/permissions-policy.md, "Bash's own words").
+ */
 export type ShellHazardKind =
   | 'command_substitution'
   | 'process_substitution'
@@ -46,7 +57,8 @@ export type ShellHazardKind =
   | 'assignment'
   | 'function_definition'
   | 'control_flow'
-  | 'unsupported_syntax';
+  | 'unsupported_syntax'
+  | 'unsafe_characters';
 
 /** A hazard and the source text it was found in. */
 export interface ShellHazard {
@@ -135,7 +147,13 @@ function splitWith(parser: Parser, command: string): ShellSplit {
   if (!tree) return { ok: false, reason: 'parser_failed' };
   try {
     if (tree.rootNode.hasError) return { ok: false, reason: 'syntax_error' };
-    return walk(tree.rootNode);
+    const split = walk(tree.rootNode, command);
+    if (!split.ok || split.hazards.some((h) => h.kind === 'unsafe_characters')) return split;
+    if (!readsDifferently(tree.rootNode, command)) return split;
+    // tree-sitter splits words where bash does not (`\r`, `\v`, `\f`, an escaped tab), and bash
+    // keeps look-alike spaces inside words: such a line is never read as words that could match a
+    // rule (docs/permissions-policy.md, "Bash's own words").
+    return { ...split, hazards: [...split.hazards, { kind: 'unsafe_characters', text: command }] };
   } finally {
     tree.delete();
   }
@@ -193,7 +211,7 @@ const FLAT: Readonly<Record<string, ShellHazardKind>> = {
   unset_command: 'assignment',
 };
 
-function walk(root: Node): ShellSplit {
+function walk(root: Node, source: string): ShellSplit {
   const commands: ShellCommand[] = [];
   const hazards: ShellHazard[] = [];
   // Iterative, so a deeply nested command line cannot overflow the stack.
@@ -207,7 +225,9 @@ function walk(root: Node): ShellSplit {
     const type = node.type;
     let innerNested = nested;
     if (type === 'command') {
-      commands.push({ text: node.text, nested });
+      const { misread, ...words } = commandWords(node, source);
+      commands.push({ text: node.text, nested, ...words });
+      if (misread) hazards.push({ kind: 'unsafe_characters', text: node.text });
     } else if (type === 'variable_assignment') {
       // `FOO=1 cmd` only affects `cmd`; a bare `PATH=/evil` changes what later commands run.
       if (parent !== 'command') hazards.push({ kind: 'assignment', text: node.text });

@@ -67,17 +67,46 @@ export function canonicalToolName(toolName: string): string {
   return Object.hasOwn(TOOL_NAME_ALIASES, toolName) ? TOOL_NAME_ALIASES[toolName]! : toolName;
 }
 
+/** The kinds that change files: what `acceptEdits` allows, and what stays in the workspace (docs/permissions-policy.md). */
+export const EDIT_KINDS: readonly ToolKind[] = ['edit', 'delete', 'move'];
+
 /**
- * The kind a tool call is judged by.
- *
- * An explicit kind from the adapter (ACP sends one with each tool call) wins when it is a known
- * kind. An explicit kind that is not known (an ACP v2 `_custom` kind, a typo) gives `other`, not
- * the name-based guess: the adapter said something we do not understand, so we fail closed.
- * Without an explicit kind, the name is looked up in {@link KNOWN_TOOL_KINDS}; any other tool
- * (MCP tools, host tools) is `other`, which every mode treats as the most dangerous class.
+ * The kind a tool call is judged by, when one kind must do: of {@link toolKindsOf}, the one in the
+ * more dangerous column of the mode table (read, search, think < edit, delete, move < the rest).
+ * So a known tool ({@link KNOWN_TOOL_KINDS}) keeps its kind unless the caller names a more
+ * dangerous one; an unknown tool takes the adapter's explicit kind (ACP sends one with each tool
+ * call), `other` when that kind is not known (an ACP v2 `_custom` kind, a typo: fail closed) or
+ * missing. The policy itself judges by every kind of {@link toolKindsOf} and takes the strictest
+ * cell.
  */
 export function classifyTool(toolName: string, explicitKind?: string): ToolKind {
-  if (explicitKind !== undefined) return isToolKind(explicitKind) ? explicitKind : 'other';
+  const kinds = toolKindsOf(toolName, explicitKind);
+  return kinds.reduce((a, b) => (COLUMN[b] > COLUMN[a] ? b : a));
+}
+
+const COLUMN: Readonly<Record<ToolKind, number>> = {
+  read: 0,
+  search: 0,
+  think: 0,
+  edit: 1,
+  delete: 1,
+  move: 1,
+  execute: 2,
+  fetch: 2,
+  switch_mode: 2,
+  other: 2,
+};
+
+/**
+ * Every kind a call is judged by (docs/permissions-policy.md, "A known tool keeps its kind"): a
+ * known tool's own kind, then the caller's explicit kind if it differs. The policy takes the
+ * strictest mode cell among them, so `{toolName: 'Bash', kind: 'read'}` is still judged as
+ * `execute`, while `{toolName: 'Read', kind: 'execute'}` is judged as both.
+ */
+export function toolKindsOf(toolName: string, explicitKind?: string): readonly ToolKind[] {
   const canonical = canonicalToolName(toolName);
-  return Object.hasOwn(KNOWN_TOOL_KINDS, canonical) ? KNOWN_TOOL_KINDS[canonical]! : 'other';
+  const explicit = explicitKind === undefined ? undefined : isToolKind(explicitKind) ? explicitKind : 'other';
+  const known = Object.hasOwn(KNOWN_TOOL_KINDS, canonical) ? KNOWN_TOOL_KINDS[canonical] : undefined;
+  if (known === undefined) return [explicit ?? 'other'];
+  return explicit === undefined || explicit === known ? [known] : [known, explicit];
 }

@@ -13,17 +13,22 @@ export const UserTextSchema = z.object({
 /**
  * `permission-response`: the user's answer to a `permission-request`, by option id.
  *
- * Extension (optional, so plain v2 readers ignore it): `via` marks the record the agent's runtime
- * appended for an answer that reached it by RPC or from the local program. That record is the
- * authoritative one for its call, even where another device's answer landed in the stream first;
- * without one, the first user answer in stream order is authoritative.
+ * Extensions (optional, so plain v2 readers ignore them; docs/permissions.md, "One arbitration"):
+ * - `via` marks the agent's own record of an answer it applied, and the channel the answer came by
+ *   (`stream`: another client's response; `rpc`; `local`: the agent's own program). The agent
+ *   appends one for every answer it applies, at that moment; the first one after the request is
+ *   the decision, live and on replay. A response without `via` is an answer the agent has not
+ *   confirmed (yet).
+ * - `updatedInput`, on the agent's record, holds the arguments that ran when the user edited them
+ *   (the request's `args` with the edits merged over them). A client may send edits the same way.
  */
 export const PermissionResponseSchema = z.object({
   ...userBaseShape,
   type: z.literal('permission-response'),
   callId: z.string().min(1),
   optionId: z.string().min(1),
-  via: z.enum(['rpc', 'local']).optional(),
+  via: z.enum(['stream', 'rpc', 'local']).optional(),
+  updatedInput: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** `photo` from the user. */

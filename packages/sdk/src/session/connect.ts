@@ -1,6 +1,7 @@
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
+import type { MessageContext } from '../protocol/messageContext.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import type { PermissionGateOptions } from '../permissions/gate.js';
 import { SessionReader } from '../stream/sessionReader.js';
@@ -18,6 +19,8 @@ import { createSessionRecord, openSessionRecord } from '../transport/sessionReco
 import type { SessionRecord } from '../transport/sessionRecord.js';
 import type { StateObject } from '../ports/sessionState.js';
 import { SocketRpc } from '../transport/socketRpc.js';
+import { formatShownBy } from '../transport/serverFormat.js';
+import type { StreamFormat } from '../transport/serverFormat.js';
 
 /** Gate settings a caller may give; the channels come from the session. */
 export type GateSettings = Omit<
@@ -42,11 +45,14 @@ export interface ConnectOptions {
   /** Environment to read `HAPPY_*` from; default `process.env`. */
   readonly env?: HappyEnv;
   /**
-   * Wire format of the stream: `'v2'` (default) stores each v2 message as is; `'v1'` stores the
-   * v1 / legacy records today's Happy app renders, lossy where v1 has no equivalent
-   * (`createV1Encoder`, `docs/v1-format.md`). The writer's API and `messages$` are v2 either way.
+   * Wire format of the stream. `'v1'` stores the v1 / legacy records today's Happy app renders,
+   * lossy where v1 has no equivalent (`createV1Encoder`, docs/v1-format.md); `'v2'` stores each v2
+   * message as is, which the embedded relay's viewer shows and today's app does not. `'auto'`
+   * (default) writes v2 on the embedded relay and v1 on any other server, so the session shows up
+   * wherever it is watched ({@link Session.format} says which). The writer's API, `messages$` and
+   * the reader are v2 either way.
    */
-  readonly format?: 'v2' | 'v1';
+  readonly format?: 'auto' | 'v2' | 'v1';
   /** Open this existing session instead of creating one (needs the master secret). */
   readonly sessionId?: string;
   /** Archive the session on `close()`; default true. */
@@ -55,7 +61,9 @@ export interface ConnectOptions {
   /**
    * Permission gate settings (mode, rules, ceiling, audit, timeouts...), or `false` for no gate.
    * The gate answers `call.requestPermission()` from the stream, the `permission` RPC and
-   * `session.gate.respond()`.
+   * `session.gate.respond()`, follows the app's mode picks and writes the real mode to the
+   * metadata. `workspaceRoot` defaults to the working directory (`metadata.path`, else
+   * `process.cwd()`): edits are allowed automatically only inside it (docs/permissions.md).
    */
   readonly permissions?: GateSettings | false;
   /** Outbox tuning of the writer. */
@@ -70,22 +78,23 @@ export interface ConnectOptions {
 
 /**
  * Connects to a Happy server (or the embedded relay) and returns a live {@link Session}: picks the
+ * stream format (`format`), picks the
  * server and credentials from the environment as the Happy CLI does, mints a token from the master
  * secret when there is none, creates a session (fresh tag, encrypted metadata, wrapped data key;
  * then agentState from version 0) or opens `sessionId`, connects the session socket, registers
  * the built-in RPC handlers and installs the media pipeline (`attach()` uploads to the same server;
  * `session.fetchMedia()` reads attachments back).
  *
- * @throws {SdkError} `transport.format_unsupported` for a format other than `'v2'` / `'v1'`;
+ * @throws {SdkError} `transport.format_unsupported` for a format other than `'auto'`, `'v2'`, `'v1'`;
  *   `credentials.*` when no usable credentials are found; `transport.*` when the server cannot be
  *   reached or refuses.
  * @see docs/wire.md §0-§7
  */
 export async function connect(options: ConnectOptions = {}): Promise<Session> {
-  const format: unknown = options.format ?? 'v2';
-  if (format !== 'v2' && format !== 'v1') {
-    throw new SdkError('transport.format_unsupported', `There is no ${String(format)} output format.`, {
-      hint: "use format: 'v2' (the default) or 'v1' (what today's Happy app renders)",
+  const asked: unknown = options.format ?? 'auto';
+  if (asked !== 'auto' && asked !== 'v2' && asked !== 'v1') {
+    throw new SdkError('transport.format_unsupported', `There is no ${String(asked)} output format.`, {
+      hint: "use format: 'auto' (the default), 'v1' (what today's Happy app renders) or 'v2'",
     });
   }
   const logger = options.logger ?? silentLogger;
@@ -93,16 +102,19 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
     ...pick(options, ['server', 'credentials', 'homeDir', 'env', 'httpTimeoutMs', 'fetch']),
     logger,
   });
-  const record: SessionRecord = options.sessionId
-    ? await openSessionRecord(http, credentials, options.sessionId, logger)
-    : await createSessionRecord(
-        http,
-        credentials,
-        sessionMetadata(options.metadata, {
-          ...(options.title !== undefined ? { title: options.title } : {}),
-          happyHomeDir: home,
-        }),
-      );
+  const [format, record]: [StreamFormat, SessionRecord] = await Promise.all([
+    asked === 'auto' ? formatShownBy(http, logger) : asked,
+    options.sessionId
+      ? openSessionRecord(http, credentials, options.sessionId, logger)
+      : createSessionRecord(
+          http,
+          credentials,
+          sessionMetadata(options.metadata, {
+            ...(options.title !== undefined ? { title: options.title } : {}),
+            happyHomeDir: home,
+          }),
+        ),
+  ]);
 
   const transport = new HappyServerTransport({
     serverUrl: http.serverUrl,
@@ -158,9 +170,10 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       logger,
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
-    useMedia(writer, { uploader, key: record.key, logger });
+    useMedia(writer, { uploader, key: record.key, logger, posters: format === 'v1' });
     const session = new Session({
       id: record.id,
+      format,
       key: record.key,
       transport,
       writer,
@@ -179,10 +192,12 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       const title = (record.metadata.value as { summary?: { text?: unknown } }).summary?.text;
       session.attachGate(
         await PermissionGate.create({
+          // Edits are confined to the agent's working directory unless the caller names another root.
+          workspaceRoot: workingDirectory(options.metadata),
           ...options.permissions,
           writer,
           rpc: session.rpc,
-          incoming: session.userMessages$,
+          incoming: session.incoming$,
           state,
           push: session.push,
           history,
@@ -198,11 +213,19 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
   }
 }
 
-/** A fresh v1 encoder per session: it keeps the stream's subagents and last time. Loaded when used. */
-async function v1Encode(): Promise<(message: SessionMessage) => readonly unknown[]> {
+/**
+ * The agent's working directory: the `path` the caller gives in `metadata`, else this process's.
+ * Never the stored metadata of a reopened session, which any holder of the session key can write.
+ */
+function workingDirectory(metadata: StateObject | undefined): string {
+  return typeof metadata?.path === 'string' && metadata.path.length > 0 ? metadata.path : process.cwd();
+}
+
+/** A fresh v1 encoder per session: it keeps the labels of open turns and the last time. Loaded when used. */
+async function v1Encode(): Promise<(message: SessionMessage, context: MessageContext) => readonly unknown[]> {
   const { createV1Encoder } = await import('../protocol/v1/toV1.js');
   const encoder = createV1Encoder();
-  return (message) => encoder.encode(message);
+  return (message, context) => encoder.encode(message, context);
 }
 
 function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {

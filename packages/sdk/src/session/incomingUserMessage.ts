@@ -1,8 +1,7 @@
 import { parseSessionMessage } from '../protocol/parse.js';
+import { legacyUserText } from '../protocol/v1/fromV1.js';
 import type { UserMessage } from '../protocol/sessionMessage.js';
 import type { StoredRecord } from '../ports/transport.js';
-import { fromLegacyUserText } from '../protocol/legacyUserText.js';
-import { legacyStamp } from '../stream/legacyStamp.js';
 
 /** A user message as it arrived, with where it came from. */
 export interface IncomingUserMessage {
@@ -19,10 +18,15 @@ export interface IncomingUserMessage {
   readonly format: 'v2' | 'legacy';
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
  * Turns a decrypted record into a v2 user message, or null when it is not one: a v2 user-role
  * message is taken as is; the legacy user text the Happy app writes today (docs/wire.md §6.1) is
- * normalised to `{role:'user', type:'text', text, id, time}` (see {@link fromLegacyUserText}).
+ * normalised to `{role:'user', type:'text', text, id, time}`, where `id` is the record's
+ * `localId` (the app's dedupe key, §9 item 11) and `time` the server's `createdAt`.
  */
 export function toIncomingUserMessage(value: unknown, record: StoredRecord): IncomingUserMessage | null {
   const parsed = parseSessionMessage(value);
@@ -30,7 +34,19 @@ export function toIncomingUserMessage(value: unknown, record: StoredRecord): Inc
     if (parsed.value.role !== 'user') return null;
     return { message: parsed.value, seq: record.seq, localId: record.localId, meta: {}, format: 'v2' };
   }
-  const legacy = fromLegacyUserText(value, legacyStamp(record));
-  if (!legacy) return null;
-  return { ...legacy, seq: record.seq, localId: record.localId, format: 'legacy' };
+  if (!isObject(value)) return null;
+  const legacy = legacyUserText(value, {
+    seq: record.seq,
+    localId: record.localId,
+    createdAt: record.createdAt ?? Date.now(),
+    ...(record.id !== undefined ? { id: record.id } : {}),
+  });
+  if (legacy?.kind !== 'message' || legacy.message.role !== 'user') return null;
+  return {
+    message: legacy.message,
+    seq: record.seq,
+    localId: record.localId,
+    meta: isObject(value.meta) ? value.meta : {},
+    format: 'legacy',
+  };
 }

@@ -1,4 +1,4 @@
-import { map } from 'rxjs';
+import { filter, map, merge } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { RecordKey } from '../crypto/records.js';
 import type { Logger } from '../logger.js';
@@ -12,6 +12,7 @@ import type { Turn } from '../stream/turn.js';
 import type { HappyServerTransport } from '../transport/happyServerTransport.js';
 import type { IncomingUserMessage } from './incomingUserMessage.js';
 import type { HttpPushNotifier } from '../transport/pushNotifier.js';
+import type { StreamFormat } from '../transport/serverFormat.js';
 import type { ServerSessionState } from '../transport/serverSessionState.js';
 import type { SocketRpc } from '../transport/socketRpc.js';
 import { UserInbox } from './userInbox.js';
@@ -22,6 +23,8 @@ import type { Prompt } from './userInbox.js';
 /** The parts {@link Session} is made of; `connect()` builds them. */
 export interface SessionParts {
   readonly id: string;
+  /** The format the writer stores; default `v2`. */
+  readonly format?: StreamFormat;
   readonly key: RecordKey;
   readonly transport: HappyServerTransport;
   readonly writer: SessionWriter;
@@ -52,6 +55,11 @@ export interface SessionCloseOptions {
  */
 export class Session {
   readonly id: string;
+  /**
+   * The format the stream is stored in: `v1` for today's Happy app, `v2` for the embedded relay's
+   * viewer (docs/v1-format.md, "Which format").
+   */
+  readonly format: StreamFormat;
   /** The session's record key (dataKey or legacy variant). */
   readonly key: RecordKey;
   readonly writer: SessionWriter;
@@ -86,21 +94,32 @@ export class Session {
     return this.gateRef;
   }
 
-  /** @internal connect() installs the gate once the session's channels exist. */
+  /**
+   * @internal connect() installs the gate once the session's channels exist. The app's mode picks
+   * reach it both ways today's app sends them (docs/wire.md §4.2, §6.1): `meta.permissionMode` on
+   * its messages, and `metadata.permissionMode`, which it writes when the user picks.
+   */
   attachGate(gate: PermissionGate): void {
     this.gateRef = gate;
-    // Today's app sends the user's mode pick with every message (docs/wire.md §6.1); an old client's
-    // ambient `default` must not downgrade an explicit bypass, and the ceiling still applies.
-    this.incoming$.subscribe((incoming) => {
-      const mode = incoming.meta.permissionMode;
-      if (typeof mode !== 'string') return;
-      const refused = gate.setMode(mode, 'ambient');
-      if (refused) this.logger.warn('permission mode from the app refused', { mode, reason: refused });
+    const picks = merge(
+      this.incoming$.pipe(
+        filter((incoming) => Object.hasOwn(incoming.meta, 'permissionMode')),
+        map((incoming) => incoming.meta.permissionMode),
+      ),
+      this.state.changes$.pipe(
+        filter((change) => change.field === 'metadata'),
+        map((change) => change.value.permissionMode),
+      ),
+    );
+    picks.subscribe((pick) => {
+      const refused = gate.handleModePick(pick);
+      if (refused) this.logger.warn('permission mode pick refused', { pick: String(pick), reason: refused });
     });
   }
 
   constructor(parts: SessionParts) {
     this.id = parts.id;
+    this.format = parts.format ?? 'v2';
     this.key = parts.key;
     this.writer = parts.writer;
     this.reader = parts.reader;

@@ -1,3 +1,4 @@
+import type { MessageContext } from '../protocol/messageContext.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import type { WriterPlugins } from './plugins.js';
 import type { Delivery, MessageDraft, StreamLifecycleEvent } from './types.js';
@@ -7,8 +8,11 @@ import type { Delivery, MessageDraft, StreamLifecycleEvent } from './types.js';
  * not depend on the writer class itself.
  */
 export interface WriterCore {
-  /** Validates, stamps, encrypts and queues one message; throws `SdkError` if it is invalid. */
-  emit(draft: MessageDraft): { message: SessionMessage; delivery: Delivery };
+  /**
+   * Validates, stamps, encrypts and queues one message; throws `SdkError` if it is invalid.
+   * `context` goes to the writer's `encode` hook with the message.
+   */
+  emit(draft: MessageDraft, context?: MessageContext): { message: SessionMessage; delivery: Delivery };
   /** Announces a structural event before its message is appended. */
   announce(event: StreamLifecycleEvent): void;
   /** A fresh cuid2. */

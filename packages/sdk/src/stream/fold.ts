@@ -8,6 +8,7 @@ import type {
   TurnEndStatus,
   TurnStartMessage,
 } from '../protocol/sessionMessage.js';
+import { ledgerOf, PermissionLedger } from './permissionLedger.js';
 
 /** A message shown as it is (text, service, media...). */
 export interface FoldedMessage {
@@ -35,6 +36,11 @@ export interface FoldedCall {
   readonly start: ToolCallStartMessage;
   end: ToolCallEndMessage | undefined;
   status: FoldedCallStatus;
+  /**
+   * The call's latest permission request and its answer: the agent's record of the answer it
+   * applied, else the first valid user answer it has not confirmed yet (docs/permissions.md, "One
+   * arbitration").
+   */
   permission:
     { request: PermissionRequestMessage; response: PermissionResponseMessage | undefined } | undefined;
   /** Children by the same agent as the call (or by no subagent). */
@@ -58,7 +64,10 @@ export interface FoldedTurn {
 /** The folded session: a timeline of turns and the messages outside turns. */
 export interface FoldedSession {
   readonly timeline: ReadonlyArray<FoldedTurn | FoldedMessage>;
-  /** Permission requests with neither a response nor a `tool-call-end`, in request order. */
+  /**
+   * Permission requests still waiting for the user: open (no agent record of an answer, no
+   * `tool-call-end`, no settled note) and with no valid user answer yet, in request order.
+   */
   readonly pendingPermissions: readonly PermissionRequestMessage[];
   /** Looks up a call anywhere in the tree. */
   call(callId: string): FoldedCall | undefined;
@@ -75,14 +84,14 @@ export class SessionFold implements FoldedSession {
   private readonly items: Array<FoldedTurn | FoldedMessage> = [];
   private readonly turns = new Map<string, FoldedTurn>();
   private readonly calls = new Map<string, FoldedCall>();
-  private readonly pending = new Map<string, PermissionRequestMessage>();
+  private readonly ledger = new PermissionLedger<SessionMessage>();
 
   get timeline(): ReadonlyArray<FoldedTurn | FoldedMessage> {
     return this.items;
   }
 
   get pendingPermissions(): readonly PermissionRequestMessage[] {
-    return [...this.pending.values()];
+    return waiting(this.ledger);
   }
 
   call(callId: string): FoldedCall | undefined {
@@ -95,6 +104,7 @@ export class SessionFold implements FoldedSession {
 
   /** Adds one message to the tree. */
   apply(message: SessionMessage): void {
+    this.ledger.apply(message);
     switch (message.type) {
       case 'turn-start':
         this.turnOf(message.turn).start = message;
@@ -122,7 +132,6 @@ export class SessionFold implements FoldedSession {
       }
       case 'tool-call-end': {
         const call = this.calls.get(message.callId);
-        this.pending.delete(message.callId);
         if (!call) return this.place(message, { kind: 'message', message });
         call.end = message;
         call.status = endStatus(call, message);
@@ -131,7 +140,6 @@ export class SessionFold implements FoldedSession {
       case 'permission-request': {
         const call = this.calls.get(message.callId);
         if (call?.end) return; // a request after its call ended is never pending
-        this.pending.set(message.callId, message);
         if (!call) return this.place(message, { kind: 'message', message });
         call.permission = { request: message, response: undefined };
         call.status = 'awaiting-permission';
@@ -139,11 +147,12 @@ export class SessionFold implements FoldedSession {
       }
       case 'permission-response': {
         const call = this.calls.get(message.callId);
-        this.pending.delete(message.callId);
         if (!call?.permission) return this.place(message, { kind: 'message', message });
-        // The first answer wins unless the runtime recorded the one it applied (`via`).
-        if (call.permission.response && (call.permission.response.via || !message.via)) return;
-        call.permission.response = message;
+        const entry = this.ledger.latest(message.callId);
+        if (entry?.request !== call.permission.request) return;
+        const response = entry.answer ?? entry.proposed;
+        if (response?.type !== 'permission-response') return;
+        call.permission.response = response;
         if (call.status === 'awaiting-permission') call.status = 'running';
         return;
       }
@@ -204,19 +213,17 @@ export function fold(messages: Iterable<SessionMessage>): FoldedSession {
 }
 
 /**
- * The permission requests still pending after `messages` (any prefix of a stream): a
- * `permission-request` with neither a user `permission-response` nor a `tool-call-end` for its call.
+ * The permission requests still waiting for the user after `messages` (any prefix of a stream), as
+ * {@link FoldedSession.pendingPermissions} counts them.
  */
 export function foldPermissions(messages: Iterable<SessionMessage>): PermissionRequestMessage[] {
-  const pending = new Map<string, PermissionRequestMessage>();
-  const ended = new Set<string>();
-  for (const m of messages) {
-    if (m.type === 'permission-request' && !ended.has(m.callId)) pending.set(m.callId, m);
-    else if (m.type === 'permission-response' && m.role === 'user') pending.delete(m.callId);
-    else if (m.type === 'tool-call-end') {
-      ended.add(m.callId);
-      pending.delete(m.callId);
-    }
+  return waiting(ledgerOf(messages));
+}
+
+function waiting(ledger: PermissionLedger<SessionMessage>): PermissionRequestMessage[] {
+  const out: PermissionRequestMessage[] = [];
+  for (const entry of ledger.openRequests()) {
+    if (entry.proposed === undefined && entry.request.type === 'permission-request') out.push(entry.request);
   }
-  return [...pending.values()];
+  return out;
 }

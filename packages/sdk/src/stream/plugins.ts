@@ -9,6 +9,7 @@ import type {
 } from '../protocol/sessionMessage.js';
 import type { Scope } from './scope.js';
 import type { ToolCall } from './toolCall.js';
+import type { StreamLifecycleEvent } from './types.js';
 
 /** Per-request options of {@link ToolCall.requestPermission} (docs/permissions.md). */
 export interface PermissionRequestOptions {
@@ -82,10 +83,27 @@ export interface MediaRuntime {
   upload(input: AttachInput, options: AttachOptions): Promise<UploadedMedia>;
 }
 
-/** Plug-ins a writer can carry. */
+/** The runtimes installed on a writer: what `requestPermission()`, `run()` and `attach()` use. */
 export interface WriterPlugins {
   permissions?: PermissionRuntime;
   media?: MediaRuntime;
+}
+
+/**
+ * What a plug-in gives a writer (`SessionWriter.install`): the one typed hook through which
+ * the permission gate and the media pipeline plug into `stream/` (docs/architecture.md, "Floors of
+ * the SDK").
+ */
+export interface WriterPlugin {
+  /** Answers `call.requestPermission()` and `call.run()`: the permission gate. */
+  readonly permissions?: PermissionRuntime;
+  /** Sends `scope.attach()`: the media pipeline. */
+  readonly media?: MediaRuntime;
+  /**
+   * Structural events (a call, a turn or the writer about to close), delivered synchronously
+   * before the message they announce is appended. A hook that throws is logged, never rethrown.
+   */
+  readonly onLifecycle?: (event: StreamLifecycleEvent) => void;
 }
 
 /** The plug-in, or a typed error saying how to install it. */
@@ -97,7 +115,7 @@ export function requirePlugin<K extends keyof WriterPlugins>(
   if (plugin) return plugin as NonNullable<WriterPlugins[K]>;
   throw name === 'permissions'
     ? new SdkError('permissions.no_gate', 'This writer has no permission gate.', {
-        hint: "create one: new PermissionGate({ writer }) from 'happy-session/permissions', or use connect()",
+        hint: "create one: await PermissionGate.create({ writer }) from 'happy-session/permissions', or use connect()",
       })
     : new SdkError('media.not_configured', 'This writer has no media pipeline.', {
         hint: "install one: useMedia(writer, { uploader }) from 'happy-session/media', or use connect()",

@@ -6,6 +6,7 @@ import type { ToolCallOptions } from './toolCall.js';
 import type { TurnState } from './turnState.js';
 import type { Delivery, MessageDraft } from './types.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
+import type { MessageContext } from '../protocol/messageContext.js';
 import { requirePlugin } from './plugins.js';
 import type { AttachInput, AttachOptions } from './plugins.js';
 
@@ -113,8 +114,11 @@ export class Scope {
     return requirePlugin(this.core.plugins, 'media').attach(this, input, options);
   }
 
-  /** @internal appends a content message stamped with this scope's turn, parent and agent. */
-  emitContent(draft: ContentDraft): Delivery {
+  /**
+   * @internal appends a content message stamped with this scope's turn, parent and agent; `context`
+   * goes to the writer's `encode` hook.
+   */
+  emitContent(draft: ContentDraft, context?: MessageContext): Delivery {
     this.assertOpen();
     const full = {
       ...draft,
@@ -123,7 +127,7 @@ export class Scope {
       ...(this.parentId !== undefined ? { parentId: this.parentId } : {}),
       ...(this.agentId !== undefined ? { agentId: this.agentId } : {}),
     } as MessageDraft;
-    return this.core.emit(full).delivery;
+    return this.core.emit(full, context).delivery;
   }
 
   /** @internal throws when the turn or the owning call has ended. */

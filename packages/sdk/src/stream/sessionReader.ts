@@ -4,17 +4,25 @@ import { decryptRecord } from '../crypto/records.js';
 import type { RecordKey } from '../crypto/records.js';
 import type { CryptoFailureCode } from '../crypto/failure.js';
 import { parseSessionMessage } from '../protocol/parse.js';
-import { fromLegacyUserText } from '../protocol/legacyUserText.js';
-import { legacyStamp } from './legacyStamp.js';
 import type { ProtocolFailureCode, ProtocolIssue } from '../protocol/parse.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
+import { decodeV1Record, isV1Record } from '../protocol/v1/fromV1.js';
+import type { V1Decoded, LostField } from '../protocol/v1/fromV1.js';
+import type { V1ParseFailure } from '../protocol/v1/parse.js';
 import { recordFeed } from '../ports/recordFeed.js';
 import { asyncIterableOf } from '../ports/asyncIterable.js';
 import type { IterateOptions } from '../ports/asyncIterable.js';
 import type { StoredRecord, Transport } from '../ports/transport.js';
 
 /** Why a stored record could not be turned into a message. */
-export type ReaderErrorCode = CryptoFailureCode | ProtocolFailureCode | 'stream.record_too_large';
+export type ReaderErrorCode =
+  CryptoFailureCode | ProtocolFailureCode | V1ParseFailure['code'] | 'stream.record_too_large';
+
+/**
+ * The form a record was stored in: a v2 message, a v1 session record (`format: 'v1'`, the Happy
+ * CLI), or a legacy record (today's app's user text, the v1 encoder's tool results and status lines).
+ */
+export type RecordFormat = 'v2' | 'v1' | 'legacy';
 
 /** A record that failed, with its position in the stream. */
 export interface ReaderErrorEvent {
@@ -26,21 +34,37 @@ export interface ReaderErrorEvent {
   readonly issues?: readonly ProtocolIssue[];
 }
 
-/** A record that decrypted and validated. */
+/** A record that decrypted and validated, read back as v2. */
 export interface ReaderMessageEvent {
   readonly kind: 'message';
   readonly seq: number;
   readonly localId: string | null;
   readonly message: SessionMessage;
+  /** The form the record was stored in. */
+  readonly format: RecordFormat;
   /**
-   * Set for a legacy user text record (what today's Happy app and `happy-session send` write,
-   * docs/wire.md §6.1), read as a v2 user `text`: the record's `meta`.
+   * v2 fields the record's format cannot carry, so `message` may lack them (docs/v1-format.md,
+   * "Reading v1 back"); empty for v2.
    */
-  readonly legacyMeta?: Readonly<Record<string, unknown>>;
+  readonly lost: readonly LostField[];
 }
 
-/** What a reader yields per stored record: a message, or a typed error; the stream goes on either way. */
-export type ReaderEvent = ReaderMessageEvent | ReaderErrorEvent;
+/** A valid v1 or legacy record that stands for no v2 message (a subagent marker, say). */
+export interface ReaderSkippedEvent {
+  readonly kind: 'skipped';
+  readonly seq: number;
+  readonly localId: string | null;
+  /** The form the record was stored in. */
+  readonly format: Exclude<RecordFormat, 'v2'>;
+  /** What the record was. */
+  readonly reason: string;
+}
+
+/**
+ * What a reader yields per stored record: a message, a record with no v2 equivalent, or a typed
+ * error; the stream goes on either way.
+ */
+export type ReaderEvent = ReaderMessageEvent | ReaderSkippedEvent | ReaderErrorEvent;
 
 /** Options of a {@link SessionReader}. */
 export interface SessionReaderOptions {
@@ -53,9 +77,10 @@ export interface SessionReaderOptions {
 }
 
 /**
- * Reads a session's stream: decrypts and validates each record into a typed v2 message. The
- * legacy user text today's app writes is read as a v2 user `text` (docs/wire.md §6.1). A record
- * that fails either step becomes a typed error event carrying its `seq`, and reading goes on.
+ * Reads a session's stream: decrypts and validates each record into a typed v2 message. Records in
+ * the v1 format (`connect({format: 'v1'})`, the Happy CLI) and the legacy records today's app writes
+ * are read back as v2 too, each saying what its format could not keep. A record that fails either
+ * step becomes a typed error event carrying its `seq`, and reading goes on.
  */
 export class SessionReader {
   private readonly transport: Transport;
@@ -85,10 +110,17 @@ export class SessionReader {
     const decrypted = await decryptRecord(record.content, this.key);
     if (!decrypted.ok)
       return { kind: 'error', ...position, code: decrypted.error.code, message: decrypted.error.message };
-    const parsed = parseSessionMessage(decrypted.value);
+    const value = decrypted.value;
+    const fromV1 = isV1Record(value)
+      ? decodeV1Record(value, {
+          ...position,
+          ...(record.createdAt !== undefined ? { createdAt: record.createdAt } : {}),
+        })
+      : undefined;
+    if (fromV1)
+      return v1Event(fromV1, position, (value as { role?: unknown }).role === 'session' ? 'v1' : 'legacy');
+    const parsed = parseSessionMessage(value);
     if (!parsed.ok) {
-      const legacy = fromLegacyUserText(decrypted.value, legacyStamp(record));
-      if (legacy) return { kind: 'message', ...position, message: legacy.message, legacyMeta: legacy.meta };
       return {
         kind: 'error',
         ...position,
@@ -97,7 +129,7 @@ export class SessionReader {
         issues: parsed.error.issues,
       };
     }
-    return { kind: 'message', ...position, message: parsed.value };
+    return { kind: 'message', ...position, message: parsed.value, format: 'v2', lost: [] };
   }
 
   /** Every record after `afterSeq` (default: from the start), in order, page by page. */
@@ -148,5 +180,26 @@ export class SessionReader {
       this.events$(options.afterSeq !== undefined ? { afterSeq: options.afterSeq } : {}),
       options.signal ? { signal: options.signal } : {},
     );
+  }
+}
+
+function v1Event(
+  decoded: V1Decoded,
+  position: { seq: number; localId: string | null },
+  format: 'v1' | 'legacy',
+): ReaderEvent {
+  switch (decoded.kind) {
+    case 'message':
+      return { kind: 'message', ...position, message: decoded.message, format, lost: decoded.lost };
+    case 'skipped':
+      return { kind: 'skipped', ...position, format, reason: decoded.reason };
+    case 'error':
+      return {
+        kind: 'error',
+        ...position,
+        code: decoded.failure.code,
+        message: decoded.failure.message,
+        issues: decoded.failure.issues,
+      };
   }
 }

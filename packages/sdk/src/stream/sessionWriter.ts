@@ -8,6 +8,8 @@ import { silentLogger } from '../logger.js';
 import { newId } from '../protocol/ids.js';
 import { parseSessionMessage } from '../protocol/parse.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
+import { NO_CONTEXT } from '../protocol/messageContext.js';
+import type { MessageContext } from '../protocol/messageContext.js';
 import type { AppendAck, Transport } from '../ports/transport.js';
 import { asyncIterableOf } from '../ports/asyncIterable.js';
 import type { IterateOptions } from '../ports/asyncIterable.js';
@@ -15,7 +17,7 @@ import { MonotonicClock } from './clock.js';
 import type { WriterCore } from './core.js';
 import { Outbox } from './outbox.js';
 import type { OutboxOptions } from './outbox.js';
-import type { WriterPlugins } from './plugins.js';
+import type { WriterPlugin, WriterPlugins } from './plugins.js';
 import { Turn } from './turn.js';
 import type { Delivery, MessageDraft, StreamLifecycleEvent } from './types.js';
 
@@ -36,9 +38,10 @@ export interface SessionWriterOptions {
    * returns, in order, instead of itself (`connect({format: 'v1'})` passes the v1 encoder). It is
    * called once per message, in append order. {@link SessionWriter.messages$} still emits the v2
    * message, and its delivery settles when the last of its records is stored (see {@link Delivered}).
+   * `context` holds what the appender knew beyond the message (an attachment's file name, say).
    * Default: the v2 message is the record.
    */
-  readonly encode?: (message: SessionMessage) => readonly unknown[];
+  readonly encode?: (message: SessionMessage, context: MessageContext) => readonly unknown[];
 }
 
 /**
@@ -52,7 +55,6 @@ export interface SessionWriterOptions {
 export class SessionWriter {
   private readonly messagesSubject = new Subject<SessionMessage>();
   private readonly errorsSubject = new Subject<SdkError>();
-  private readonly lifecycleSubject = new Subject<StreamLifecycleEvent>();
   private readonly clock: MonotonicClock;
   private readonly outbox: Outbox;
   private readonly key: RecordKey;
@@ -62,7 +64,8 @@ export class SessionWriter {
   private closed = false;
   private readonly core: WriterCore;
   private readonly installed: WriterPlugins = {};
-  private readonly encode: ((message: SessionMessage) => readonly unknown[]) | undefined;
+  private readonly hooks = new Set<WriterPlugin>();
+  private readonly encode: SessionWriterOptions['encode'];
   /** Ack of the last record queued: a message with no records settles with it. */
   private lastRecord: Promise<AppendAck> | undefined;
 
@@ -70,8 +73,6 @@ export class SessionWriter {
   readonly messages$: Observable<SessionMessage> = this.messagesSubject.asObservable();
   /** Delivery failures (also seen by `flush()`). */
   readonly errors$: Observable<SdkError> = this.errorsSubject.asObservable();
-  /** Structural events (a call or turn about to close), for plug-ins such as the permission gate. */
-  readonly lifecycle$: Observable<StreamLifecycleEvent> = this.lifecycleSubject.asObservable();
 
   /** {@link SessionWriter.messages$} as an async iterable: `for await (const m of writer.messages({ signal }))`. */
   messages(options: IterateOptions = {}): AsyncGenerator<SessionMessage> {
@@ -83,11 +84,6 @@ export class SessionWriter {
     return asyncIterableOf(this.errors$, options);
   }
 
-  /** {@link SessionWriter.lifecycle$} as an async iterable. */
-  lifecycle(options: IterateOptions = {}): AsyncGenerator<StreamLifecycleEvent> {
-    return asyncIterableOf(this.lifecycle$, options);
-  }
-
   constructor(options: SessionWriterOptions) {
     this.key = options.key;
     this.clock = new MonotonicClock(options.clock);
@@ -96,8 +92,8 @@ export class SessionWriter {
     this.encode = options.encode;
     this.outbox = new Outbox(options.transport, { logger: this.logger, ...options.outbox });
     this.core = {
-      emit: (draft) => this.emit(draft),
-      announce: (event) => this.lifecycleSubject.next(event),
+      emit: (draft, context) => this.emit(draft, context),
+      announce: (event) => this.announce(event),
       createId: () => this.makeId(),
       plugins: this.installed,
     };
@@ -111,18 +107,27 @@ export class SessionWriter {
       turnId: options.id ?? this.makeId(),
       ended: false,
       openCalls: new Set(),
+      stop: new AbortController(),
     });
     this.turns.add(turn);
     return turn;
   }
 
   /**
-   * Installs a plug-in: the permission gate (`PermissionGate` does this itself) or the media
-   * pipeline. One of each per writer; installing a second replaces the first.
+   * Installs a plug-in: the permission gate (`PermissionGate.create` does this itself) or the
+   * media pipeline, and its lifecycle hook. One runtime of each kind per writer; installing a
+   * second replaces the first. Returns the function that uninstalls it.
    */
-  use(plugins: WriterPlugins): this {
-    Object.assign(this.installed, plugins);
-    return this;
+  install(plugin: WriterPlugin): () => void {
+    if (plugin.permissions) this.installed.permissions = plugin.permissions;
+    if (plugin.media) this.installed.media = plugin.media;
+    this.hooks.add(plugin);
+    return () => {
+      this.hooks.delete(plugin);
+      if (plugin.permissions && this.installed.permissions === plugin.permissions)
+        delete this.installed.permissions;
+      if (plugin.media && this.installed.media === plugin.media) delete this.installed.media;
+    };
   }
 
   /** The installed plug-ins. */
@@ -183,15 +188,25 @@ export class SessionWriter {
   async close(): Promise<void> {
     if (this.closed) return this.outbox.flush();
     for (const turn of this.openTurns) turn.end('cancelled');
-    this.lifecycleSubject.next({ kind: 'writer-closing' });
+    this.announce({ kind: 'writer-closing' });
     this.closed = true;
     this.outbox.close();
     try {
       await this.outbox.flush();
     } finally {
       this.messagesSubject.complete();
-      this.lifecycleSubject.complete();
       this.errorsSubject.complete();
+    }
+  }
+
+  /** Tells every plug-in's hook, in installation order; a failing hook is logged and skipped. */
+  private announce(event: StreamLifecycleEvent): void {
+    for (const plugin of [...this.hooks]) {
+      try {
+        plugin.onLifecycle?.(event);
+      } catch (error) {
+        this.logger.error('a plug-in lifecycle hook failed', { event: event.kind, error: String(error) });
+      }
     }
   }
 
@@ -205,7 +220,10 @@ export class SessionWriter {
       throw new SdkError('stream.closed', 'The writer is closed; nothing more can be appended.');
   }
 
-  private emit(draft: MessageDraft): { message: SessionMessage; delivery: Delivery } {
+  private emit(
+    draft: MessageDraft,
+    context: MessageContext = NO_CONTEXT,
+  ): { message: SessionMessage; delivery: Delivery } {
     const stamped = { ...draft, id: draft.id ?? this.makeId(), time: draft.time ?? this.clock.next() };
     if (draft.time !== undefined) this.clock.advancePast(draft.time);
     const parsed = parseSessionMessage(stamped);
@@ -216,7 +234,7 @@ export class SessionWriter {
       });
     }
     const message = parsed.value;
-    const delivery = this.enqueue(message.id, this.recordsOf(message));
+    const delivery = this.enqueue(message.id, this.recordsOf(message, context));
     delivery.catch((error: unknown) => {
       this.errorsSubject.next(
         error instanceof SdkError
@@ -230,10 +248,10 @@ export class SessionWriter {
     return { message, delivery };
   }
 
-  private recordsOf(message: SessionMessage): readonly unknown[] {
+  private recordsOf(message: SessionMessage, context: MessageContext): readonly unknown[] {
     if (!this.encode) return [message];
     try {
-      return this.encode(message);
+      return this.encode(message, context);
     } catch (error) {
       throw new SdkError(
         'stream.encode_failed',

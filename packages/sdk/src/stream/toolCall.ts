@@ -52,8 +52,8 @@ export interface RunContext {
   readonly call: ToolCall;
   /** The decision that allowed it. */
   readonly decision: PermissionDecision;
-  /** The turn's signal: aborted when the user stops the turn. */
-  readonly signal: AbortSignal | undefined;
+  /** Aborted when the user stops the turn or the call's own `signal` aborts: stop the work then. */
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -107,6 +107,14 @@ export class ToolCall {
   /** The turn this call belongs to. */
   get turnId(): string {
     return this.state.turnId;
+  }
+
+  /**
+   * The turn's signal: aborted when the user stops the turn (the app's stop, `turn.abort()`) or the
+   * turn ends. {@link ToolCall.requestPermission} and {@link ToolCall.run} follow it by default.
+   */
+  get signal(): AbortSignal {
+    return this.state.stop.signal;
   }
 
   /** The scope the call was made in: its `tool-call-start` and `tool-call-end` carry that scope's parent and agent. */
@@ -171,9 +179,10 @@ export class ToolCall {
   /**
    * Asks the user (or the policy) whether this call may run: appends `permission-request` and
    * waits for the first valid answer. Resolves, never rejects, for every outcome; every outcome
-   * other than `allow` has already ended the call. Needs the permission gate (installed by
-   * `connect()`, or `new PermissionGate({ writer })`). Throws `SdkError` only for bad configuration
-   * (invalid options, `onTimeout: 'allow'`).
+   * other than `allow` has already ended the call. The request follows the turn's
+   * {@link ToolCall.signal} as well as `options.signal`: either aborting resolves it `cancelled`.
+   * Needs the permission gate (installed by `connect()`, or `await PermissionGate.create({ writer })`).
+   * Throws `SdkError` only for bad configuration (invalid options, `onTimeout: 'allow'`).
    */
   requestPermission(options: PermissionRequestOptions = {}): Promise<PermissionDecision> {
     return requirePlugin(this.core.plugins, 'permissions').requestPermission(this, options);
@@ -182,19 +191,33 @@ export class ToolCall {
   /**
    * Gates, then runs: the executor runs only on allow, with the approved arguments (or the user's
    * validated `updatedInput`), and the call ends with the outcome (`error` on deny, cancel or a
-   * throwing executor). Never rejects: the result says what happened.
+   * throwing executor). A stop of the turn (or of `options.signal`) before the executor starts
+   * cancels the call instead. Never rejects: the result says what happened.
    */
   async run<T>(
     executor: (args: Readonly<Record<string, unknown>>, context: RunContext) => T | Promise<T>,
-    options: PermissionRequestOptions & { readonly signal?: AbortSignal } = {},
+    options: PermissionRequestOptions = {},
   ): Promise<RunResult<T>> {
     const decision = await this.requestPermission(options);
     if (decision.outcome !== 'allow') {
       return { status: decision.outcome === 'deny' ? 'denied' : 'cancelled', decision };
     }
+    const signal = options.signal ? AbortSignal.any([this.signal, options.signal]) : this.signal;
+    if (signal.aborted) {
+      // Stopped between the allow and the start: the tool does not run.
+      if (!this.ended) this.end({ error: 'cancelled' });
+      return {
+        status: 'cancelled',
+        decision: {
+          outcome: 'cancelled',
+          source: 'cancel',
+          message: 'The turn was stopped before the tool ran.',
+        },
+      };
+    }
     const args = decision.updatedInput ?? this.args;
     try {
-      const value = await executor(args, { call: this, decision, signal: options.signal });
+      const value = await executor(args, { call: this, decision, signal });
       this.end();
       return { status: 'done', value, decision };
     } catch (error) {

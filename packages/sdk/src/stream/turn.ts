@@ -11,7 +11,6 @@ import type { Delivery } from './types.js';
 export class Turn extends Scope {
   /** Delivery of the `turn-start`. */
   readonly started: Delivery;
-  private readonly controller = new AbortController();
   private endDelivery: Delivery | undefined;
 
   /** @internal use `writer.turn()` */
@@ -32,22 +31,28 @@ export class Turn extends Scope {
 
   /**
    * Aborted when the user asks to stop (the `abort` RPC), when {@link Turn.abort} is called, or when
-   * the turn ends. Pass it to whatever the turn waits on.
+   * the turn ends. Every permission request of the turn follows it (docs/permissions.md,
+   * "Cancellation"); pass it to whatever else the turn waits on.
    */
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.state.stop.signal;
   }
 
-  /** Aborts {@link Turn.signal}; the turn stays open until {@link Turn.end}. */
+  /**
+   * Aborts {@link Turn.signal}: pending permission requests of the turn resolve `cancelled` and
+   * their tools do not run. The turn stays open until {@link Turn.end}.
+   */
   abort(reason: unknown = new Error('turn aborted')): void {
-    this.controller.abort(reason);
+    this.state.stop.abort(reason);
   }
 
   /**
    * Appends `turn-end`. Open tool calls end first, deepest first, with error `cancelled` (which also
-   * cancels their pending permission requests). Ending twice returns the first delivery.
+   * cancels their pending permission requests). Without a status, a turn that was stopped
+   * ({@link Turn.abort}, the app's stop) ends `cancelled` and any other `completed`. Ending twice
+   * returns the first delivery.
    */
-  end(status: TurnEndStatus = 'completed'): Delivery {
+  end(status: TurnEndStatus = this.signal.aborted ? 'cancelled' : 'completed'): Delivery {
     if (this.endDelivery) return this.endDelivery;
     for (const call of [...this.state.openCalls].reverse()) call.end({ error: 'cancelled' });
     this.core.announce({ kind: 'turn-closing', turn: this.state.turnId, status });
@@ -58,7 +63,7 @@ export class Turn extends Scope {
       status,
     }).delivery;
     this.state.ended = true;
-    if (!this.controller.signal.aborted) this.controller.abort(new Error(`turn ended: ${status}`));
+    if (!this.state.stop.signal.aborted) this.state.stop.abort(new Error(`turn ended: ${status}`));
     return this.endDelivery;
   }
 }

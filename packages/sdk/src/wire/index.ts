@@ -32,4 +32,6 @@ export {
   UploadTicketSchema,
 } from './attachments.js';
 export type { UploadTicket } from './attachments.js';
+export { RELAY_INFO_PATH, RelayInfoSchema } from './relayInfo.js';
+export type { RelayInfo } from './relayInfo.js';
 export { expectShape } from './expectShape.js';

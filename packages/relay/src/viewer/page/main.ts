@@ -1,10 +1,11 @@
 import './styles.css';
 import { deriveAccountKeys } from 'happy-session/crypto';
+import { accountKey } from './accountKey.js';
 import { ViewerApi } from './api.js';
 import { ViewerApp } from './app.js';
 import { h } from './dom.js';
 import type { Child } from './dom.js';
-import { parseViewerFragment } from './fragment.js';
+import { fragmentWithoutKey, parseViewerFragment } from './fragment.js';
 import { ViewerSocket } from './updates.js';
 
 /** Shows a problem in place of the viewer. */
@@ -15,34 +16,47 @@ function fail(root: HTMLElement, ...text: Child[]): void {
   document.body.dataset.viewer = 'failed';
 }
 
-/** The page without a key: what the link is, and where to get one. */
+/** The page without a key: what the link is, and where to get one (docs/viewer.md). */
 function noKey(root: HTMLElement): void {
   fail(
     root,
-    'This page needs the link with your account key. Open the link ',
+    'This browser has no key for the viewer yet. Open the one-time link ',
     h('code', {}, 'happy-session serve'),
-    ' or ',
+    ' prints (it ends in ',
+    h('code', {}, '#ticket=…'),
+    '), or the one ',
     h('code', {}, 'happy-session demo --keep'),
-    ' prints: it ends in ',
-    h('code', {}, '#secret=…'),
-    '. No key yet? Run ',
+    ' prints. No key yet? Run ',
     h('code', {}, 'happy-session keygen'),
     ' first.',
   );
   document.body.dataset.viewer = 'no-key';
 }
 
+const BAD_LINK = 'The key in this link is not readable. Copy the whole link again.';
+
 async function main(): Promise<void> {
   const root = document.getElementById('app') ?? document.body;
   const fragment = parseViewerFragment(location.hash);
+  // The key never stays in the address bar or the history, whatever happens next.
+  history.replaceState(
+    null,
+    '',
+    `${location.pathname}${location.search}${fragmentWithoutKey(location.hash)}`,
+  );
   if (!fragment.ok) {
-    if (fragment.problem === 'missing-secret') noKey(root);
-    else fail(root, 'The secret in this link is not a 32-byte base64url key. Copy the whole link again.');
+    fail(root, BAD_LINK);
     return;
   }
-  const { masterSecret, sessionId } = fragment.value;
+  const { source, sessionId } = fragment.value;
+  let masterSecret: Uint8Array | undefined;
   let api: ViewerApi;
   try {
+    masterSecret = await accountKey(source, location.origin, localStorage);
+    if (!masterSecret) {
+      noKey(root);
+      return;
+    }
     api = await ViewerApi.signIn(location.origin, masterSecret);
   } catch (error) {
     fail(root, error instanceof Error ? error.message : String(error));
@@ -63,9 +77,9 @@ async function main(): Promise<void> {
   }
 }
 
-// A new secret in the fragment is a new account: start over.
-window.addEventListener('hashchange', (event) => {
-  const before = new URLSearchParams(new URL(event.oldURL).hash.slice(1)).get('secret');
-  if (new URLSearchParams(location.hash.slice(1)).get('secret') !== before) location.reload();
+// A link with a key, opened in this tab, may be another account: start over with it.
+window.addEventListener('hashchange', () => {
+  const next = parseViewerFragment(location.hash);
+  if (!next.ok || next.value.source.kind !== 'kept') location.reload();
 });
 void main();

@@ -5,8 +5,13 @@ import type { PermissionResponder } from './renderContext.js';
 
 /** What the stream says about a request now. */
 export interface PermissionState {
-  /** The first valid answer in the stream, if any. */
+  /** The first valid answer in the stream, if any: what someone chose. */
   readonly response: PermissionResponseMessage | undefined;
+  /**
+   * The agent's record of the answer it applied (a response with `via`), once there is one: the
+   * decision (docs/permissions.md, "One arbitration"). Until then the card waits for the agent.
+   */
+  readonly decided: PermissionResponseMessage | undefined;
   /** The call ended (with this error, if any) before an answer: the request is closed. */
   readonly ended: boolean;
   readonly endError: string | undefined;
@@ -57,9 +62,13 @@ export class PermissionView {
 
   update(state: PermissionState): void {
     if (this.settled) return;
-    if (state.response) {
+    if (state.response && !state.decided) {
+      this.note.textContent = 'Answered; waiting for the agent to apply it.';
+    } else if (state.decided) {
       this.settled = true;
-      const { response } = state;
+      this.note.textContent = '';
+      // Who chose it: the first answer of that option, if it came from this page.
+      const response = state.response?.optionId === state.decided.optionId ? state.response : state.decided;
       const option = this.request.options.find((o) => o.id === response.optionId);
       const who = this.responder.isMine(response) ? 'you (this viewer)' : 'the user';
       this.element.dataset.state = 'answered';

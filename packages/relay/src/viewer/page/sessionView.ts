@@ -92,6 +92,8 @@ export class SessionView {
       );
       return;
     }
+    // A v1 subagent marker or an invisible legacy event: nothing to show.
+    if (event.kind === 'skipped') return;
     const { message } = event;
     if (message.type === 'permission-response' && message.role === 'user') {
       const list = this.responses.get(message.callId) ?? [];
@@ -116,12 +118,15 @@ export class SessionView {
   }
 
   private permissionState(request: PermissionRequestMessage): PermissionState {
-    // The first answer naming one of the request's options is the decision (a gate takes the first).
     const response = this.responses
       .get(request.callId)
       ?.find((r) => request.options.some((o) => o.id === r.optionId));
+    const folded = this.fold.call(request.callId)?.permission;
+    // The fold's answer is the agent's record once there is one (a response with `via`).
+    const decided =
+      folded?.request === request && folded.response?.via !== undefined ? folded.response : undefined;
     const end = this.fold.call(request.callId)?.end;
-    return { response, ended: end !== undefined, endError: end?.error };
+    return { response, decided, ended: end !== undefined, endError: end?.error };
   }
 }
 

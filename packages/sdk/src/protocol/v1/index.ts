@@ -1,4 +1,5 @@
 export {
+  V1MediaSchema,
   V1TextEventSchema,
   V1ServiceEventSchema,
   V1ToolCallStartEventSchema,
@@ -21,6 +22,7 @@ export {
   V1RecordSchema,
 } from './schemas.js';
 export type {
+  V1Media,
   V1Event,
   V1EventKind,
   V1Envelope,
@@ -36,4 +38,6 @@ export type {
 export { parseV1SessionRecord } from './parse.js';
 export type { V1ParseFailure, V1SessionEnvelopeRead } from './parse.js';
 export { createV1Encoder } from './toV1.js';
+export { decodeV1Record, isV1Record } from './fromV1.js';
+export type { V1Decoded, V1RecordPosition } from './fromV1.js';
 export type { V1Encoder, V1EncoderOptions } from './toV1.js';

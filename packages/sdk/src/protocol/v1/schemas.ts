@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isCuid } from '../ids.js';
+import { fileShape, photoShape, videoShape } from '../media.js';
 
 /**
  * The records today's Happy app renders (docs/wire.md §6.2, §6.3): session protocol "v1"
@@ -8,11 +8,24 @@ import { isCuid } from '../ids.js';
  * non-strict like the app's (unknown fields are ignored by readers).
  */
 
+/**
+ * The v2 attachment a record stands for, kept in a field the app ignores (its schemas drop unknown
+ * fields) so that a reader gets the attachment back: the `text` line of a file, the poster `file` of
+ * a video (docs/v1-format.md, "Media").
+ */
+export const V1MediaSchema = z.discriminatedUnion('type', [
+  z.object(photoShape),
+  z.object(videoShape),
+  z.object(fileShape),
+]);
+
 /** `text`: agent markdown, or a thinking block when `thinking` is true; from the user, a bubble. */
 export const V1TextEventSchema = z.object({
   t: z.literal('text'),
   text: z.string(),
   thinking: z.boolean().optional(),
+  /** Not read by the app: the attachment this line describes. */
+  media: V1MediaSchema.optional(),
 });
 
 /** `service`: agent-only status text, shown as a normal agent text row. */
@@ -29,9 +42,10 @@ export const V1ToolCallStartEventSchema = z.object({
 });
 
 /**
- * `tool-call-end`: marks the card completed. `output` / `isError` are read by recent app and
- * versions of the wire package of the Happy monorepo (`happy-wire`); older ones drop them (their schemas are non-strict), which is why the
- * encoder also writes a legacy `acp` `tool-result` for a failed call (docs/wire.md §6.5, §9 item 10).
+ * `tool-call-end`: marks the card completed with an empty result. Some versions of the app and of
+ * the Happy monorepo's wire package read `output` / `isError` here, others drop them, so the encoder
+ * never writes them: a failed call ends with a legacy `acp` `tool-result` instead
+ * (docs/v1-format.md, "Results").
  */
 export const V1ToolCallEndEventSchema = z.object({
   t: z.literal('tool-call-end'),
@@ -56,6 +70,8 @@ export const V1FileEventSchema = z.object({
   /** Not in the app's schema (dropped there); the Happy wire package and CLI read it. */
   mimeType: z.string().optional(),
   image: V1ImageSchema.optional(),
+  /** Not read by the app: the video whose poster this image is. */
+  media: V1MediaSchema.optional(),
 });
 
 /** `turn-start`: opens a turn; invisible; sets thinking. */
@@ -96,6 +112,9 @@ export const V1UsageSchema = z.object({
   service_tier: z.string().optional(),
 });
 
+/** What the app accepts as a `subagent` id; anything else makes it reject the whole record. */
+const SUBAGENT_PATTERN = /^[0-9a-z]{2,32}$/;
+
 const AGENT_ONLY_EVENTS: ReadonlySet<string> = new Set(['service', 'start', 'stop']);
 
 /**
@@ -111,10 +130,10 @@ export const V1EnvelopeSchema = z
     time: z.number(),
     role: z.enum(['user', 'agent']),
     turn: z.string().min(1).optional(),
-    /** Groups a sub-agent's output; the app refuses anything not shaped like a cuid2. */
+    /** Groups a sub-agent's output; the app refuses anything but 2 to 32 lower-case letters and digits. */
     subagent: z
       .string()
-      .refine((value) => isCuid(value), { message: 'subagent must be a cuid2 value' })
+      .regex(SUBAGENT_PATTERN, { message: 'subagent must be 2 to 32 lower-case letters and digits' })
       .optional(),
     claudeUuid: z.string().min(1).optional(),
     codexItemId: z.string().min(1).optional(),
@@ -160,8 +179,9 @@ export const V1WrappedSessionRecordSchema = z.object({
 export const V1AcpProviderSchema = z.enum(['claude', 'codex', 'gemini', 'opencode']);
 
 /**
- * Legacy `acp` `tool-result`: the only legacy path that shows tool output with an error flag
- * (docs/wire.md §6.2 item 3). The app matches `callId` to the tool card's `call`.
+ * Legacy `acp` `tool-result`: the only path that puts output with an error flag on a tool's own
+ * result (docs/wire.md §6.2 item 3). The app matches `callId` to the tool card's `call`. `turn` and
+ * `time` are not read by the app: they let a reader turn the record back into a v2 `tool-call-end`.
  */
 export const V1AcpToolResultRecordSchema = z.object({
   role: z.literal('agent'),
@@ -174,6 +194,8 @@ export const V1AcpToolResultRecordSchema = z.object({
       output: z.unknown(),
       id: z.string().min(1),
       isError: z.boolean().optional(),
+      turn: z.string().min(1).optional(),
+      time: z.number().optional(),
     }),
   }),
   meta: V1MetaSchema.optional(),
@@ -201,6 +223,8 @@ export const V1RecordSchema = z.union([
   V1EventMessageRecordSchema,
 ]);
 
+/** The v2 attachment kept on a v1 record for readers. */
+export type V1Media = z.infer<typeof V1MediaSchema>;
 /** One v1 event (`ev`). */
 export type V1Event = z.infer<typeof V1EventSchema>;
 /** The nine values of `ev.t`. */

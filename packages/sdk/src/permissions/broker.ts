@@ -1,0 +1,152 @@
+import { Subject } from 'rxjs';
+import type { Observable } from 'rxjs';
+import type { PermissionOption } from '../protocol/sessionMessage.js';
+import type { PermissionDecision } from '../stream/plugins.js';
+import type { PendingRequest } from './pendingRequest.js';
+import type { SessionRule } from './sessionRules.js';
+
+/** The answer that settled a request, as the agent recorded it. */
+export interface AppliedAnswer {
+  readonly option: PermissionOption;
+  /** The agent's record of it (a user `permission-response` with `via`), when it could be appended. */
+  readonly record: { readonly id: string; readonly time: number } | undefined;
+  /** The arguments that run, when the user edited them. */
+  readonly updatedInput?: Readonly<Record<string, unknown>>;
+}
+
+/** What the broker keeps of a settled request: enough to answer late answers and to check their order. */
+export interface SettledRequest {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly options: readonly PermissionOption[];
+  readonly decision: PermissionDecision;
+  readonly at: number;
+  /** `seq` of the request record (undefined for calls decided without one, or when it was not stored). */
+  readonly requestSeq: Promise<number | undefined>;
+  /**
+   * `seq` of the first record the agent appended when it settled the request: its record of the
+   * answer, the call's `tool-call-end`, or its settled note (docs/permissions.md, "One arbitration").
+   */
+  readonly closingSeq: Promise<number | undefined>;
+  /** Id of the agent's record of the answer it applied. */
+  readonly recordId: string | undefined;
+  /** The session rule the answer granted, if any. */
+  grant: SessionRule | undefined;
+  /** True once a racing answer that the stream orders first was adopted ({@link PermissionGate}). */
+  converged: boolean;
+}
+
+/** What happens to requests, for the adapters around the broker and for hosts (`gate.events$`). */
+export type BrokerEvent =
+  | { readonly kind: 'requested'; readonly request: PendingRequest }
+  | {
+      readonly kind: 'settled';
+      readonly request: PendingRequest;
+      readonly settled: SettledRequest;
+      /** The user's answer, when one settled it (not a rule, the mode, a timeout or a cancellation). */
+      readonly answer?: AppliedAnswer;
+    };
+
+/** How many settled requests are remembered; older ones are forgotten (later answers get `unknown_request`). */
+export const MAX_SETTLED_REQUESTS = 10_000;
+
+const NO_SEQ: Promise<number | undefined> = Promise.resolve(undefined);
+
+/**
+ * The arbitration of the permission gate: the pending requests, "the first valid answer wins"
+ * (a request settles once), and the events the adapters follow (the agentState mirror, the delayed
+ * push, the session-rule grants). Memory is bounded: the last {@link MAX_SETTLED_REQUESTS} settled
+ * requests are kept.
+ */
+export class PermissionBroker {
+  private readonly pending = new Map<string, PendingRequest>();
+  private readonly settledRequests = new Map<string, SettledRequest>();
+  private readonly subject = new Subject<BrokerEvent>();
+
+  /** Requests made and settled, in the order it happens (synchronously). */
+  readonly events$: Observable<BrokerEvent> = this.subject.asObservable();
+
+  constructor(private readonly maxSettled: number = MAX_SETTLED_REQUESTS) {}
+
+  /** Call ids of the requests waiting for an answer, in request order. */
+  get pendingCallIds(): readonly string[] {
+    return [...this.pending.keys()];
+  }
+
+  /** The requests waiting for an answer. */
+  pendingRequests(): readonly PendingRequest[] {
+    return [...this.pending.values()];
+  }
+
+  /** The pending request of a call, else what is remembered of its settled one. */
+  lookup(callId: string): PendingRequest | SettledRequest | undefined {
+    return this.pending.get(callId) ?? this.settledRequests.get(callId);
+  }
+
+  /** Adds a request that waits for an answer. */
+  open(request: PendingRequest): void {
+    this.pending.set(request.call.callId, request);
+    this.subject.next({ kind: 'requested', request });
+  }
+
+  /**
+   * Settles a pending request with `decision` if nothing settled it first; returns what is kept of
+   * it, or undefined when it was already settled.
+   */
+  settle(
+    request: PendingRequest,
+    decision: PermissionDecision,
+    details: { answer?: AppliedAnswer; closingSeq?: Promise<number | undefined> } = {},
+  ): SettledRequest | undefined {
+    if (!request.settle(decision)) return undefined;
+    const call = request.call;
+    this.pending.delete(call.callId);
+    const settled = this.remember(call.callId, {
+      toolName: call.toolName,
+      args: call.args,
+      options: request.options,
+      decision,
+      requestSeq: request.requestSeq,
+      closingSeq: details.closingSeq ?? NO_SEQ,
+      recordId: details.answer?.record?.id,
+    });
+    this.subject.next({
+      kind: 'settled',
+      request,
+      settled,
+      ...(details.answer ? { answer: details.answer } : {}),
+    });
+    return settled;
+  }
+
+  /** Remembers a decision taken without a pending request (by policy, or closing a dead process's request). */
+  remember(
+    callId: string,
+    fields: Omit<SettledRequest, 'callId' | 'at' | 'grant' | 'converged' | 'requestSeq' | 'closingSeq'> &
+      Partial<Pick<SettledRequest, 'requestSeq' | 'closingSeq'>>,
+  ): SettledRequest {
+    const settled: SettledRequest = {
+      callId,
+      at: Date.now(),
+      grant: undefined,
+      converged: false,
+      requestSeq: NO_SEQ,
+      closingSeq: NO_SEQ,
+      ...fields,
+    };
+    this.settledRequests.delete(callId);
+    this.settledRequests.set(callId, settled);
+    while (this.settledRequests.size > this.maxSettled) {
+      const oldest = this.settledRequests.keys().next().value;
+      if (oldest === undefined) break;
+      this.settledRequests.delete(oldest);
+    }
+    return settled;
+  }
+
+  /** Stops the events. */
+  complete(): void {
+    this.subject.complete();
+  }
+}

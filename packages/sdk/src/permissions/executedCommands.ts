@@ -1,0 +1,350 @@
+import type { ShellParser } from './shell.js';
+import type { ShellWord } from './shellWords.js';
+
+/**
+ * What one simple command runs, as far as it can be known before it runs: the command itself and
+ * whatever its wrappers run (docs/permissions-policy.md, "Deny rules see the real command").
+ * Deny and ask rules are matched against every run.
+ */
+export interface ExecutedCommands {
+  /**
+   * The word lists of the commands that run, the command itself first; each name is reduced to
+   * its base name (`/bin/rm` → `rm`). Leading assignments are never part of them.
+   */
+  readonly runs: readonly (readonly ShellWord[])[];
+  /**
+   * Why part of what runs cannot be known before it runs (a command name computed from `$VAR` or
+   * `$(…)`, `eval` of a computed string, `source` of a variable, a wrapper option we do not know),
+   * if so. A deny rule can then not be checked.
+   */
+  readonly unchecked?: string;
+}
+
+/** How deep wrappers and `bash -c` strings are followed; deeper nesting cannot be checked. */
+const MAX_DEPTH = 8;
+
+/**
+ * The commands `words` runs: itself, and through the wrappers `command`, `builtin`, `exec`, `env`,
+ * `nice`, `nohup`, `time`, `timeout`, `sudo`, `doas`, `xargs`, `find -exec`, `coproc`, `eval`
+ * and `bash`/`sh`/`zsh`/`dash`/`ksh -c` (whose string is parsed again with `shell`), recursively.
+ */
+export function executedCommands(words: readonly ShellWord[], shell: ShellParser): ExecutedCommands {
+  const runs: ShellWord[][] = [];
+  let unchecked: string | undefined;
+  const visit = (command: readonly ShellWord[], depth: number): void => {
+    if (command.length === 0) return;
+    const [name, ...args] = command;
+    if (name!.value === undefined) {
+      unchecked ??= `the command name ${name!.text} is computed when it runs`;
+      return;
+    }
+    const base = baseName(name!.value);
+    runs.push([{ text: name!.text, value: base }, ...args]);
+    const wrapper = Object.hasOwn(WRAPPERS, base) ? WRAPPERS[base]! : undefined;
+    if (!wrapper) return;
+    if (depth >= MAX_DEPTH) {
+      unchecked ??= 'the command nests too deeply to be checked';
+      return;
+    }
+    const inner = wrapper(args);
+    if ('unchecked' in inner) {
+      unchecked ??= `${base}: ${inner.unchecked}`;
+      return;
+    }
+    for (const run of inner.runs) visit(run, depth + 1);
+    if (inner.script === undefined) return;
+    const split = shell.split(inner.script);
+    if (!split.ok) {
+      unchecked ??= `${base} runs a string that does not parse (${split.reason})`;
+      return;
+    }
+    for (const c of split.commands) visit(c.words, depth + 1);
+  };
+  visit(words, 0);
+  return unchecked === undefined ? { runs } : { runs, unchecked };
+}
+
+/** The last path segment of a command name: what bash looks up is the file, wherever it is. */
+export function baseName(name: string): string {
+  const segments = name.split('/').filter((s) => s.length > 0);
+  return segments.at(-1) ?? name;
+}
+
+/** What a wrapper runs: word lists, and/or a string of shell code; or why that cannot be known. */
+type Inner =
+  | { readonly runs: readonly (readonly ShellWord[])[]; readonly script?: string }
+  | { readonly unchecked: string };
+
+const NOTHING: Inner = { runs: [] };
+
+/** The options a wrapper takes, for finding where its command starts. */
+interface OptionSpec {
+  /** Short options without a value. */
+  readonly flags?: string;
+  /** Short options with a value (`-u root`, `-uroot`). */
+  readonly valued?: string;
+  /** Short options whose value, if any, is attached (`xargs -i{}`). */
+  readonly attached?: string;
+  /** Long options without a value (`--login`; `--name=x` is accepted too). */
+  readonly longFlags?: readonly string[];
+  /** Long options with a value (`--user root`, `--user=root`). */
+  readonly longValued?: readonly string[];
+  /** `-10` style numeric options (nice). */
+  readonly numeric?: boolean;
+}
+
+interface Options {
+  /** Index of the first word after the options. */
+  readonly next: number;
+  /** The options seen (short letters and long names), with their values. */
+  readonly seen: ReadonlyMap<string, string | undefined>;
+}
+
+/** Reads the options at the start of `args`. An option we do not know makes the command unknowable. */
+function readOptions(args: readonly ShellWord[], spec: OptionSpec): Options | { unchecked: string } {
+  const seen = new Map<string, string | undefined>();
+  let i = 0;
+  for (; i < args.length; i++) {
+    const word = args[i]!.value;
+    if (word === undefined) return { unchecked: `the option ${args[i]!.text} is computed when it runs` };
+    if (word === '--') return { next: i + 1, seen };
+    if (!word.startsWith('-') || word === '-') break;
+    if (spec.numeric && /^-\d+$/.test(word)) continue;
+    if (word.startsWith('--')) {
+      const [name, value] = splitLong(word.slice(2));
+      if (spec.longValued?.includes(name)) {
+        if (value !== undefined) seen.set(name, value);
+        else seen.set(name, args[++i]?.value);
+      } else if (spec.longFlags?.includes(name)) {
+        seen.set(name, value);
+      } else {
+        return { unchecked: `unknown option --${name}` };
+      }
+      continue;
+    }
+    for (let j = 1; j < word.length; j++) {
+      const letter = word[j]!;
+      if (spec.valued?.includes(letter)) {
+        const rest = word.slice(j + 1);
+        seen.set(letter, rest.length > 0 ? rest : args[++i]?.value);
+        break;
+      }
+      if (spec.attached?.includes(letter)) {
+        seen.set(letter, word.slice(j + 1) || undefined);
+        break;
+      }
+      if (!spec.flags?.includes(letter)) return { unchecked: `unknown option -${letter}` };
+      seen.set(letter, undefined);
+    }
+  }
+  return { next: i, seen };
+}
+
+function splitLong(option: string): [string, string | undefined] {
+  const eq = option.indexOf('=');
+  return eq === -1 ? [option, undefined] : [option.slice(0, eq), option.slice(eq + 1)];
+}
+
+/** The command after a wrapper's options: `args` from `spec`'s first non-option word. */
+function after(
+  args: readonly ShellWord[],
+  spec: OptionSpec,
+  stop?: (seen: Options['seen']) => boolean,
+): Inner {
+  const options = readOptions(args, spec);
+  if ('unchecked' in options) return options;
+  if (stop?.(options.seen)) return NOTHING;
+  return { runs: [args.slice(options.next)] };
+}
+
+/** `NAME=value` words, which `env` and `sudo` take before the command. */
+function skipAssignments(args: readonly ShellWord[], from: number): number {
+  let i = from;
+  while (i < args.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[i]!.value ?? '')) i++;
+  return i;
+}
+
+const SHELLS = ['bash', 'sh', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'rbash'];
+
+/** `bash [options] -c string`: the string is shell code. Without `-c` it runs a file or stdin. */
+function shellWrapper(args: readonly ShellWord[]): Inner {
+  let command = false;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const word = args[i]!.value;
+    if (word === undefined) return { unchecked: `the option ${args[i]!.text} is computed when it runs` };
+    if (word === '--' || word === '-') {
+      i++;
+      break;
+    }
+    if (!/^[-+]./.test(word)) break;
+    if (word.startsWith('--')) {
+      if (word === '--rcfile' || word === '--init-file') i++;
+      continue;
+    }
+    if (word.includes('c')) command = true;
+    // `-o name`, `+O name`: the option names a shell option.
+    if (/[oO]/.test(word)) i++;
+  }
+  if (!command) return NOTHING;
+  const script = args[i];
+  if (script === undefined) return NOTHING;
+  if (script.value === undefined) return { unchecked: 'the command string is computed when it runs' };
+  return { runs: [], script: script.value };
+}
+
+/** `find … -exec cmd … ;` (and `-execdir`, `-ok`, `-okdir`), as often as it appears. */
+function findWrapper(args: readonly ShellWord[]): Inner {
+  const runs: ShellWord[][] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (!['-exec', '-execdir', '-ok', '-okdir'].includes(args[i]!.value ?? '')) continue;
+    const run: ShellWord[] = [];
+    for (i++; i < args.length && args[i]!.value !== ';' && args[i]!.value !== '+'; i++) run.push(args[i]!);
+    runs.push(run);
+  }
+  return { runs };
+}
+
+/** `eval words…`: the words joined by spaces are shell code. */
+function evalWrapper(args: readonly ShellWord[]): Inner {
+  if (args.some((w) => w.value === undefined))
+    return { unchecked: 'eval runs a string computed when it runs' };
+  return args.length === 0 ? NOTHING : { runs: [], script: args.map((w) => w.value).join(' ') };
+}
+
+/** `source file` / `. file`: the file is not checked, but a computed file name is a computed command. */
+function sourceWrapper(args: readonly ShellWord[]): Inner {
+  return args[0] !== undefined && args[0].value === undefined
+    ? { unchecked: 'it runs a file whose name is computed when it runs' }
+    : NOTHING;
+}
+
+function envWrapper(args: readonly ShellWord[]): Inner {
+  const options = readOptions(args, {
+    flags: 'i0v',
+    valued: 'uCSP',
+    longFlags: [
+      'ignore-environment',
+      'null',
+      'debug',
+      'list-signal-handling',
+      'block-signal',
+      'default-signal',
+      'ignore-signal',
+    ],
+    longValued: ['unset', 'chdir', 'split-string'],
+  });
+  if ('unchecked' in options) return options;
+  let next = options.next;
+  if (args[next]?.value === '-') next++;
+  const start = skipAssignments(args, next);
+  const split = options.seen.get('S') ?? options.seen.get('split-string');
+  if (options.seen.has('S') || options.seen.has('split-string')) {
+    // `env -S 'rm -rf' /` splits the string into words of the command.
+    if (split === undefined) return { unchecked: 'env -S splits a string computed when it runs' };
+    const rest = args.slice(start).map((w) => w.text);
+    return { runs: [], script: [split, ...rest].join(' ') };
+  }
+  return { runs: [args.slice(start)] };
+}
+
+function sudoWrapper(args: readonly ShellWord[]): Inner {
+  const options = readOptions(args, {
+    flags: 'AbBEeHiKklnNPSsVv',
+    valued: 'CDghpRrtTUu',
+    longFlags: [
+      'askpass',
+      'background',
+      'bell',
+      'edit',
+      'help',
+      'list',
+      'login',
+      'non-interactive',
+      'preserve-env',
+      'preserve-groups',
+      'remove-timestamp',
+      'reset-timestamp',
+      'set-home',
+      'shell',
+      'stdin',
+      'validate',
+      'version',
+    ],
+    longValued: [
+      'close-from',
+      'chdir',
+      'group',
+      'host',
+      'prompt',
+      'chroot',
+      'role',
+      'type',
+      'command-timeout',
+      'other-user',
+      'user',
+    ],
+  });
+  if ('unchecked' in options) return options;
+  const only = ['e', 'edit', 'l', 'list', 'v', 'validate', 'V', 'version', 'help'];
+  if (only.some((o) => options.seen.has(o))) return NOTHING;
+  return { runs: [args.slice(skipAssignments(args, options.next))] };
+}
+
+/**
+ * Wrappers: commands that run the command given in their arguments. Each returns what it runs.
+ * An option we do not know makes the run unknowable (it might take the next word as its value).
+ */
+const WRAPPERS: Readonly<Record<string, (args: readonly ShellWord[]) => Inner>> = {
+  command: (args) => after(args, { flags: 'pvV' }, (seen) => seen.has('v') || seen.has('V')),
+  builtin: (args) => after(args, {}),
+  exec: (args) => after(args, { flags: 'cl', valued: 'a' }),
+  env: envWrapper,
+  nice: (args) => after(args, { valued: 'n', longValued: ['adjustment'], numeric: true }),
+  nohup: (args) => after(args, {}),
+  time: (args) =>
+    after(args, {
+      flags: 'pavq',
+      valued: 'fo',
+      longValued: ['format', 'output'],
+      longFlags: ['append', 'verbose', 'quiet', 'portability'],
+    }),
+  timeout: (args) => {
+    const options = readOptions(args, {
+      flags: 'v',
+      valued: 'sk',
+      longValued: ['signal', 'kill-after'],
+      longFlags: ['preserve-status', 'foreground', 'verbose'],
+    });
+    if ('unchecked' in options) return options;
+    // The first word after the options is the duration.
+    return { runs: [args.slice(options.next + 1)] };
+  },
+  sudo: sudoWrapper,
+  doas: (args) => after(args, { flags: 'nsL', valued: 'uC' }),
+  xargs: (args) =>
+    after(args, {
+      flags: '0oprtx',
+      valued: 'adEILnPs',
+      attached: 'eil',
+      longFlags: [
+        'null',
+        'interactive',
+        'no-run-if-empty',
+        'open-tty',
+        'verbose',
+        'exit',
+        'show-limits',
+        'eof',
+        'replace',
+        'max-lines',
+      ],
+      longValued: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
+    }),
+  find: findWrapper,
+  coproc: (args) => ({ runs: [args] }),
+  eval: evalWrapper,
+  source: sourceWrapper,
+  '.': sourceWrapper,
+  ...Object.fromEntries(SHELLS.map((name) => [name, shellWrapper])),
+};

@@ -1,0 +1,31 @@
+import type { Observable, Subscription } from 'rxjs';
+import type { BrokerEvent, SettledRequest } from './broker.js';
+import type { SessionRuleStore } from './sessionRules.js';
+
+/**
+ * Grants the session rule of every `allow-always` / `reject-always` answer as the broker settles
+ * requests (docs/permissions-requirements.md R6), with the id and time of the agent's record of the
+ * answer, the same values a rebuild from the stream reads. An answer that edited the arguments
+ * grants nothing: the rule offered was for the arguments shown. Calls `onGranted` after a grant.
+ */
+export function grantRules(
+  events$: Observable<BrokerEvent>,
+  store: SessionRuleStore,
+  onGranted: (settled: SettledRequest) => void,
+): Subscription {
+  return events$.subscribe((event) => {
+    if (event.kind !== 'settled' || !event.answer) return;
+    const call = event.request.call;
+    const record = event.answer.record;
+    const grant = store.addFromAnswer({
+      toolName: call.toolName,
+      args: call.args,
+      kind: event.answer.option.kind,
+      ...(event.answer.updatedInput !== undefined ? { updatedInput: event.answer.updatedInput } : {}),
+      ...(record ? { grantedBy: record.id, at: record.time } : {}),
+    });
+    if (!grant) return;
+    event.settled.grant = grant;
+    onGranted(event.settled);
+  });
+}
