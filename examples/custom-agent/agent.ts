@@ -40,11 +40,7 @@ export async function runAgent(session: Session, options: AgentOptions): Promise
   await session.writer.flush();
 }
 
-async function act(
-  turn: Turn,
-  action: Exclude<Action, { kind: 'stop' }>,
-  cwd: string,
-): Promise<void> {
+async function act(turn: Turn, action: Exclude<Action, { kind: 'stop' }>, cwd: string): Promise<void> {
   switch (action.kind) {
     case 'answer':
       turn.text(action.text);

@@ -97,10 +97,9 @@ describe('the SDK’s live streams as async iterables', () => {
     writer.service('two');
     expect((await take(written, 2)).map((m) => m.type === 'service' && m.text)).toEqual(['one', 'two']);
     const events = await take(read, 2);
-    expect(events.map((e) => e.kind === 'message' && e.message.type === 'service' && e.message.text)).toEqual([
-      'one',
-      'two',
-    ]);
+    expect(events.map((e) => e.kind === 'message' && e.message.type === 'service' && e.message.text)).toEqual(
+      ['one', 'two'],
+    );
     controller.abort();
   });
 
