@@ -13,7 +13,7 @@ import { launchChromium } from './chromium.js';
 import type { TestBrowser } from './chromium.js';
 
 /**
- * The viewer closes the loop (docs/viewer.md, "Talking to the agent"): the custom agent example
+ * The viewer closes the loop (docs/viewer.md, docs/user-side.md): the custom agent example
  * runs against the relay, and a person in Chromium types prompts, stops a turn and allows several
  * waiting calls at once. Everything the page does goes through the SDK's `UserSession`.
  */
@@ -145,8 +145,10 @@ describe('the viewer closes the loop, in Chromium', () => {
   });
 
   it('without a key the page says where the link comes from, with commands as code', async () => {
-    const bare = await browser.context.newPage();
+    // A fresh profile: this browser's own profile keeps the key from the link opened above.
+    const fresh = await launchChromium();
     try {
+      const bare = await fresh.context.newPage();
       await bare.goto(`${relay.url}/`);
       await bare.locator('body[data-viewer="no-key"]').waitFor();
       const text = await bare.locator('.fatal p').textContent();
@@ -158,7 +160,7 @@ describe('the viewer closes the loop, in Chromium', () => {
         'happy-session keygen',
       ]);
     } finally {
-      await bare.close();
+      await fresh.close();
     }
   });
 });
