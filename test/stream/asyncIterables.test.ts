@@ -137,6 +137,29 @@ describe('the SDK’s live streams as async iterables', () => {
       expect((await take(agent.prompts(), 1)).map((p) => p.text)).toEqual(['second']);
     });
 
+    it("the gate's events() yield each request as it is made and settled", async () => {
+      const controller = new AbortController();
+      const events = agent.gate!.events({ signal: controller.signal });
+      const turn = agent.turn();
+      const call = turn.toolCall({
+        toolName: 'Bash',
+        title: 'Run ls',
+        args: { command: 'ls' },
+        kind: 'execute',
+      });
+      const result = call.run(() => 'listed');
+      expect((await events.next()).value).toMatchObject({ kind: 'requested' });
+      // The event comes as the request is made; the user sees it once it is stored.
+      let pending = await user.pending();
+      while (pending.length === 0) pending = await user.pending();
+      await user.answer(pending[0]!, 'allow');
+      expect((await result).status).toBe('done');
+      expect((await events.next()).value).toMatchObject({ kind: 'settled' });
+      controller.abort();
+      expect(await events.next()).toEqual({ done: true, value: undefined });
+      turn.end();
+    });
+
     it("userMessages() and the user side's events() follow the stream live", async () => {
       const controller = new AbortController();
       const incoming = agent.userMessages({ signal: controller.signal });
