@@ -5,6 +5,7 @@ import { fold } from '../../packages/sdk/src/index.js';
 import type { PermissionRequestMessage, SessionMessage, UserSession } from '../../packages/sdk/src/index.js';
 import { Account, connect } from '../../packages/sdk/src/node.js';
 import type { Session } from '../../packages/sdk/src/node.js';
+import type { Prompt } from '../../packages/sdk/src/session/userInbox.js';
 import { relayWithAccount, tempDir } from '../transport/helpers.js';
 import type { RelayAccount } from '../transport/helpers.js';
 
@@ -70,7 +71,7 @@ describe('UserSession', () => {
     expect(sent.files.map((f) => f.type === 'file' && [f.name, f.mimeType])).toEqual([
       ['notes.md', 'text/markdown'],
     ]);
-    const prompt = (await prompts.next()).value!;
+    const prompt = (await prompts.next()).value as Prompt;
     expect(prompt.text).toBe('Read this');
     expect(prompt.attachments.map((m) => m.id)).toEqual(sent.files.map((f) => f.id));
     expect((await agent.fetchMedia(prompt.attachments[0]!)).toString()).toBe('# Title\n');
