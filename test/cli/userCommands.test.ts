@@ -56,6 +56,22 @@ describe('happy-session send', () => {
   });
 });
 
+describe('happy-session send, interrupted', () => {
+  it('Ctrl-C during an upload exits 130, and the prompt is not sent', async () => {
+    const file = join(env.home, 'big.bin');
+    writeFileSync(file, Buffer.alloc(64 * 1024, 7));
+    const interrupt = new AbortController();
+    interrupt.abort();
+    const sent = await cli(['send', agent.id, 'never', '--file', file, '--server', env.relay.url], {
+      env: { HAPPY_HOME_DIR: env.home },
+      interrupt,
+    });
+    expect(sent.code).toBe(130);
+    const texts = (await agent.reader.messages()).filter((m) => m.type === 'text');
+    expect(texts).toEqual([]);
+  });
+});
+
 describe('happy-session stop', () => {
   it("aborts the open turn's signal through the abort RPC", async () => {
     const turn = agent.turn();

@@ -19,6 +19,7 @@ export interface SendCommandOptions {
  * the Happy app does (`UserSession.send`): each file uploaded (a bar per file on a terminal), then
  * the text. The agent's session goes on; nothing of it is ended.
  *
+ * @returns 0; 130 when Ctrl-C stopped an upload (the text is then not sent).
  * @throws {SdkError} `credentials.*`, `transport.*` when the session cannot be opened; `media.*`
  *   for a file that cannot be sent (the text is then not sent either).
  */
@@ -42,6 +43,8 @@ export async function sendCommand(
       });
     } catch (error) {
       progress?.fail(error instanceof Error ? error.message : String(error));
+      // Ctrl-C during an upload: nothing of the prompt was sent after it.
+      if (context.signal?.aborted) return EXIT.interrupted;
       throw error;
     }
     progress?.finish(sent.files);
