@@ -13,7 +13,11 @@ if (!command) {
   process.exit(2);
 }
 
-const session = await connect({ title: `ACP: ${[basename(command), ...args].join(' ')}` });
+// Ctrl-C is handled below (the bridge stops the agent, then closes the session), not by connect().
+const session = await connect({
+  title: `ACP: ${[basename(command), ...args].join(' ')}`,
+  shutdownSignals: false,
+});
 console.log(
   `Bridging \`${[command, ...args].join(' ')}\` to session ${session.id} on ${resolveServerUrl()}.`,
 );

@@ -4,6 +4,7 @@ import { exec } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { splitText } from 'happy-session';
 import type { RunResult, ToolCall, Turn } from 'happy-session';
 import type { GateSettings, Session } from 'happy-session/node';
 import { plan } from './planner.js';
@@ -73,7 +74,8 @@ async function bash(turn: Turn, command: string, cwd: string): Promise<RunResult
     call.scope().text(codeBlock(stdout));
     return stdout;
   });
-  turn.text(summary(call, result));
+  // The session may have closed meanwhile (SIGINT or SIGTERM ended the turn): write only to an open turn.
+  if (!turn.ended) turn.text(summary(call, result));
   return result;
 }
 
@@ -87,10 +89,11 @@ async function read(turn: Turn, path: string, cwd: string): Promise<RunResult<st
   });
   const result = await call.run(async (args) => {
     const text = await readFile(resolve(cwd, String(args.file_path)), 'utf8');
-    call.scope().text(codeBlock(text));
+    // One message holds at most MAX_RECORD_BYTES: a large file goes out in parts.
+    for (const part of splitText(codeBlock(text))) call.scope().text(part);
     return text;
   });
-  turn.text(summary(call, result));
+  if (!turn.ended) turn.text(summary(call, result));
   return result;
 }
 

@@ -26,7 +26,13 @@ export default defineConfig({
   // rxjs's Node entry is its CommonJS build, which loads every operator (about 100 ms); its ES
   // build is bundled instead, so only the operators the SDK uses load. rxjs stays a dependency:
   // the types name it, and a program's own rxjs works with the SDK's Observables.
-  noExternal: ['rxjs'],
+  // zod's ES build (about 95 files) is bundled for the same reason: one chunk parses in about half
+  // the time the module loader needs for a hundred files (docs/performance.md). It stays a
+  // dependency: the declarations name its types, and zod v4 recognises its schemas by their traits,
+  // not by which copy made them, so a program's own zod composes with the SDK's (the packed-install
+  // test checks it). CommonJS dependencies (cuid2, tweetnacl) stay external: an ES bundle cannot
+  // hold their require() calls.
+  noExternal: ['rxjs', 'zod'],
   esbuildPlugins: [
     {
       name: 'rxjs-es-build',

@@ -1,4 +1,5 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connect } from '../../packages/sdk/src/session/connect.js';
@@ -113,10 +114,25 @@ describe('happy-session sessions', () => {
     expect(run.err).toContain(`hint: chmod 600 ${file}`);
   });
 
-  it('fails with 1 when the token is refused', async () => {
+  it('a refused token with the secret beside it: a new token from the secret, saved, and the list is shown', async () => {
+    const file = join(env.home, 'agent.key');
+    const secret = Buffer.from(env.masterSecret).toString('base64');
+    writeFileSync(file, JSON.stringify({ token: 'forged', secret }), { mode: 0o600 });
+    const run = await cli(['sessions', '--server', env.relay.url, '--json'], {
+      env: { HAPPY_HOME_DIR: env.home },
+    });
+    expect(run.code).toBe(0);
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { token: string; secret: string };
+    expect(saved.secret).toBe(secret);
+    expect(saved.token).not.toBe('forged');
+  });
+
+  it('fails with 1 when the token is refused and there is no secret to get another', async () => {
+    rmSync(join(env.home, 'agent.key'));
+    const key = (): string => Buffer.from(randomBytes(32)).toString('base64');
     writeFileSync(
-      join(env.home, 'agent.key'),
-      JSON.stringify({ token: 'forged', secret: Buffer.from(env.masterSecret).toString('base64') }),
+      join(env.home, 'access.key'),
+      JSON.stringify({ token: 'forged', encryption: { publicKey: key(), machineKey: key() } }),
       { mode: 0o600 },
     );
     const run = await cli(['sessions', '--server', env.relay.url], { env: { HAPPY_HOME_DIR: env.home } });

@@ -15,8 +15,8 @@ import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
 import type { Session } from '../../packages/sdk/src/session/session.js';
 import { accountOn } from '../transport/helpers.js';
 import type { RelayAccount } from '../transport/helpers.js';
-import { FaultProxy } from './faultProxy.js';
-import type { SeenRequest, Verdict } from './faultProxy.js';
+import { FaultProxy } from '../helpers/faultProxy.js';
+import type { SeenRequest, Verdict } from '../helpers/faultProxy.js';
 
 const PDF = Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 const FAST_RETRY = { attempts: 4, baseDelayMs: 1, maxDelayMs: 5 };

@@ -161,6 +161,8 @@ describe('every entry of the packed SDK, from ESM and from CommonJS', () => {
     // The parts loaded on first use load from the installed package.
     expect(found.shellCommands).toBe(2);
     expect(found.photo).toEqual({ kind: 'photo', width: 1, thumbhash: 'string' });
+    // The program's own zod composes with the SDK's bundled one.
+    expect(found.ownZod).toEqual({ instanceOf: true, refused: true });
   });
 
   it('requires from CommonJS, as the same modules an import gets', async () => {

@@ -4,7 +4,13 @@ import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMess
 import type { Scope } from '../../packages/sdk/src/stream/scope.js';
 import type { ToolCall } from '../../packages/sdk/src/stream/toolCall.js';
 import type { Turn } from '../../packages/sdk/src/stream/turn.js';
+import { isSdkError } from '../../packages/sdk/src/errors.js';
+import { PermissionGate } from '../../packages/sdk/src/permissions/gate.js';
+import { loadShellParser } from '../../packages/sdk/src/permissions/shell.js';
+import { expectV2Invariants } from '../helpers/invariants.js';
 import { memorySession } from '../helpers/memorySession.js';
+
+const shell = await loadShellParser();
 
 /** One builder call; numbers pick among what is open at that moment. */
 type Op =
@@ -118,4 +124,89 @@ describe('builder invariants (fast-check)', () => {
       { numRuns: 150 },
     );
   });
+
+  it('any sequence of builder calls, some with values JSON cannot carry: each call throws synchronously or its messages are stored, and the stored stream holds the v2 invariants', async () => {
+    const nonJson = fc.constantFrom<unknown>(
+      10n,
+      Number.NaN,
+      Infinity,
+      () => 1,
+      Symbol('s'),
+      [undefined],
+      new Set([1]),
+      'cycle',
+    );
+    const json = fc.jsonValue();
+    const valueArb = fc.oneof(json, nonJson);
+    const stepArb = fc.oneof(
+      fc.record({ op: fc.constant('turn' as const) }),
+      fc.record({ op: fc.constant('call' as const), pick: fc.nat(), value: valueArb }),
+      fc.record({ op: fc.constant('text' as const), pick: fc.nat() }),
+      fc.record({ op: fc.constant('request' as const), pick: fc.nat() }),
+      fc.record({ op: fc.constant('endCall' as const), pick: fc.nat() }),
+      fc.record({ op: fc.constant('endTurn' as const), pick: fc.nat() }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArb, { maxLength: 40 }), async (steps) => {
+        const { writer, reader } = memorySession();
+        const gate = await PermissionGate.create({ writer, shell });
+        const emitted: SessionMessage[] = [];
+        writer.messages$.subscribe((m) => emitted.push(m));
+        const turns: Turn[] = [];
+        const calls: ToolCall[] = [];
+        const runs: Promise<unknown>[] = [];
+        for (const step of steps) {
+          const openTurns = turns.filter((t) => !t.ended);
+          const openCalls = calls.filter((c) => !c.ended && !turns.find((t) => t.id === c.turnId)?.ended);
+          const before = emitted.length;
+          try {
+            switch (step.op) {
+              case 'turn':
+                turns.push(writer.turn());
+                break;
+              case 'call': {
+                const scope = pick(openTurns, step.pick);
+                if (!scope) break;
+                const value = step.value === 'cycle' ? cyclic() : step.value;
+                calls.push(scope.toolCall({ toolName: 'Bash', args: { value } }));
+                break;
+              }
+              case 'text':
+                pick(openTurns, step.pick)?.text('x');
+                break;
+              case 'request': {
+                const call = pick(openCalls, step.pick);
+                if (call) runs.push(call.run(() => 'ran').catch(() => undefined));
+                break;
+              }
+              case 'endCall':
+                pick(openCalls, step.pick)?.end();
+                break;
+              case 'endTurn':
+                pick(openTurns, step.pick)?.end();
+                break;
+            }
+          } catch (error) {
+            // A refusal is synchronous, typed, and appends nothing.
+            expect(isSdkError(error, 'stream.invalid_message')).toBe(true);
+            expect(step.op).toBe('call');
+            expect(emitted.length).toBe(before);
+          }
+        }
+        await writer.close();
+        await Promise.all(runs);
+        gate.dispose();
+        const stored = await reader.messages();
+        expect(stored).toEqual(emitted);
+        expectV2Invariants(stored);
+      }),
+      { numRuns: 100 },
+    );
+  });
 });
+
+function cyclic(): Record<string, unknown> {
+  const value: Record<string, unknown> = {};
+  value.self = value;
+  return value;
+}

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SdkError, isSdkError } from '../../packages/sdk/src/errors.js';
 import { Outbox } from '../../packages/sdk/src/stream/outbox.js';
 import type { AppendAck, OutgoingRecord, Transport } from '../../packages/sdk/src/ports/transport.js';
 import { MemoryTransport } from '../../packages/sdk/src/ports/memoryTransport.js';
@@ -65,5 +66,128 @@ describe('Outbox', () => {
       ['e', 5],
     ]);
     expect(transport.log).toEqual(['append a,b', 'append c,d', 'append e']);
+  });
+});
+
+/** A transport that fails every append with `error` until `healthy` is set, counting the calls. */
+class FailingTransport {
+  calls = 0;
+  healthy = false;
+  private readonly inner = new MemoryTransport();
+  readonly records$ = this.inner.records$;
+  constructor(private readonly error: () => unknown) {}
+
+  async append(records: readonly OutgoingRecord[]): Promise<readonly AppendAck[]> {
+    this.calls++;
+    if (!this.healthy) throw this.error();
+    return this.inner.append(records);
+  }
+
+  read: Transport['read'] = (afterSeq, options) => this.inner.read(afterSeq, options);
+}
+
+const serverError = (): SdkError =>
+  new SdkError('transport.server_error', 'HTTP 500', { details: { status: 500 } });
+
+describe('Outbox: retries, stalls and bounded waits', () => {
+  it('a 429 is waited out (its Retry-After) and retried, not a reason to stop', async () => {
+    let first = true;
+    const inner = new MemoryTransport();
+    const transport: Transport = {
+      records$: inner.records$,
+      read: (a, o) => inner.read(a, o),
+      append: async (records) => {
+        if (first) {
+          first = false;
+          throw new SdkError('transport.rate_limited', 'HTTP 429', {
+            details: { status: 429, retryAfterMs: 50 },
+          });
+        }
+        return inner.append(records);
+      },
+    };
+    const outbox = new Outbox(transport, { retryDelayMs: 1 });
+    const acks = await Promise.all(['a', 'b'].map((id) => outbox.enqueue(id, Promise.resolve(id))));
+    expect(acks.map((a) => a.seq)).toEqual([1, 2]);
+    expect(outbox.error).toBeUndefined();
+  });
+
+  it('an acknowledgement without a localId rejects that delivery with transport.bad_response; the rest resolve', async () => {
+    const inner = new MemoryTransport();
+    const transport: Transport = {
+      records$: inner.records$,
+      read: (a, o) => inner.read(a, o),
+      append: async (records) => (await inner.append(records)).filter((ack) => ack.localId !== 'b'),
+    };
+    const outbox = new Outbox(transport);
+    const outcomes = await Promise.allSettled(
+      ['a', 'b', 'c'].map((id) => outbox.enqueue(id, Promise.resolve(id))),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(isSdkError((outcomes[1] as PromiseRejectedResult).reason, 'transport.bad_response')).toBe(true);
+    await expect(outbox.enqueue('d', Promise.resolve('d'))).resolves.toMatchObject({ seq: 4 });
+  });
+
+  it('reports a stall once, with its cause, and again only after a success', async () => {
+    const transport = new FailingTransport(serverError);
+    const stalls: SdkError[] = [];
+    const outbox = new Outbox(transport, { retryDelayMs: 5, maxRetryDelayMs: 10, stallAfterMs: 60 }, (e) =>
+      stalls.push(e),
+    );
+    const first = outbox.enqueue('a', Promise.resolve('a'));
+    await until(() => transport.calls >= 15);
+    expect(stalls).toHaveLength(1);
+    expect(stalls[0]!.code).toBe('stream.delivery_stalled');
+    expect(isSdkError(stalls[0]!.cause, 'transport.server_error')).toBe(true);
+    transport.healthy = true;
+    await first;
+    transport.healthy = false;
+    const second = outbox.enqueue('b', Promise.resolve('b'));
+    await until(() => stalls.length === 2);
+    transport.healthy = true;
+    await second;
+    expect(stalls).toHaveLength(2);
+  });
+
+  it('flush({timeoutMs}) rejects with stream.undelivered naming the messages not stored; they are still delivered afterwards', async () => {
+    const transport = new FailingTransport(serverError);
+    const outbox = new Outbox(transport, { retryDelayMs: 5, maxRetryDelayMs: 10 });
+    const deliveries = [
+      outbox.enqueue('m1', Promise.resolve('x'), 'm1'),
+      outbox.enqueue('m2', Promise.resolve('y'), 'm2'),
+      outbox.enqueue('m2:1', Promise.resolve('z'), 'm2'),
+    ];
+    const error = await outbox.flush({ timeoutMs: 50 }).catch((e: unknown) => e);
+    expect(isSdkError(error, 'stream.undelivered')).toBe(true);
+    expect((error as SdkError).details?.messageIds).toEqual(['m1', 'm2']);
+    transport.healthy = true;
+    await Promise.all(deliveries);
+    await outbox.flush();
+  });
+
+  it('flush({signal}) stops waiting when the signal aborts', async () => {
+    const outbox = new Outbox(new FailingTransport(serverError), { retryDelayMs: 5 });
+    void outbox.enqueue('m1', Promise.resolve('x')).catch(() => undefined);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const error = await outbox.flush({ signal: controller.signal }).catch((e: unknown) => e);
+    expect((error as SdkError).details).toMatchObject({ messageIds: ['m1'], reason: 'aborted' });
+  });
+
+  it('close({deadlineMs}) past the deadline rejects every delivery not stored and stops retrying', async () => {
+    const transport = new FailingTransport(serverError);
+    const outbox = new Outbox(transport, { retryDelayMs: 5, maxRetryDelayMs: 10 });
+    const deliveries = ['m1', 'm2'].map((id) => outbox.enqueue(id, Promise.resolve(id)));
+    const error = await outbox.close({ deadlineMs: 60 }).catch((e: unknown) => e);
+    expect((error as SdkError).details?.messageIds).toEqual(['m1', 'm2']);
+    for (const outcome of await Promise.allSettled(deliveries)) {
+      expect(isSdkError((outcome as PromiseRejectedResult).reason, 'stream.undelivered')).toBe(true);
+    }
+    const calls = transport.calls;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(transport.calls).toBe(calls);
+    await expect(outbox.enqueue('m3', Promise.resolve('m3'))).rejects.toMatchObject({
+      code: 'stream.undelivered',
+    });
   });
 });

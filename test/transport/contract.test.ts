@@ -4,7 +4,7 @@
  * (plus credentials in HAPPY_HOME_DIR) to run them against any Happy-compatible server too; see
  * docs/transport.md.
  */
-import { filter, firstValueFrom, take, toArray } from 'rxjs';
+import { filter, firstValueFrom, take, tap, toArray } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { SdkError } from '../../packages/sdk/src/errors.js';
@@ -23,6 +23,7 @@ import { RELAY_INFO_PATH } from '../../packages/sdk/src/wire/relayInfo.js';
 import { silentLogger } from '../../packages/sdk/src/logger.js';
 import { mintToken } from '../../packages/sdk/src/transport/authToken.js';
 import { MemoryTransport } from '../../packages/sdk/src/ports/memoryTransport.js';
+import { DEFAULT_TAIL_CHECK_MS } from '../../packages/sdk/src/ports/recordFeed.js';
 import { createSessionRecord } from '../../packages/sdk/src/transport/sessionRecord.js';
 import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
 import { generateDataKey } from '../../packages/sdk/src/crypto/dataKey.js';
@@ -244,6 +245,42 @@ describe.each(targets)('Transport contract: $name', (target) => {
     expect(got.map((e) => e.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
     expect(got.map((e) => (e.kind === 'message' ? e.message : e))).toEqual(written);
   });
+
+  test("a live reader reads the last record one tail check after the one before it when the last record's hint is lost: 50 runs of 50", async () => {
+    const RUNS = 50;
+    const last = 5;
+    const runs = await Promise.all(
+      Array.from({ length: RUNS }, async (_, run) => {
+        const session = run === 0 ? h : await target.session();
+        try {
+          const writer = new SessionWriter({ transport: session.transport, key: session.key });
+          const lossy = withLostHints(await session.other(), (r) => r.seq !== last);
+          const takenAt: number[] = [];
+          const events = firstValueFrom(
+            new SessionReader({ transport: lossy, key: session.key }).events$().pipe(
+              tap(() => takenAt.push(Date.now())),
+              take(last),
+              toArray(),
+            ),
+          );
+          const turn = writer.turn();
+          await turn.started;
+          while (takenAt.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+          // One batch: the last record is stored before the hint of the one before it arrives.
+          for (let i = 0; i < last - 2; i++) turn.text(`text ${i}`);
+          turn.end();
+          await writer.flush();
+          const got = await events;
+          return { seqs: got.map((e) => e.seq), gap: takenAt[last - 1]! - takenAt[last - 2]! };
+        } finally {
+          if (run !== 0) await session.close();
+        }
+      }),
+    );
+    const passed = runs.filter((r) => r.seqs.join() === '1,2,3,4,5' && r.gap < DEFAULT_TAIL_CHECK_MS + 1500);
+    // docs/transport.md, "Live reading": one tail check (1 s) and one read after the record before it.
+    expect(passed.length, `gaps: ${runs.map((r) => r.gap).join(', ')}`).toBe(RUNS);
+  }, 60_000);
 
   test('writer and reader end to end: what was written reads back, typed, in append order', async () => {
     const writer = new SessionWriter({ transport: h.transport, key: h.key });

@@ -33,13 +33,17 @@ export type StreamErrorCode =
   | 'stream.turn_ended'
   | 'stream.scope_closed'
   | 'stream.agent_title_late'
-  | 'stream.record_too_large';
+  | 'stream.record_too_large'
+  | 'stream.too_large'
+  | 'stream.undelivered'
+  | 'stream.delivery_stalled';
 
 /** Failures of a transport: the network, the server's answers, the session's wire format. */
 export type TransportErrorCode =
   | 'transport.network'
   | 'transport.timeout'
   | 'transport.server_error'
+  | 'transport.rate_limited'
   | 'transport.rejected'
   | 'transport.unauthorized'
   | 'transport.not_found'

@@ -92,7 +92,11 @@ export { ToolCall } from './stream/toolCall.js';
 export type { ToolCallOptions, ToolCallEndOptions, RunResult, RunContext } from './stream/toolCall.js';
 export { Scope } from './stream/scope.js';
 export type { StepOptions } from './stream/scope.js';
-export type { OutboxOptions } from './stream/outbox.js';
+export { DEFAULT_CLOSE_DEADLINE_MS } from './stream/sessionWriter.js';
+export type { OutboxOptions, FlushOptions, WriterCloseOptions } from './stream/outbox.js';
+export { MAX_RECORD_BYTES } from './stream/recordSize.js';
+export { splitText, MAX_TEXT_BYTES } from './stream/splitText.js';
+export type { SplitTextOptions } from './stream/splitText.js';
 export type { Delivery, Delivered, MessageDraft, StreamLifecycleEvent } from './stream/types.js';
 export type { Decision, DecisionOutcome, DecisionSource, DecisionVia } from './stream/decision.js';
 export type {
@@ -136,8 +140,9 @@ export type { LedgerClose, LedgerEntry, LedgerMessage } from './stream/permissio
 
 // The ports a transport implements, and their in-memory implementations.
 export type { Transport, OutgoingRecord, AppendAck, StoredRecord, ReadPage } from './ports/transport.js';
-export { isRetryableTransportError } from './ports/retryPolicy.js';
-export { recordFeed } from './ports/recordFeed.js';
+export { isRetryableTransportError, retryAfterOf, RetryPolicy, retrying } from './ports/retryPolicy.js';
+export type { RetryPolicyOptions, RetryingOptions, RetryNotice } from './ports/retryPolicy.js';
+export { recordFeed, DEFAULT_TAIL_CHECK_MS, DEFAULT_MAX_TAIL_CHECK_MS } from './ports/recordFeed.js';
 export type { RecordFeedOptions } from './ports/recordFeed.js';
 export { asyncIterableOf } from './ports/asyncIterable.js';
 export type { IterateOptions } from './ports/asyncIterable.js';

@@ -10,6 +10,9 @@
 // The agent's side.
 export { connect } from './session/connect.js';
 export type { ConnectOptions, GateSettings } from './session/connect.js';
+export { DEFAULT_SERVER_WAIT_MS } from './session/serverWait.js';
+export { DEFAULT_SHUTDOWN_DEADLINE_MS } from './session/shutdownSignals.js';
+export type { ShutdownOptions } from './session/shutdownSignals.js';
 export { Session } from './session/session.js';
 export type { SessionParts, SessionCloseOptions } from './session/session.js';
 export type { Prompt } from './session/userInbox.js';
@@ -25,7 +28,13 @@ export { connectUserSocket } from './transport/userSocket.js';
 export { UserSessionTransport } from './transport/userSessionTransport.js';
 
 // Keys and the server.
-export { loadCredentials, parseAgentKey, parseAccessKey, writeAgentKey } from './transport/credentials.js';
+export {
+  loadCredentials,
+  parseAgentKey,
+  parseAccessKey,
+  writeAgentKey,
+  saveAgentKey,
+} from './transport/credentials.js';
 export type { Credentials, LoadCredentialsErrorCode } from './transport/credentials.js';
 export { resolveHappyHome, resolveServerUrl, DEFAULT_SERVER_URL } from './transport/happyHome.js';
 export type { HappyEnv } from './transport/happyHome.js';
@@ -34,6 +43,7 @@ export { formatShownBy } from './transport/serverFormat.js';
 export type { StreamFormat } from './transport/serverFormat.js';
 export type { AccountAccess, AccountAccessOptions } from './transport/accountAccess.js';
 export { mintToken } from './transport/authToken.js';
+export { AccountToken } from './transport/accountToken.js';
 
 // The Happy server's implementations of the ports.
 export { HappyHttp } from './transport/httpClient.js';
@@ -52,8 +62,13 @@ export { VersionedState } from './transport/versionedState.js';
 export type { VersionedAck, VersionedStateOptions } from './transport/versionedState.js';
 export { HttpPushNotifier } from './transport/pushNotifier.js';
 export { SocketRpc } from './transport/socketRpc.js';
-export { createSessionRecord, openSessionRecord } from './transport/sessionRecord.js';
-export type { SessionRecord } from './transport/sessionRecord.js';
+export {
+  createSessionRecord,
+  openSessionRecord,
+  prepareSessionRecord,
+  postSessionRecord,
+} from './transport/sessionRecord.js';
+export type { SessionRecord, PreparedSessionRecord } from './transport/sessionRecord.js';
 export { newSessionKey, existingSessionKey } from './transport/sessionKeys.js';
 export type { NewSessionKey } from './transport/sessionKeys.js';
 export { sessionMetadata, DEFAULT_FLAVOR } from './transport/sessionMetadata.js';

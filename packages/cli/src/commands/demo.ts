@@ -86,7 +86,8 @@ export async function demoCommand(
       ...(credentials ? { credentials } : {}),
       ...(context.env ? { env: context.env } : {}),
     };
-    const session = await connect({ ...access, title: 'happy-session demo' });
+    // The command handles Ctrl-C itself (the turn ends cancelled and the transcript is printed).
+    const session = await connect({ ...access, title: 'happy-session demo', shutdownSignals: false });
     const account = await Account.open(access);
     let interrupted = false;
     const interrupt = (): void => {

@@ -60,7 +60,21 @@ export async function encryptRecord(
   key: RecordKey,
   options: { nonce?: Uint8Array } = {},
 ): Promise<Uint8Array> {
-  const plain = serialize(value);
+  return sealPlaintext(serialize(value), key, options);
+}
+
+/**
+ * Seals plaintext that is already `UTF-8(JSON.stringify(value))` (a writer that measured it first
+ * encrypts it without serialising it again); see {@link encryptRecord}.
+ *
+ * @throws {SdkError} `crypto.bad_key` for a wrong-sized key or nonce or an unknown variant.
+ * @see docs/wire.md §3.1
+ */
+export async function sealPlaintext(
+  plain: Uint8Array,
+  key: RecordKey,
+  options: { nonce?: Uint8Array } = {},
+): Promise<Uint8Array> {
   switch (key.variant) {
     case 'legacy':
       return secretboxSeal(plain, key.key, options.nonce);
@@ -71,6 +85,14 @@ export async function encryptRecord(
         hint: "use 'legacy' or 'dataKey'",
       });
   }
+}
+
+/**
+ * Bytes of the sealed record for `plainBytes` of plaintext: secretbox adds a 24-byte nonce and a
+ * 16-byte tag, AES-GCM a version byte, a 12-byte nonce and a 16-byte tag (docs/wire.md §3.1).
+ */
+export function sealedLength(plainBytes: number, variant: EncryptionVariant): number {
+  return plainBytes + (variant === 'legacy' ? 40 : 29);
 }
 
 /**

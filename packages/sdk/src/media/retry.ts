@@ -1,9 +1,9 @@
 import { isSdkError } from '../errors.js';
-import { isRetryableTransportError } from '../ports/retryPolicy.js';
+import { RetryPolicy, retrying } from '../ports/retryPolicy.js';
 import type { Logger } from '../logger.js';
 import { abortedError } from './mediaError.js';
 
-/** How an upload or download step is retried. */
+/** How an upload or download step is retried (the SDK's one retry policy, with these tries and waits). */
 export interface RetryOptions {
   /** Tries in all, the first included; default 5. */
   readonly attempts?: number;
@@ -15,28 +15,18 @@ export interface RetryOptions {
 
 const DEFAULTS = { attempts: 5, baseDelayMs: 500, maxDelayMs: 8_000 } as const;
 
-/**
- * True for a failure worth another try: what the transport would retry (no answer, a 5xx), or 429
- * (the server's upload rate limit, docs/wire.md §8.1). Any other 4xx will be refused again, so it
- * is final.
- */
-export function isTransient(error: unknown): boolean {
-  if (isRetryableTransportError(error)) return true;
-  return isSdkError(error) && error.details?.status === 429;
-}
-
 /** Why {@link withRetries} gave up: every try failed, or one failed for good. */
 export interface RetryFailure {
   readonly error: unknown;
   readonly attempts: number;
-  /** True when the last error was transient and the tries ran out. */
+  /** True when the last error was retryable and the tries ran out. */
   readonly exhausted: boolean;
 }
 
 /**
- * Runs `operation` until it succeeds, a failure is not {@link isTransient}, or the tries run out,
- * waiting with exponential backoff and jitter in between. Throws `media.aborted` when `signal`
- * fires, otherwise the error `giveUp` makes of the last failure.
+ * Runs `operation` with the SDK's retry policy (`ports/retryPolicy.ts`: network failures, 408,
+ * 429 after its `Retry-After`, 5xx) until it succeeds, a failure is final, or the tries run out.
+ * Throws `media.aborted` when `signal` fires, otherwise the error `giveUp` makes of the last failure.
  */
 export async function withRetries<T>(
   operation: (attempt: number) => Promise<T>,
@@ -47,43 +37,34 @@ export async function withRetries<T>(
     giveUp: (failure: RetryFailure) => Error;
   },
 ): Promise<T> {
-  const attempts = Math.max(1, options.attempts ?? DEFAULTS.attempts);
-  const base = options.baseDelayMs ?? DEFAULTS.baseDelayMs;
-  const max = options.maxDelayMs ?? DEFAULTS.maxDelayMs;
-  for (let attempt = 1; ; attempt++) {
-    if (options.signal?.aborted) throw abortedError(options.signal);
-    try {
-      return await operation(attempt);
-    } catch (error) {
-      if (options.signal?.aborted) throw abortedError(options.signal);
-      if (isSdkError(error, 'media.aborted')) throw error;
-      const transient = isTransient(error);
-      if (!transient || attempt >= attempts) {
-        throw options.giveUp({ error, attempts: attempt, exhausted: transient });
-      }
-      // Full jitter: many clients failing at once do not come back in step.
-      const delay = Math.random() * Math.min(max, base * 2 ** (attempt - 1));
-      options.logger?.debug('media transfer failed; retrying', {
-        what: options.what,
-        attempt,
-        delayMs: Math.round(delay),
-        error: String(error),
-      });
-      await sleep(delay, options.signal);
-    }
-  }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(abortedError(signal));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
+  const policy = new RetryPolicy({
+    maxAttempts: Math.max(1, options.attempts ?? DEFAULTS.attempts),
+    baseDelayMs: options.baseDelayMs ?? DEFAULTS.baseDelayMs,
+    maxDelayMs: options.maxDelayMs ?? DEFAULTS.maxDelayMs,
   });
+  let attempts = 0;
+  try {
+    return await retrying(
+      (attempt) => {
+        attempts = attempt;
+        if (options.signal?.aborted) throw abortedError(options.signal);
+        return operation(attempt);
+      },
+      {
+        policy,
+        ...(options.signal ? { signal: options.signal } : {}),
+        onRetry: ({ attempt, delayMs, error }) =>
+          options.logger?.debug('media transfer failed; retrying', {
+            what: options.what,
+            attempt,
+            delayMs,
+            error: String(error),
+          }),
+      },
+    );
+  } catch (error) {
+    if (options.signal?.aborted) throw abortedError(options.signal);
+    if (isSdkError(error, 'media.aborted')) throw error;
+    throw options.giveUp({ error, attempts, exhausted: policy.retryable(error) });
+  }
 }

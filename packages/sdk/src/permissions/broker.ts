@@ -104,9 +104,15 @@ export class PermissionBroker {
   settle(
     request: PendingRequest,
     decision: PermissionDecision,
-    details: { answer?: AppliedAnswer; closingSeq?: Promise<number | undefined> } = {},
+    details: {
+      answer?: AppliedAnswer;
+      closingSeq?: Promise<number | undefined>;
+      /** The request was never stored: its wait rejects with `error`; `decision` is what is kept. */
+      failure?: { error: unknown };
+    } = {},
   ): SettledRequest | undefined {
-    if (!request.settle(decision)) return undefined;
+    const first = details.failure ? request.fail(details.failure.error) : request.settle(decision);
+    if (!first) return undefined;
     const call = request.call;
     this.pending.delete(call.callId);
     const settled = this.remember(call.callId, {

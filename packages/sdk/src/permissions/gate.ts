@@ -210,7 +210,9 @@ export class PermissionGate implements PermissionRuntime {
   }
 
   /**
-   * Asks whether `call` may run; see {@link ToolCall.requestPermission}. Resolves, never rejects.
+   * Asks whether `call` may run; see {@link ToolCall.requestPermission}. Resolves with the decision;
+   * rejects only when the `permission-request` could not be stored (its delivery failed), since
+   * then nobody can answer it.
    * A second request for a call that is already pending returns the same promise. The request
    * follows the turn's signal and `options.signal`.
    */
@@ -258,6 +260,8 @@ export class PermissionGate implements PermissionRuntime {
     }
     const entry = new PendingRequest(call, offered.value, Date.now(), seqOf(appended));
     this.broker.open(entry);
+    // A request that is never stored cannot be answered: fail the wait rather than hold it forever.
+    appended.catch((error: unknown) => this.fail(entry, error));
     for (const signal of signals) {
       entry.watch(signal, () =>
         this.settle(entry, cancelledDecision('cancel', 'The request was cancelled.')),
@@ -716,6 +720,17 @@ export class PermissionGate implements PermissionRuntime {
     }
     if (details.closingSeq === undefined) closeWith(end ? seqOf(end) : Promise.resolve(undefined));
     return true;
+  }
+
+  /**
+   * Rejects a request whose `permission-request` could not be stored: nothing may run, and the
+   * call ends with an error (docs/permissions.md, "When the request is not stored").
+   */
+  private fail(entry: PendingRequest, error: unknown): void {
+    const decision = cancelledDecision('cancel', 'The permission request could not be stored.');
+    if (!this.broker.settle(entry, decision, { failure: { error } })) return;
+    this.logger.warn('permission request not stored', { callId: entry.call.callId, error: String(error) });
+    this.safely(() => entry.call.end({ error: 'permission request not stored' }));
   }
 
   /**

@@ -10,6 +10,7 @@ import type { ToolCall } from '../stream/toolCall.js';
 export class PendingRequest {
   readonly promise: Promise<PermissionDecision>;
   private resolvePromise!: (decision: PermissionDecision) => void;
+  private rejectPromise!: (error: unknown) => void;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly watched: Array<{ signal: AbortSignal; onAbort: () => void }> = [];
   private done = false;
@@ -26,7 +27,10 @@ export class PendingRequest {
      */
     readonly requestSeq: Promise<number | undefined>,
   ) {
-    this.promise = new Promise((resolve) => (this.resolvePromise = resolve));
+    this.promise = new Promise((resolve, reject) => {
+      this.resolvePromise = resolve;
+      this.rejectPromise = reject;
+    });
     void requestSeq.then((seq) => (this.storedSeq = seq));
   }
 
@@ -47,13 +51,25 @@ export class PendingRequest {
 
   /** Resolves with `decision` if nothing resolved it before; false otherwise. */
   settle(decision: PermissionDecision): boolean {
+    if (!this.finish()) return false;
+    this.resolvePromise(decision);
+    return true;
+  }
+
+  /** Rejects with `error` (the request was never stored, so nobody can answer it) unless settled first. */
+  fail(error: unknown): boolean {
+    if (!this.finish()) return false;
+    this.rejectPromise(error);
+    return true;
+  }
+
+  private finish(): boolean {
     if (this.done) return false;
     this.done = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     for (const { signal, onAbort } of this.watched) signal.removeEventListener('abort', onAbort);
     this.watched.length = 0;
-    this.resolvePromise(decision);
     return true;
   }
 }

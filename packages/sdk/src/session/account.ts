@@ -3,6 +3,7 @@ import type { Socket } from 'socket.io-client';
 import type { Logger } from '../logger.js';
 import { resolveAccountAccess } from '../transport/accountAccess.js';
 import type { AccountAccessOptions } from '../transport/accountAccess.js';
+import type { AccountToken } from '../transport/accountToken.js';
 import type { Credentials } from '../transport/credentials.js';
 import type { HappyHttp } from '../transport/httpClient.js';
 import { openSessionRecord } from '../transport/sessionRecord.js';
@@ -32,9 +33,14 @@ export class Account {
   private constructor(
     readonly serverUrl: string,
     readonly credentials: Credentials,
-    readonly token: string,
+    private readonly accountToken: AccountToken,
     readonly http: HappyHttp,
   ) {}
+
+  /** The bearer token in use (renewed from the master secret when the server refuses one). */
+  get token(): string {
+    return this.accountToken.value;
+  }
 
   /**
    * Resolves server and credentials as `connect()` does and makes sure there is a token.

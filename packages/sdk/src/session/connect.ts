@@ -14,8 +14,11 @@ import { HappyServerTransport } from '../transport/happyServerTransport.js';
 import { HttpPushNotifier } from '../transport/pushNotifier.js';
 import { ServerSessionState } from '../transport/serverSessionState.js';
 import { Session } from './session.js';
+import { DEFAULT_SERVER_WAIT_MS, ServerWait } from './serverWait.js';
+import { closeOnShutdown } from './shutdownSignals.js';
+import type { ShutdownOptions } from './shutdownSignals.js';
 import { sessionMetadata } from '../transport/sessionMetadata.js';
-import { createSessionRecord, openSessionRecord } from '../transport/sessionRecord.js';
+import { openSessionRecord, postSessionRecord, prepareSessionRecord } from '../transport/sessionRecord.js';
 import type { SessionRecord } from '../transport/sessionRecord.js';
 import type { StateObject } from '../ports/sessionState.js';
 import { SocketRpc } from '../transport/socketRpc.js';
@@ -68,6 +71,19 @@ export interface ConnectOptions {
   readonly permissions?: GateSettings | false;
   /** Outbox tuning of the writer. */
   readonly outbox?: OutboxOptions;
+  /**
+   * How long to wait for a server that does not answer yet (starting or restarting): the setup
+   * requests are tried again with backoff, each try logged, until this much time has passed;
+   * then `connect()` fails with `transport.network`. Default 5 s; 0 tries once.
+   */
+  readonly serverWaitMs?: number;
+  /**
+   * Ends the session gracefully when the process gets SIGINT or SIGTERM (default on): open turns
+   * end `cancelled`, pending permission requests are cancelled, the writer delivers what it holds
+   * within `deadlineMs` (default 5 s), the session ends; a second signal exits at once.
+   * `false` leaves signals to the program (docs/transport.md, "Graceful shutdown").
+   */
+  readonly shutdownSignals?: ShutdownOptions | false;
   /** Transport tuning. */
   readonly heartbeatIntervalMs?: number;
   readonly reconnectionDelayMs?: number;
@@ -78,12 +94,14 @@ export interface ConnectOptions {
 
 /**
  * Connects to a Happy server (or the embedded relay) and returns a live {@link Session}: picks the
- * stream format (`format`), picks the
- * server and credentials from the environment as the Happy CLI does, mints a token from the master
- * secret when there is none, creates a session (fresh tag, encrypted metadata, wrapped data key;
+ * stream format (`format`), picks the server and credentials from the environment as the Happy CLI
+ * does, waits up to `serverWaitMs` for a server that does not answer yet, mints a token from the
+ * master secret when there is none (and saves it to `agent.key`) or when the server refuses the one
+ * it has, creates a session (fresh tag, encrypted metadata, wrapped data key;
  * then agentState from version 0) or opens `sessionId`, connects the session socket, registers
  * the built-in RPC handlers and installs the media pipeline (`attach()` uploads to the same server;
- * `session.fetchMedia()` reads attachments back).
+ * `session.fetchMedia()` reads attachments back), and ends the session gracefully on SIGINT and
+ * SIGTERM unless `shutdownSignals: false`.
  *
  * @throws {SdkError} `transport.format_unsupported` for a format other than `'auto'`, `'v2'`, `'v1'`;
  *   `credentials.*` when no usable credentials are found; `transport.*` when the server cannot be
@@ -98,23 +116,30 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
     });
   }
   const logger = options.logger ?? silentLogger;
-  const { home, credentials, token, http } = await resolveAccountAccess({
-    ...pick(options, ['server', 'credentials', 'homeDir', 'env', 'httpTimeoutMs', 'fetch']),
-    logger,
-  });
+  const wait = new ServerWait(options.serverWaitMs ?? DEFAULT_SERVER_WAIT_MS, logger);
+  const { home, credentials, token, http } = await wait.run(() =>
+    resolveAccountAccess({
+      ...pick(options, ['server', 'credentials', 'homeDir', 'env', 'httpTimeoutMs', 'fetch']),
+      logger,
+    }),
+  );
+  const sessionId = options.sessionId;
   const [format, record]: [StreamFormat, SessionRecord] = await Promise.all([
     asked === 'auto' ? formatShownBy(http, logger) : asked,
-    options.sessionId
-      ? openSessionRecord(http, credentials, options.sessionId, logger)
-      : createSessionRecord(
-          http,
-          credentials,
-          sessionMetadata(options.metadata, {
-            ...(options.title !== undefined ? { title: options.title } : {}),
-            happyHomeDir: home,
-          }),
-        ),
+    sessionId ? wait.run(() => openSessionRecord(http, credentials, sessionId, logger)) : newSessionRecord(),
   ]);
+
+  async function newSessionRecord(): Promise<SessionRecord> {
+    // Prepared once: every try sends the same tag and key, so a lost answer never makes two sessions.
+    const prepared = await prepareSessionRecord(
+      credentials,
+      sessionMetadata(options.metadata, {
+        ...(options.title !== undefined ? { title: options.title } : {}),
+        happyHomeDir: home,
+      }),
+    );
+    return wait.run(() => postSessionRecord(http, prepared));
+  }
 
   const transport = new HappyServerTransport({
     serverUrl: http.serverUrl,
@@ -165,7 +190,6 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
     // Attachments go to the same server with the same token (docs/wire.md §8).
     const uploader = new HappyUploader({
       http,
-      token,
       sessionId: record.id,
       logger,
       ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -206,6 +230,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
         }),
       );
     }
+    if (options.shutdownSignals !== false) closeOnShutdown(session, { ...options.shutdownSignals, logger });
     return session;
   } catch (error) {
     await transport.close({ end: false, archive: false });

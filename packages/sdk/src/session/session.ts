@@ -8,7 +8,9 @@ import type { PermissionGate } from '../permissions/gate.js';
 import type { SessionMessage, UserMessage } from '../protocol/sessionMessage.js';
 import type { SessionReader } from '../stream/sessionReader.js';
 import type { SessionWriter } from '../stream/sessionWriter.js';
+import { within } from '../ports/waits.js';
 import type { Turn } from '../stream/turn.js';
+import { DEFAULT_CLOSE_DEADLINE_MS } from '../stream/sessionWriter.js';
 import type { HappyServerTransport } from '../transport/happyServerTransport.js';
 import type { IncomingUserMessage } from './incomingUserMessage.js';
 import type { HttpPushNotifier } from '../transport/pushNotifier.js';
@@ -45,6 +47,14 @@ export interface SessionParts {
 export interface SessionCloseOptions {
   /** Call `POST /v1/sessions/:id/archive`; default the session's `archiveOnClose`. */
   readonly archive?: boolean;
+  /**
+   * How long closing may take, delivery of what is queued included; default
+   * `DEFAULT_CLOSE_DEADLINE_MS` (30 s). Records not stored by then are given up
+   * (`stream.undelivered`), and the steps after delivery wait only for what time is left.
+   */
+  readonly deadlineMs?: number;
+  /** Gives up waiting as at the deadline. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -198,28 +208,37 @@ export class Session {
   }
 
   /**
-   * Ends the session: ends open turns as cancelled, delivers everything appended, answers RPCs in
-   * flight, sends `session-end`, archives (unless `archive: false`) and disconnects. Rejects only
-   * when delivery failed (with the outbox's error); the session is closed either way. Idempotent.
+   * Ends the session: ends open turns as cancelled (which cancels their pending permission
+   * requests), delivers everything appended, answers RPCs in flight, sends `session-end`, archives
+   * (unless `archive: false`) and disconnects, all within `deadlineMs` (docs/transport.md, "Bounded
+   * waits"). Rejects only when delivery failed: with `stream.undelivered` naming the messages not
+   * stored by the deadline, or with the outbox's error; the session is closed either way. Idempotent.
    */
   close(options: SessionCloseOptions = {}): Promise<void> {
-    this.closing ??= this.shutdown(options.archive ?? this.archiveOnClose);
+    this.closing ??= this.shutdown(options);
     return this.closing;
   }
 
-  private async shutdown(archive: boolean): Promise<void> {
+  private async shutdown(options: SessionCloseOptions): Promise<void> {
+    const deadline = Date.now() + (options.deadlineMs ?? DEFAULT_CLOSE_DEADLINE_MS);
+    const left = (): number => Math.max(0, deadline - Date.now());
     let failure: unknown;
     try {
-      await this.writer.close();
+      await this.writer.close({ deadlineMs: left(), ...(options.signal ? { signal: options.signal } : {}) });
     } catch (error) {
       failure = error;
       this.logger.error('delivering the last records failed', { error: String(error) });
     }
     this.inbox.end();
-    await this.rpc.idle();
+    // The gate mirrors the requests it cancelled into agentState: let those writes land.
+    await within(this.gateRef?.settled() ?? Promise.resolve(), left(), options.signal);
+    await within(this.rpc.idle(), left(), options.signal);
     this.rpc.close();
     this.state.close();
-    await this.transport.close({ archive });
+    await this.transport.close({
+      archive: options.archive ?? this.archiveOnClose,
+      deadlineMs: options.signal?.aborted ? 0 : left(),
+    });
     this.controller.abort(new Error('session closed'));
     this.resolveClosed();
     if (failure !== undefined) throw failure;

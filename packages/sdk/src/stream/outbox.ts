@@ -1,8 +1,10 @@
-import { SdkError } from '../errors.js';
+import { SdkError, isSdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
-import { isRetryableTransportError } from '../ports/retryPolicy.js';
+import { RetryPolicy } from '../ports/retryPolicy.js';
+import { pause, within } from '../ports/waits.js';
 import type { AppendAck, OutgoingRecord, Transport } from '../ports/transport.js';
+import { deliveryStalled, missingAck, undelivered } from './deliveryErrors.js';
 
 /** Tuning of the {@link Outbox}. */
 export interface OutboxOptions {
@@ -10,49 +12,85 @@ export interface OutboxOptions {
   readonly maxBatch?: number;
   /** Queued records above which {@link Outbox.ready} waits: the backpressure point. */
   readonly highWaterMark?: number;
-  /** First retry delay; doubles up to `maxRetryDelayMs`. */
+  /** First retry delay of the SDK's retry policy; doubles (with jitter) up to `maxRetryDelayMs`. Default 200 ms. */
   readonly retryDelayMs?: number;
+  /** Longest wait between two tries of a batch; default 5 s. */
   readonly maxRetryDelayMs?: number;
+  /**
+   * How long a batch may keep failing before the writer reports `stream.delivery_stalled` on
+   * `errors$` (once per stall); default 10 s.
+   */
+  readonly stallAfterMs?: number;
   readonly logger?: Logger;
+}
+
+/** How long `writer.flush()` waits (docs/transport.md, "Bounded waits"). */
+export interface FlushOptions {
+  /** Stops waiting: rejects with `stream.undelivered`; the records stay queued. */
+  readonly signal?: AbortSignal;
+  /** Stops waiting after this long: rejects with `stream.undelivered`; the records stay queued. */
+  readonly timeoutMs?: number;
+}
+
+/** How long `writer.close()` waits before it gives up on what is not stored (docs/transport.md, "Bounded waits"). */
+export interface WriterCloseOptions {
+  /** Gives up this long after the call: what is not stored is rejected with `stream.undelivered`. */
+  readonly deadlineMs?: number;
+  /** Gives up when it aborts, as at the deadline. */
+  readonly signal?: AbortSignal;
 }
 
 interface Entry {
   readonly localId: string;
+  /** The message the record belongs to (a v1 message may have several records). */
+  readonly messageId: string;
   readonly content: Promise<string>;
+  readonly delivery: Promise<AppendAck>;
   readonly resolve: (ack: AppendAck) => void;
   readonly reject: (error: unknown) => void;
 }
 
+const DEFAULT_STALL_AFTER_MS = 10_000;
+
 /**
- * Delivers records in append order. It batches up to `maxBatch`, retries network failures and 5xx
- * with backoff using the same `localId`s (so a retry never duplicates), and stops on a 4xx with a
- * typed error: every queued delivery then rejects, and nothing is silently dropped.
- * (docs/architecture.md, "Delivery")
+ * Delivers records in append order (docs/architecture.md, "Delivery"). It batches up to
+ * `maxBatch`, retries what the SDK's one retry policy retries (network failures, 408, 429 after its
+ * `Retry-After`, 5xx) with the same `localId`s, so a retry never duplicates, and reports a stall
+ * once per stall. A final error (another 4xx) stops it: every queued delivery then rejects, and
+ * nothing is silently dropped. An acknowledgement without a record's `localId` rejects that
+ * record's delivery with `transport.bad_response`. `flush()` and `close()` wait a bounded time when
+ * asked to, and say which messages were not stored (`stream.undelivered`).
  */
 export class Outbox {
   private readonly queue: Entry[] = [];
   private readonly maxBatch: number;
   private readonly highWaterMark: number;
-  private readonly retryDelayMs: number;
-  private readonly maxRetryDelayMs: number;
+  private readonly policy: RetryPolicy;
+  private readonly stallAfterMs: number;
   private readonly logger: Logger;
   private running = false;
   private scheduled = false;
   private failure: SdkError | undefined;
   private closed = false;
-  private idleWaiters: Array<() => void> = [];
   private readyWaiters: Array<() => void> = [];
-  private retryTimer: ReturnType<typeof setTimeout> | undefined;
-  private wakeRetry: (() => void) | undefined;
+  private retryAbort: AbortController | undefined;
+  private stallTimer: ReturnType<typeof setTimeout> | undefined;
+  private stalled = false;
+  private lastFailure: unknown;
 
   constructor(
     private readonly transport: Transport,
     options: OutboxOptions = {},
+    /** Told once per stall (a batch failing for longer than `stallAfterMs`), with the cause. */
+    private readonly onStall: (error: SdkError) => void = () => undefined,
   ) {
     this.maxBatch = Math.min(Math.max(options.maxBatch ?? 100, 1), 100);
     this.highWaterMark = Math.max(options.highWaterMark ?? 1000, 1);
-    this.retryDelayMs = options.retryDelayMs ?? 200;
-    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 5000;
+    this.policy = new RetryPolicy({
+      baseDelayMs: options.retryDelayMs ?? 200,
+      maxDelayMs: options.maxRetryDelayMs ?? 5000,
+    });
+    this.stallAfterMs = Math.max(0, options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS);
     this.logger = options.logger ?? silentLogger;
   }
 
@@ -67,16 +105,16 @@ export class Outbox {
   }
 
   /** Queues one record; the promise settles when the server has stored it. */
-  enqueue(localId: string, content: Promise<string>): Promise<AppendAck> {
+  enqueue(localId: string, content: Promise<string>, messageId: string = localId): Promise<AppendAck> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.closed) {
       return Promise.reject(
         new SdkError('stream.closed', 'The writer is closed; nothing more can be appended.'),
       );
     }
-    const delivery = new Promise<AppendAck>((resolve, reject) => {
-      this.queue.push({ localId, content, resolve, reject });
-    });
+    let settle!: Pick<Entry, 'resolve' | 'reject'>;
+    const delivery = new Promise<AppendAck>((resolve, reject) => (settle = { resolve, reject }));
+    this.queue.push({ localId, messageId, content, delivery, ...settle });
     // Started a microtask later, so that records appended in one synchronous run share a batch.
     if (!this.running && !this.scheduled) {
       this.scheduled = true;
@@ -94,23 +132,51 @@ export class Outbox {
     return new Promise((resolve) => this.readyWaiters.push(resolve));
   }
 
-  /** Resolves when everything queued so far is stored; rejects with the failure that stopped it. */
-  flush(): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure);
-    if (this.queue.length === 0) return Promise.resolve();
-    return new Promise((resolve, reject) =>
-      this.idleWaiters.push(() => (this.failure ? reject(this.failure) : resolve())),
+  /**
+   * Resolves when everything queued so far is stored. Rejects with the failure that stopped the
+   * outbox, or with the first delivery error among those records, or, when `timeoutMs` passes or
+   * `signal` aborts first, with `stream.undelivered` naming the messages not stored yet (they stay
+   * queued and are still retried).
+   */
+  async flush(options: FlushOptions = {}): Promise<void> {
+    if (this.failure) throw this.failure;
+    const waiting = [...this.queue];
+    if (waiting.length === 0) return;
+    const stored = new Set<Entry>();
+    const outcomes = Promise.allSettled(
+      waiting.map((entry) => entry.delivery.then(() => void stored.add(entry))),
     );
+    const outcome = await within(outcomes, options.timeoutMs, options.signal);
+    if (outcome !== 'settled') {
+      const ids = waiting.filter((e) => !stored.has(e)).map((e) => e.messageId);
+      throw undelivered(ids, outcome);
+    }
+    if (this.failure) throw this.failure;
+    const failed = (await outcomes).find((o) => o.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
-  /** Refuses new records; what is queued is still delivered. */
-  close(): void {
+  /**
+   * Refuses new records and waits for what is queued. Past the deadline (or when `signal` aborts)
+   * it stops retrying, rejects every delivery not stored with `stream.undelivered`, and rejects
+   * with that error, which names them. A request in flight then may still be stored.
+   */
+  async close(options: WriterCloseOptions = {}): Promise<void> {
     this.closed = true;
+    try {
+      await this.flush({
+        ...(options.deadlineMs !== undefined ? { timeoutMs: options.deadlineMs } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    } catch (error) {
+      if (isSdkError(error, 'stream.undelivered')) this.abandon(error);
+      throw error;
+    }
   }
 
   /** Retries a waiting batch now instead of after its backoff (after a reconnect, say). */
   retryNow(): void {
-    this.wakeRetry?.();
+    this.retryAbort?.abort();
   }
 
   private async pump(): Promise<void> {
@@ -128,13 +194,13 @@ export class Outbox {
         // synchronously.
         if (freed) this.notifyReady();
         if (delivering) await delivering;
+        if (this.failure) break;
         this.queue.splice(0, batch.length);
         freed = true;
       }
     } finally {
       this.running = false;
       this.notifyReady();
-      if (this.queue.length === 0 || this.failure) this.notifyIdle();
     }
   }
 
@@ -151,28 +217,62 @@ export class Outbox {
   }
 
   private async deliver(batch: Entry[], records: OutgoingRecord[]): Promise<void> {
-    let delay = this.retryDelayMs;
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1; !this.failure; attempt++) {
+      let acks: readonly AppendAck[];
       try {
-        const acks = await this.transport.append(records);
-        const byLocalId = new Map(acks.map((a) => [a.localId, a]));
-        for (const entry of batch) {
-          const ack = byLocalId.get(entry.localId);
-          if (ack) entry.resolve(ack);
-        }
-        return;
+        acks = await this.transport.append(records);
       } catch (error) {
-        if (!isRetryableTransportError(error)) {
+        if (this.failure) return;
+        const delay = this.policy.delayAfter(error, attempt);
+        if (delay === undefined) {
           this.stop(error, batch);
           return;
         }
-        this.logger.warn('append failed, retrying', { attempt, delayMs: delay, error: String(error) });
-        await this.sleep(delay);
-        delay = Math.min(delay * 2, this.maxRetryDelayMs);
+        this.watchStall(error);
+        this.logger.warn('append failed, retrying', {
+          attempt,
+          delayMs: Math.round(delay),
+          error: String(error),
+        });
+        this.retryAbort = new AbortController();
+        await pause(delay, this.retryAbort.signal);
+        this.retryAbort = undefined;
+        continue;
       }
+      this.clearStall();
+      const byLocalId = new Map(acks.map((a) => [a.localId, a]));
+      for (const entry of batch) {
+        const ack = byLocalId.get(entry.localId);
+        if (ack) entry.resolve(ack);
+        else entry.reject(missingAck(entry.localId, entry.messageId));
+      }
+      return;
     }
   }
 
+  /** Starts the stall clock at the first failure of a streak; reports once when it runs out. */
+  private watchStall(error: unknown): void {
+    this.lastFailure = error;
+    if (this.stallTimer !== undefined || this.stalled) return;
+    const since = Date.now();
+    this.stallTimer = setTimeout(() => {
+      this.stallTimer = undefined;
+      if (this.failure) return;
+      this.stalled = true;
+      const stall = deliveryStalled(Date.now() - since, this.queue.length, this.lastFailure);
+      this.logger.error('delivery stalled', { pending: this.queue.length, error: String(this.lastFailure) });
+      this.onStall(stall);
+    }, this.stallAfterMs);
+  }
+
+  private clearStall(): void {
+    clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
+    this.stalled = false;
+    this.lastFailure = undefined;
+  }
+
+  /** A final error: every queued delivery rejects with it, and so does everything appended later. */
   private stop(error: unknown, batch: Entry[]): void {
     this.failure =
       error instanceof SdkError
@@ -181,35 +281,30 @@ export class Outbox {
             cause: error,
           });
     this.logger.error('outbox stopped', { code: this.failure.code, message: this.failure.message });
-    const pending = new Set([...batch, ...this.queue]);
-    for (const entry of pending) entry.reject(this.failure);
-    this.queue.length = 0;
-    this.notifyReady();
+    this.rejectAll(batch, this.failure);
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(this.retryTimer);
-        this.retryTimer = undefined;
-        this.wakeRetry = undefined;
-        resolve();
-      };
-      this.wakeRetry = done;
-      this.retryTimer = setTimeout(done, ms);
-    });
+  /** Gives up at a close deadline: stops retrying, rejects what is not stored. */
+  private abandon(error: SdkError): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.retryAbort?.abort();
+    this.logger.error('closed with records not stored', { messageIds: error.details?.messageIds });
+    this.rejectAll([], error);
+  }
+
+  private rejectAll(batch: Entry[], error: SdkError): void {
+    this.clearStall();
+    const pending = new Set([...batch, ...this.queue]);
+    for (const entry of pending) entry.reject(error);
+    this.queue.length = 0;
+    this.notifyReady();
   }
 
   private notifyReady(): void {
     if (this.queue.length >= this.highWaterMark && !this.failure) return;
     const waiters = this.readyWaiters;
     this.readyWaiters = [];
-    for (const w of waiters) w();
-  }
-
-  private notifyIdle(): void {
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
     for (const w of waiters) w();
   }
 }

@@ -12,6 +12,7 @@ import type { V1ParseFailure } from '../protocol/v1/parse.js';
 import { recordFeed } from '../ports/recordFeed.js';
 import { asyncIterableOf } from '../ports/asyncIterable.js';
 import type { IterateOptions } from '../ports/asyncIterable.js';
+import { MAX_RECORD_BYTES, storedRecordBytes } from './recordSize.js';
 import type { StoredRecord, Transport } from '../ports/transport.js';
 
 /** Why a stored record could not be turned into a message. */
@@ -70,7 +71,11 @@ export type ReaderEvent = ReaderMessageEvent | ReaderSkippedEvent | ReaderErrorE
 export interface SessionReaderOptions {
   readonly transport: Transport;
   readonly key: RecordKey;
-  /** Records whose ciphertext is larger than this are reported, not decrypted; default 1 MiB (the socket packet limit). */
+  /**
+   * Records whose ciphertext is larger than this are reported (`stream.record_too_large`), not
+   * decrypted; default `MAX_RECORD_BYTES` (1 MiB), the most the SDK's writer writes, so a reader
+   * with the default reads every record a writer of the SDK stored (docs/transport.md, "Size limit").
+   */
   readonly maxRecordBytes?: number;
   /** Records per read call; default 500. */
   readonly pageSize?: number;
@@ -91,7 +96,7 @@ export class SessionReader {
   constructor(options: SessionReaderOptions) {
     this.transport = options.transport;
     this.key = options.key;
-    this.maxRecordBytes = options.maxRecordBytes ?? 1024 * 1024;
+    this.maxRecordBytes = options.maxRecordBytes ?? MAX_RECORD_BYTES;
     this.pageSize = options.pageSize ?? 500;
   }
 
@@ -99,7 +104,7 @@ export class SessionReader {
   async decode(record: StoredRecord): Promise<ReaderEvent> {
     const position = { seq: record.seq, localId: record.localId };
     // base64 carries 3 bytes in 4 characters: check the size before decoding anything.
-    if (typeof record.content !== 'string' || (record.content.length * 3) / 4 > this.maxRecordBytes) {
+    if (typeof record.content !== 'string' || storedRecordBytes(record.content) > this.maxRecordBytes) {
       return {
         kind: 'error',
         ...position,

@@ -1,11 +1,13 @@
 import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
-import { encryptRecordBase64 } from '../crypto/records.js';
+import { encodeBase64 } from '../crypto/base64.js';
+import { sealPlaintext } from '../crypto/records.js';
 import type { RecordKey } from '../crypto/records.js';
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { newId } from '../protocol/ids.js';
+import { findNonJson, formatPath } from '../protocol/jsonValue.js';
 import { parseSessionMessage } from '../protocol/parse.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import { NO_CONTEXT } from '../protocol/messageContext.js';
@@ -16,7 +18,8 @@ import type { IterateOptions } from '../ports/asyncIterable.js';
 import { MonotonicClock } from './clock.js';
 import type { WriterCore } from './core.js';
 import { Outbox } from './outbox.js';
-import type { OutboxOptions } from './outbox.js';
+import type { WriterCloseOptions, FlushOptions, OutboxOptions } from './outbox.js';
+import { assertRecordFits } from './recordSize.js';
 import type { WriterPlugin, WriterPlugins } from './plugins.js';
 import { Turn } from './turn.js';
 import type { Delivery, MessageDraft, StreamLifecycleEvent } from './types.js';
@@ -44,13 +47,20 @@ export interface SessionWriterOptions {
   readonly encode?: (message: SessionMessage, context: MessageContext) => readonly unknown[];
 }
 
+/** How long {@link SessionWriter.close} waits for undelivered records by default (docs/transport.md, "Bounded waits"). */
+export const DEFAULT_CLOSE_DEADLINE_MS = 30_000;
+
+const utf8 = new TextEncoder();
+
 /**
  * Writes one session's v2 stream: validates each message, encrypts it and appends it in call order.
  * Built on an RxJS Subject: {@link SessionWriter.messages$} emits every appended message in order.
  *
  * Invariants it enforces (docs/architecture.md, "Builders"): ids are cuid2; `time` strictly increases;
  * every `tool-call-start` gets exactly one `tool-call-end`; a turn that ends first closes its open
- * calls with error `cancelled`; an invalid message is refused with an `SdkError` and never appended.
+ * calls with error `cancelled`; an invalid message is refused with an `SdkError` and never appended:
+ * one that JSON cannot carry as written (`stream.invalid_message`, naming the path of the bad value)
+ * or whose record would exceed `MAX_RECORD_BYTES` (`stream.too_large`), before anything is queued.
  */
 export class SessionWriter {
   private readonly messagesSubject = new Subject<SessionMessage>();
@@ -62,6 +72,7 @@ export class SessionWriter {
   private readonly logger: Logger;
   private readonly turns = new Set<Turn>();
   private closed = false;
+  private closing: Promise<void> | undefined;
   private readonly core: WriterCore;
   private readonly installed: WriterPlugins = {};
   private readonly hooks = new Set<WriterPlugin>();
@@ -71,7 +82,10 @@ export class SessionWriter {
 
   /** Every appended message, in append order, at the moment it is appended. */
   readonly messages$: Observable<SessionMessage> = this.messagesSubject.asObservable();
-  /** Delivery failures (also seen by `flush()`). */
+  /**
+   * Delivery failures (also seen by `flush()`), and `stream.delivery_stalled` once per stall when
+   * records keep failing to be stored for longer than `outbox.stallAfterMs`.
+   */
   readonly errors$: Observable<SdkError> = this.errorsSubject.asObservable();
 
   /** {@link SessionWriter.messages$} as an async iterable: `for await (const m of writer.messages({ signal }))`. */
@@ -90,7 +104,9 @@ export class SessionWriter {
     this.makeId = options.createId ?? newId;
     this.logger = options.logger ?? silentLogger;
     this.encode = options.encode;
-    this.outbox = new Outbox(options.transport, { logger: this.logger, ...options.outbox });
+    this.outbox = new Outbox(options.transport, { logger: this.logger, ...options.outbox }, (stall) =>
+      this.errorsSubject.next(stall),
+    );
     this.core = {
       emit: (draft, context) => this.emit(draft, context),
       announce: (event) => this.announce(event),
@@ -167,9 +183,14 @@ export class SessionWriter {
     return this.outbox.ready();
   }
 
-  /** Resolves when everything appended so far is stored; rejects with the failure that stopped delivery. */
-  flush(): Promise<void> {
-    return this.outbox.flush();
+  /**
+   * Resolves when everything appended so far is stored; rejects with the failure that stopped
+   * delivery or the first delivery error. With `timeoutMs` or `signal`, it stops waiting with
+   * `stream.undelivered`, whose `details.messageIds` lists the messages not stored yet (they are
+   * still being retried). See docs/transport.md, "Bounded waits".
+   */
+  flush(options: FlushOptions = {}): Promise<void> {
+    return this.outbox.flush(options);
   }
 
   /** Records queued or in flight. */
@@ -183,16 +204,22 @@ export class SessionWriter {
   }
 
   /**
-   * Ends open turns as `cancelled`, delivers what is queued and refuses further appends.
+   * Ends open turns as `cancelled`, delivers what is queued and refuses further appends. Waits at
+   * most `deadlineMs` (default {@link DEFAULT_CLOSE_DEADLINE_MS}; `Infinity` waits as long as it
+   * takes) or until `signal` aborts; then it stops retrying and rejects with `stream.undelivered`,
+   * whose `details.messageIds` lists exactly the messages not stored. Idempotent.
    */
-  async close(): Promise<void> {
-    if (this.closed) return this.outbox.flush();
+  close(options: WriterCloseOptions = {}): Promise<void> {
+    this.closing ??= this.shutdown(options);
+    return this.closing;
+  }
+
+  private async shutdown(options: WriterCloseOptions): Promise<void> {
     for (const turn of this.openTurns) turn.end('cancelled');
     this.announce({ kind: 'writer-closing' });
     this.closed = true;
-    this.outbox.close();
     try {
-      await this.outbox.flush();
+      await this.outbox.close({ ...options, deadlineMs: options.deadlineMs ?? DEFAULT_CLOSE_DEADLINE_MS });
     } finally {
       this.messagesSubject.complete();
       this.errorsSubject.complete();
@@ -226,6 +253,18 @@ export class SessionWriter {
   ): { message: SessionMessage; delivery: Delivery } {
     const stamped = { ...draft, id: draft.id ?? this.makeId(), time: draft.time ?? this.clock.next() };
     if (draft.time !== undefined) this.clock.advancePast(draft.time);
+    const nonJson = findNonJson(stamped);
+    if (nonJson) {
+      const where = formatPath(nonJson.path);
+      throw new SdkError('stream.invalid_message', `${where} is ${nonJson.found}, which JSON cannot carry.`, {
+        hint: 'pass plain JSON values (strings, finite numbers, booleans, null, arrays, objects); the message was not appended',
+        details: {
+          issues: [{ path: nonJson.path, message: `${nonJson.found} is not JSON` }],
+          type: draft.type,
+          path: where,
+        },
+      });
+    }
     const parsed = parseSessionMessage(stamped);
     if (!parsed.ok) {
       throw new SdkError('stream.invalid_message', parsed.error.message, {
@@ -234,7 +273,7 @@ export class SessionWriter {
       });
     }
     const message = parsed.value;
-    const delivery = this.enqueue(message.id, this.recordsOf(message, context));
+    const delivery = this.enqueue(message.id, this.plaintextsOf(message, context));
     delivery.catch((error: unknown) => {
       this.errorsSubject.next(
         error instanceof SdkError
@@ -246,6 +285,15 @@ export class SessionWriter {
     });
     this.messagesSubject.next(message);
     return { message, delivery };
+  }
+
+  /** Each record of the message as the plaintext it is sealed from, every one checked against the size limit. */
+  private plaintextsOf(message: SessionMessage, context: MessageContext): Uint8Array[] {
+    return this.recordsOf(message, context).map((record) => {
+      const plain = utf8.encode(JSON.stringify(record) ?? '');
+      assertRecordFits(plain.length, this.key.variant, message);
+      return plain;
+    });
   }
 
   private recordsOf(message: SessionMessage, context: MessageContext): readonly unknown[] {
@@ -266,15 +314,19 @@ export class SessionWriter {
    * own echo by it), the others `<id>:<n>`. No records: it settles once everything before it is
    * stored, with the seq of the last record queued before it (0 if none).
    */
-  private enqueue(messageId: string, records: readonly unknown[]): Delivery {
+  private enqueue(messageId: string, records: readonly Uint8Array[]): Delivery {
     if (records.length === 0) {
       const previous = this.lastRecord;
       return previous
         ? previous.then((ack) => ({ messageId, seq: ack.seq }))
         : Promise.resolve({ messageId, seq: 0 });
     }
-    const acks = records.map((record, i) =>
-      this.outbox.enqueue(i === 0 ? messageId : `${messageId}:${i}`, encryptRecordBase64(record, this.key)),
+    const acks = records.map((plain, i) =>
+      this.outbox.enqueue(
+        i === 0 ? messageId : `${messageId}:${i}`,
+        sealPlaintext(plain, this.key).then(encodeBase64),
+        messageId,
+      ),
     );
     this.lastRecord = acks[acks.length - 1];
     return Promise.all(acks).then((stored) => ({ messageId, seq: stored[stored.length - 1]!.seq }));

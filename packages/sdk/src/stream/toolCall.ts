@@ -178,11 +178,13 @@ export class ToolCall {
 
   /**
    * Asks the user (or the policy) whether this call may run: appends `permission-request` and
-   * waits for the first valid answer. Resolves, never rejects, for every outcome; every outcome
-   * other than `allow` has already ended the call. The request follows the turn's
-   * {@link ToolCall.signal} as well as `options.signal`: either aborting resolves it `cancelled`.
-   * Needs the permission gate (installed by `connect()`, or `await PermissionGate.create({ writer })`).
-   * Throws `SdkError` only for bad configuration (invalid options, `onTimeout: 'allow'`).
+   * waits for the first valid answer. Resolves for every answer; every outcome other than `allow`
+   * has already ended the call. The request follows the turn's {@link ToolCall.signal} as well as
+   * `options.signal`: either aborting resolves it `cancelled`. Rejects only when the
+   * `permission-request` could not be stored (its delivery failed: nobody can answer it), with that
+   * delivery's error; the call has then ended with an error. Needs the permission gate (installed
+   * by `connect()`, or `await PermissionGate.create({ writer })`). Throws `SdkError` only for bad
+   * configuration (invalid options, `onTimeout: 'allow'`).
    */
   requestPermission(options: PermissionRequestOptions = {}): Promise<PermissionDecision> {
     return requirePlugin(this.core.plugins, 'permissions').requestPermission(this, options);
@@ -192,7 +194,8 @@ export class ToolCall {
    * Gates, then runs: the executor runs only on allow, with the approved arguments (or the user's
    * validated `updatedInput`), and the call ends with the outcome (`error` on deny, cancel or a
    * throwing executor). A stop of the turn (or of `options.signal`) before the executor starts
-   * cancels the call instead. Never rejects: the result says what happened.
+   * cancels the call instead. The result says what happened; it rejects only when the permission
+   * request could not be stored (see {@link ToolCall.requestPermission}), and the executor has not run.
    */
   async run<T>(
     executor: (args: Readonly<Record<string, unknown>>, context: RunContext) => T | Promise<T>,

@@ -1,8 +1,9 @@
-import { SdkError, isSdkError } from '../errors.js';
+import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
+import { AccountToken } from './accountToken.js';
 import { mintToken } from './authToken.js';
-import { loadCredentials } from './credentials.js';
+import { loadCredentials, saveAgentKey } from './credentials.js';
 import { LOGIN_HINT } from './keyHints.js';
 import type { Credentials } from './credentials.js';
 import { resolveHappyHome, resolveServerUrl } from './happyHome.js';
@@ -29,54 +30,65 @@ export interface AccountAccess {
   readonly home: string;
   readonly serverUrl: string;
   readonly credentials: Credentials;
-  readonly token: string;
+  /** The bearer token; renewed from the master secret when the server refuses it (docs/transport.md, "Tokens"). */
+  readonly token: AccountToken;
   readonly http: HappyHttp;
 }
 
 /**
  * Resolves the server and the credentials, and mints a token from the master secret by the
- * challenge flow when the credentials hold none (docs/wire.md §1.2). A token is only good on the
- * server that minted it: with a master secret at hand, a stored token is tried once and, when the
- * server refuses it (a Happy account's `agent.key` on the local relay, say), a new one is minted.
+ * challenge flow when the credentials hold none (docs/wire.md §1.2). With a master secret, a token
+ * the server refuses later (401) is replaced by a new one minted the same way, once per refusal.
+ * A token minted for an `agent.key` read from the Happy home is saved to it (`{token, secret}`,
+ * mode 0600, atomically), so the next run does not authenticate again (docs/transport.md, "Tokens").
  *
  * @throws {SdkError} `credentials.*` without usable credentials; `transport.*` when the server
  *   cannot be reached or refuses the signature.
  */
 export async function resolveAccountAccess(options: AccountAccessOptions = {}): Promise<AccountAccess> {
   const env = options.env ?? process.env;
+  const logger = options.logger ?? silentLogger;
   const home = options.homeDir ?? resolveHappyHome(env);
   const serverUrl = options.server ?? resolveServerUrl(env, home);
   const credentials = options.credentials ?? loadCredentials({ homeDir: home });
   const anonymous = new HappyHttp({
     serverUrl,
-    logger: options.logger ?? silentLogger,
+    logger,
     ...(options.httpTimeoutMs !== undefined ? { timeoutMs: options.httpTimeoutMs } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const secret = credentials.kind === 'dataKey' ? undefined : credentials.masterSecret;
-  let token = credentials.token;
-  if (token !== undefined && secret !== undefined && !(await accepts(anonymous.withToken(token)))) {
-    token = undefined;
-  }
-  if (token === undefined && secret !== undefined) token = await mintToken(anonymous, secret);
-  if (!token) {
+  const keyFile =
+    options.credentials === undefined && credentials.kind === 'master' ? credentials.source : undefined;
+  const renew =
+    secret &&
+    (async (): Promise<string> => {
+      const minted = await mintToken(anonymous, secret);
+      logger.info('got a token from the master secret', { server: anonymous.serverUrl });
+      if (keyFile) saveToken(keyFile, secret, minted, logger);
+      return minted;
+    });
+  const initial = credentials.token ?? (renew ? await renew() : undefined);
+  if (!initial) {
     throw new SdkError(
       'credentials.malformed',
       'The credentials hold no token and no master secret to mint one.',
       { hint: LOGIN_HINT },
     );
   }
+  const token = new AccountToken(initial, renew || undefined);
   return { home, serverUrl: anonymous.serverUrl, credentials, token, http: anonymous.withToken(token) };
 }
 
-/** False when the server refuses the client's token (401); any other failure is thrown as it is. */
-async function accepts(http: HappyHttp): Promise<boolean> {
+/** Saves a minted token beside its secret; a key file that cannot be written costs a new token next run, no more. */
+function saveToken(file: string, secret: Uint8Array, token: string, logger: Logger): void {
   try {
-    // The cheapest authenticated read a Happy server has (docs/wire.md §4.1, "Other routes").
-    await http.request('GET', '/v2/sessions/active?limit=1');
-    return true;
+    saveAgentKey(file, { secret, token });
+    logger.info('saved the token to the key file', { file });
   } catch (error) {
-    if (isSdkError(error, 'transport.unauthorized')) return false;
-    throw error;
+    logger.warn('could not save the token to the key file; the next run gets a new one', {
+      file,
+      error: String(error),
+    });
   }
 }

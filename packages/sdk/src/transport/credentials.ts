@@ -1,5 +1,6 @@
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { decodeBase64, encodeBase64 } from '../crypto/base64.js';
 import { SdkError } from '../errors.js';
 import type { CredentialsErrorCode } from '../errorCodes.js';
@@ -119,6 +120,16 @@ function token(value: unknown, file: string, required: boolean): string | undefi
 /** Parses `agent.key`: `{token?, secret}` (docs/wire.md §1.5). */
 export function parseAgentKey(text: string, file = 'agent.key'): Credentials {
   const json = parseJson(text, file);
+  if (json.secret === undefined || json.secret === null) {
+    throw new SdkError(
+      'credentials.malformed',
+      `${file} holds no "secret": the SDK needs the account's master secret to open sessions and to get a new token when one is refused.`,
+      {
+        hint: `run \`happy-session login\` to pair again (it writes agent.key with the secret), or delete ${file} to use access.key`,
+        details: { file },
+      },
+    );
+  }
   const masterSecret = key32(json.secret, 'secret', file);
   const t = token(json.token, file, false);
   return { kind: 'master', masterSecret, ...(t !== undefined ? { token: t } : {}), source: file };
@@ -169,6 +180,10 @@ export function writeAgentKey(
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   const file = join(dir, 'agent.key');
+  if (credentials.token !== undefined && !options.exclusive) {
+    saveAgentKey(file, { secret: credentials.secret, token: credentials.token });
+    return file;
+  }
   const secret = encodeBase64(credentials.secret);
   const body = JSON.stringify(
     credentials.token !== undefined ? { token: credentials.token, secret } : { secret },
@@ -177,4 +192,23 @@ export function writeAgentKey(
   // writeFile keeps the mode of an existing file; make it 0600 either way.
   chmodSync(file, 0o600);
   return file;
+}
+
+/**
+ * Replaces the key file `file` with `{token, secret}` atomically: the JSON goes to a new file of
+ * mode 0600 beside it, which is then renamed over it, so a reader never sees half a file and a
+ * crash leaves the old one (docs/transport.md, "Tokens"). The directory is left as it is.
+ */
+export function saveAgentKey(file: string, credentials: { secret: Uint8Array; token: string }): void {
+  const body = JSON.stringify({ token: credentials.token, secret: encodeBase64(credentials.secret) });
+  const temporary = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    writeFileSync(temporary, body, { mode: 0o600, flag: 'wx' });
+    // The process umask may have narrowed the mode further; make it exactly 0600.
+    chmodSync(temporary, 0o600);
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }

@@ -4,6 +4,8 @@ import type { Observable, Subscription } from 'rxjs';
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
+import { within } from '../ports/waits.js';
+import type { AccountToken } from './accountToken.js';
 import { Heartbeat } from './heartbeat.js';
 import { HappyHttp } from './httpClient.js';
 import { SessionSocket } from './sessionSocket.js';
@@ -15,7 +17,8 @@ import type { z } from 'zod';
 export interface HappyServerTransportOptions {
   /** Server base URL, e.g. the relay's `url` or `https://api.cluster-fluster.com`. */
   readonly serverUrl: string;
-  readonly token: string;
+  /** The bearer token; an {@link AccountToken} from `connect()` is renewed from the secret on a 401. */
+  readonly token: string | AccountToken;
   readonly sessionId: string;
   readonly logger?: Logger;
   /** Per-request HTTP time-out; default 30 s. */
@@ -36,6 +39,11 @@ export interface TransportCloseOptions {
   readonly end?: boolean;
   /** Call `POST /v1/sessions/:id/archive` (default true). */
   readonly archive?: boolean;
+  /**
+   * Waits this long at most for the server to take `session-end` and the archive request
+   * (default: 2 s for `session-end`, the HTTP time-out for the archive); they are sent either way.
+   */
+  readonly deadlineMs?: number;
 }
 
 /**
@@ -74,9 +82,10 @@ export class HappyServerTransport implements Transport {
       ...(options.httpTimeoutMs !== undefined ? { timeoutMs: options.httpTimeoutMs } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
+    const token = options.token;
     this.socket = new SessionSocket({
       serverUrl: this.http.serverUrl,
-      token: options.token,
+      token: typeof token === 'string' ? token : () => token.value,
       sessionId: options.sessionId,
       logger: this.logger,
       ...(options.reconnectionDelayMs !== undefined
@@ -134,16 +143,23 @@ export class HappyServerTransport implements Transport {
 
   private async shutdown(options: TransportCloseOptions): Promise<void> {
     this.heartbeat.stop();
+    const deadline = options.deadlineMs === undefined ? undefined : Date.now() + options.deadlineMs;
+    const left = (fallback: number): number =>
+      deadline === undefined ? fallback : Math.min(fallback, Math.max(0, deadline - Date.now()));
     if (options.end !== false && this.socket.connected) {
       this.socket.emit('session-end', { sid: this.sessionId, time: Date.now() });
       // The server acks `ping` after handling what came before it on this socket.
-      await this.socket.emitWithAck('ping', undefined, 2000).catch(() => undefined);
+      const wait = left(2000);
+      if (wait > 0) await this.socket.emitWithAck('ping', undefined, wait).catch(() => undefined);
     }
     if (options.archive !== false) {
-      try {
-        await this.http.request('POST', `/v1/sessions/${encodeURIComponent(this.sessionId)}/archive`, {});
-      } catch (error) {
-        this.logger.warn('archiving the session failed', { error: String(error) });
+      const archived = this.http
+        .request('POST', `/v1/sessions/${encodeURIComponent(this.sessionId)}/archive`, {})
+        .catch((error: unknown) =>
+          this.logger.warn('archiving the session failed', { error: String(error) }),
+        );
+      if ((await within(archived, deadline === undefined ? undefined : left(Infinity))) !== 'settled') {
+        this.logger.warn('closing before the server confirmed the archive', { sessionId: this.sessionId });
       }
     }
     this.connects.unsubscribe();

@@ -22,8 +22,11 @@ import type { DownloadOptions, MediaUploader, UploadOptions, UploadResult } from
 export interface HappyUploaderOptions {
   /** The session's server, with the account's token: asks for upload and download URLs. */
   readonly http: HappyHttp;
-  /** The same token, sent as `Bearer` to the server's own upload and download URLs only. */
-  readonly token: string;
+  /**
+   * The token sent as `Bearer` to the server's own upload and download URLs only; default the one
+   * `http` sends at that moment (so a renewed token is used, docs/transport.md, "Tokens").
+   */
+  readonly token?: string;
   readonly sessionId: string;
   /** A fetch implementation for the transfers; default the global one. */
   readonly fetch?: typeof fetch;
@@ -39,12 +42,13 @@ export interface HappyUploaderOptions {
  * Uploads encrypted attachments to a Happy server or the relay, and downloads them (docs/wire.md
  * §8.1, §8.2): ask for an upload URL with the encrypted size, then `PUT` the blob (local storage)
  * or `POST` it as multipart with the presigned form fields (S3). The body is streamed in pieces,
- * so progress reports bytes that left. Network failures, 5xx and 429 are retried with backoff;
- * any other 4xx fails at once with `media.upload_rejected`.
+ * so progress reports bytes that left. Failures are retried by the SDK's one retry policy
+ * (network failures, 408, 429 after its `Retry-After`, 5xx); any other 4xx fails at once with
+ * `media.upload_rejected`.
  */
 export class HappyUploader implements MediaUploader {
   private readonly http: HappyHttp;
-  private readonly token: string;
+  private readonly token: string | undefined;
   private readonly sessionId: string;
   private readonly fetchImpl: typeof fetch;
   private readonly retry: RetryOptions;
@@ -152,7 +156,7 @@ export class HappyUploader implements MediaUploader {
     } else {
       body = streamedBody(encrypted, this.chunks());
       headers['Content-Type'] = 'application/octet-stream';
-      if (isServerUrl(url, this.http.serverUrl)) headers.Authorization = `Bearer ${this.token}`;
+      if (isServerUrl(url, this.http.serverUrl)) headers.Authorization = `Bearer ${this.bearer()}`;
     }
     headers['Content-Length'] = String(body.length);
     const total = encrypted.length;
@@ -174,7 +178,7 @@ export class HappyUploader implements MediaUploader {
 
   private async fetchBlob(url: string, signal: AbortSignal | undefined): Promise<Uint8Array> {
     const headers: Record<string, string> = {};
-    if (isServerUrl(url, this.http.serverUrl)) headers.Authorization = `Bearer ${this.token}`;
+    if (isServerUrl(url, this.http.serverUrl)) headers.Authorization = `Bearer ${this.bearer()}`;
     const response = await this.exchange(url, {
       method: 'GET',
       headers,
@@ -199,7 +203,17 @@ export class HappyUploader implements MediaUploader {
     }
     const text = await response.text().catch(() => '');
     this.logger.debug('attachment transfer refused', { method, url: shown, status: response.status });
-    throw httpStatusError(response.status, parseJson(text), method, shown);
+    throw httpStatusError(
+      response.status,
+      parseJson(text),
+      method,
+      shown,
+      response.headers.get('retry-after'),
+    );
+  }
+
+  private bearer(): string {
+    return this.token ?? this.http.bearer ?? '';
   }
 
   private transferSignal(signal: AbortSignal | undefined): AbortSignal {

@@ -1,13 +1,19 @@
+import { SdkError, isSdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
+import { AccountToken } from './accountToken.js';
 import { httpNetworkError, httpStatusError } from './httpErrors.js';
 
 /** Options of a {@link HappyHttp}. */
 export interface HappyHttpOptions {
   /** Server base URL without a trailing slash. */
   readonly serverUrl: string;
-  /** Bearer token; routes that need none (`POST /v1/auth`) work without it. */
-  readonly token?: string;
+  /**
+   * Bearer token; routes that need none (`POST /v1/auth`) work without it. An {@link AccountToken}
+   * that can be renewed gets a new token from the master secret when the server answers 401, once
+   * per refused token, and the request is sent again with it.
+   */
+  readonly token?: string | AccountToken;
   /** Per-request time-out; default 30 s. */
   readonly timeoutMs?: number;
   /** `X-Happy-Client` header (metrics only, docs/wire.md §0). */
@@ -20,12 +26,14 @@ export interface HappyHttpOptions {
 /**
  * JSON over HTTP to a Happy server, with every failure as an `SdkError`: no answer →
  * `transport.network` / `transport.timeout`, 401 → `transport.unauthorized`, 404 →
- * `transport.not_found`, 5xx → `transport.server_error`, other 4xx → `transport.rejected`
- * (docs/wire.md §0).
+ * `transport.not_found`, 408 → `transport.timeout`, 429 → `transport.rate_limited` (with the
+ * `Retry-After` it asked for), 5xx → `transport.server_error`, other 4xx → `transport.rejected`
+ * (docs/wire.md §0, docs/transport.md). It sends each request once; the callers that retry use the
+ * one retry policy (`ports/retryPolicy.ts`).
  */
 export class HappyHttp {
   readonly serverUrl: string;
-  private readonly token: string | undefined;
+  private readonly token: AccountToken | undefined;
   private readonly timeoutMs: number;
   private readonly client: string;
   private readonly fetchImpl: typeof fetch;
@@ -33,7 +41,7 @@ export class HappyHttp {
 
   constructor(options: HappyHttpOptions) {
     this.serverUrl = options.serverUrl.replace(/\/+$/, '');
-    this.token = options.token;
+    this.token = typeof options.token === 'string' ? new AccountToken(options.token) : options.token;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.client = options.client ?? 'cli-coding-session/happy-session';
     this.fetchImpl = options.fetch ?? fetch;
@@ -41,7 +49,7 @@ export class HappyHttp {
   }
 
   /** A client for the same server with a (new) token. */
-  withToken(token: string): HappyHttp {
+  withToken(token: string | AccountToken): HappyHttp {
     return new HappyHttp({
       serverUrl: this.serverUrl,
       token,
@@ -52,11 +60,51 @@ export class HappyHttp {
     });
   }
 
-  /** Sends one request and parses the JSON answer. */
+  /** The token requests carry now, if any. */
+  get bearer(): string | undefined {
+    return this.token?.value;
+  }
+
+  /**
+   * Sends one request and parses the JSON answer. A 401 with a renewable token is sent once more
+   * with a token minted from the master secret (docs/transport.md, "Tokens").
+   */
   async request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+    const sent = this.token?.value;
+    try {
+      return await this.send<T>(method, path, body, sent);
+    } catch (error) {
+      if (!isSdkError(error, 'transport.unauthorized') || !this.token?.renewable || sent === undefined)
+        throw error;
+      this.logger.info('the server refused the token; getting a new one from the secret', { path });
+      const fresh = await this.token.after(sent);
+      if (fresh === undefined) throw error;
+      try {
+        return await this.send<T>(method, path, body, fresh);
+      } catch (second) {
+        if (!isSdkError(second, 'transport.unauthorized')) throw second;
+        throw new SdkError(
+          'transport.unauthorized',
+          `${method} ${path} was refused with a token minted from the secret just now.`,
+          {
+            hint: `the server at ${this.serverUrl} does not accept this account; check HAPPY_SERVER_URL, or log in again (\`happy-session login\`)`,
+            cause: second,
+            details: second.details,
+          },
+        );
+      }
+    }
+  }
+
+  private async send<T>(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body: unknown,
+    token: string | undefined,
+  ): Promise<T> {
     const url = `${this.serverUrl}${path}`;
     const headers: Record<string, string> = { 'X-Happy-Client': this.client };
-    if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    if (token) headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     let response: Response;
     try {
@@ -79,7 +127,7 @@ export class HappyHttp {
     const parsed = parseBody(text);
     if (!response.ok) {
       this.logger.debug('http request failed', { method, path, status: response.status });
-      throw httpStatusError(response.status, parsed, method, path);
+      throw httpStatusError(response.status, parsed, method, path, response.headers.get('retry-after'));
     }
     return parsed as T;
   }

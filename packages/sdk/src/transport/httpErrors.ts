@@ -2,34 +2,61 @@ import { SdkError } from '../errors.js';
 import type { TransportErrorCode } from '../errorCodes.js';
 import { REFUSED_TOKEN_HINT } from './keyHints.js';
 
-/** The error code for an HTTP status that is not 2xx (docs/wire.md §0, §5.2). */
+/** The error code for an HTTP status that is not 2xx (docs/wire.md §0, §5.2; docs/transport.md, "Retries"). */
 export function codeForStatus(status: number): TransportErrorCode {
   if (status === 401) return 'transport.unauthorized';
   if (status === 404) return 'transport.not_found';
+  if (status === 408) return 'transport.timeout';
+  if (status === 429) return 'transport.rate_limited';
   if (status >= 500) return 'transport.server_error';
   return 'transport.rejected';
 }
 
-const hints: Record<string, string> = {
+const hints: Partial<Record<TransportErrorCode, string>> = {
   'transport.unauthorized': REFUSED_TOKEN_HINT,
   'transport.not_found': 'the session does not exist on this server or belongs to another account',
-  'transport.server_error': 'the server failed; the request is retried automatically where that is safe',
+  'transport.timeout':
+    'the server gave up waiting for the request; appends, reads, state writes and uploads retry it with backoff',
+  'transport.rate_limited':
+    'the server asks to slow down; appends, reads, state writes and uploads wait its Retry-After, then retry',
+  'transport.server_error':
+    'the server failed; appends, reads, state writes and uploads retry it with backoff, other requests fail',
   'transport.rejected': 'the server refused the request; see details.body for its reason',
 };
 
 /**
- * The {@link SdkError} for a non-2xx answer. `details` carries the status and the server's error
- * body, so a caller can see exactly what it said.
+ * `Retry-After` in milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when
+ * absent or unreadable.
  */
-export function httpStatusError(status: number, body: unknown, method: string, path: string): SdkError {
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (value === null || value === undefined || value.trim() === '') return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * The {@link SdkError} for a non-2xx answer. `details` carries the status, the server's error body
+ * and, when the server sent `Retry-After`, the wait it asked for (`retryAfterMs`), so a caller can
+ * see exactly what it said.
+ */
+export function httpStatusError(
+  status: number,
+  body: unknown,
+  method: string,
+  path: string,
+  retryAfter?: string | null,
+): SdkError {
   const code = codeForStatus(status);
   const reason =
     typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string'
       ? `: ${(body as { error: string }).error}`
       : '';
+  const retryAfterMs = parseRetryAfter(retryAfter);
   return new SdkError(code, `${method} ${path} failed with HTTP ${status}${reason}.`, {
     hint: hints[code],
-    details: { status, body, method, path },
+    details: { status, body, method, path, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
   });
 }
 
@@ -43,7 +70,7 @@ export function httpNetworkError(error: unknown, method: string, path: string, u
       ? `${method} ${path} got no answer in time from ${url}.`
       : `${method} ${path} could not reach ${url}${cause}.`,
     {
-      hint: 'check the network and HAPPY_SERVER_URL; the request is retried automatically where that is safe',
+      hint: `check that a Happy server runs at ${url} (HAPPY_SERVER_URL) and that the network reaches it; appends, reads, state writes and uploads retry with backoff, other requests fail at once`,
       cause: error,
       details: { method, path, url },
     },

@@ -33,19 +33,56 @@ export async function createSessionRecord(
   credentials: Credentials,
   metadata: StateObject,
 ): Promise<SessionRecord> {
+  return postSessionRecord(http, await prepareSessionRecord(credentials, metadata));
+}
+
+/** A session about to be created: its key, and the body that creates it (tag included). */
+export interface PreparedSessionRecord {
+  readonly key: RecordKey;
+  readonly metadata: StateObject;
+  readonly body: {
+    readonly tag: string;
+    readonly metadata: string;
+    readonly agentState: null;
+    readonly dataEncryptionKey: string | null;
+  };
+}
+
+/** Makes the session's key, tag and encrypted metadata once, so that retries send the same body. */
+export async function prepareSessionRecord(
+  credentials: Credentials,
+  metadata: StateObject,
+): Promise<PreparedSessionRecord> {
   const { key, dataEncryptionKey } = newSessionKey(credentials);
-  const answer = await http.request<unknown>('POST', '/v1/sessions', {
-    tag: globalThis.crypto.randomUUID(),
-    metadata: await encryptRecordBase64(metadata, key),
-    agentState: null,
-    dataEncryptionKey,
-  });
+  return {
+    key,
+    metadata,
+    body: {
+      tag: globalThis.crypto.randomUUID(),
+      metadata: await encryptRecordBase64(metadata, key),
+      agentState: null,
+      dataEncryptionKey,
+    },
+  };
+}
+
+/**
+ * Sends a prepared `POST /v1/sessions`. Sending it again is safe: the server answers a known tag
+ * with the session it created for it (docs/wire.md §4.1).
+ *
+ * @throws {SdkError} `transport.*` when the server refuses or cannot be reached.
+ */
+export async function postSessionRecord(
+  http: HappyHttp,
+  prepared: PreparedSessionRecord,
+): Promise<SessionRecord> {
+  const answer = await http.request<unknown>('POST', '/v1/sessions', prepared.body);
   const { session } = expectShape(CreateSessionResponseSchema, answer, 'POST /v1/sessions');
   return {
     id: session.id,
-    key,
+    key: prepared.key,
     seq: session.seq,
-    metadata: { value: metadata, version: session.metadataVersion },
+    metadata: { value: prepared.metadata, version: session.metadataVersion },
     agentState: { value: {}, version: session.agentStateVersion },
   };
 }

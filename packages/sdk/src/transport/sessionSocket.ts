@@ -10,7 +10,8 @@ import { REFUSED_TOKEN_HINT } from './keyHints.js';
 /** Options of a {@link SessionSocket}. */
 export interface SessionSocketOptions {
   readonly serverUrl: string;
-  readonly token: string;
+  /** The bearer token, or where to read it at each (re)connect (a renewed token is then used). */
+  readonly token: string | (() => string);
   readonly sessionId: string;
   /** First reconnection delay; default 1 s (happy-agent's value, docs/wire.md §2.1). */
   readonly reconnectionDelayMs?: number;
@@ -44,12 +45,14 @@ export class SessionSocket {
     this.socket = socketIo()(options.serverUrl, {
       path: '/v1/updates',
       transports: ['websocket'],
-      auth: {
-        token: options.token,
-        clientType: 'session-scoped',
-        sessionId: options.sessionId,
-        happyClient: 'cli-coding-session/happy-session',
-      },
+      // Read at every (re)connect, so a token renewed meanwhile is the one sent.
+      auth: (send) =>
+        send({
+          token: typeof options.token === 'function' ? options.token() : options.token,
+          clientType: 'session-scoped',
+          sessionId: options.sessionId,
+          happyClient: 'cli-coding-session/happy-session',
+        }),
       reconnection: true,
       reconnectionDelay: options.reconnectionDelayMs ?? 1000,
       reconnectionDelayMax: options.reconnectionDelayMaxMs ?? 5000,

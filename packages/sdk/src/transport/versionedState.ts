@@ -3,6 +3,8 @@ import type { RecordKey } from '../crypto/records.js';
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
+import { RetryPolicy } from '../ports/retryPolicy.js';
+import { pause } from '../ports/waits.js';
 import type { StateObject } from '../ports/sessionState.js';
 
 /** What the server acked for one versioned write (docs/wire.md §2.4). */
@@ -31,24 +33,25 @@ export interface VersionedStateOptions {
  * One encrypted, versioned side record of a session (metadata or agentState) under optimistic
  * concurrency (docs/wire.md §4.4): writes are serialized; on `version-mismatch` the server's value
  * is decrypted and the caller's update function re-applied to it, so fields written by the app
- * are never clobbered; a failed or unacked write is retried with backoff.
+ * are never clobbered; a failed or unacked write is retried by the SDK's one retry policy
+ * (`ports/retryPolicy.ts`), up to `maxAttempts` tries.
  */
 export class VersionedState {
   private current: StateObject;
   private currentVersion: number;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly logger: Logger;
-  private readonly maxAttempts: number;
-  private readonly retryDelayMs: number;
-  private readonly maxRetryDelayMs: number;
+  private readonly policy: RetryPolicy;
 
   constructor(private readonly options: VersionedStateOptions) {
     this.current = options.value;
     this.currentVersion = options.version;
     this.logger = options.logger ?? silentLogger;
-    this.maxAttempts = options.maxAttempts ?? 8;
-    this.retryDelayMs = options.retryDelayMs ?? 100;
-    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 3000;
+    this.policy = new RetryPolicy({
+      maxAttempts: options.maxAttempts ?? 8,
+      baseDelayMs: options.retryDelayMs ?? 100,
+      maxDelayMs: options.maxRetryDelayMs ?? 3000,
+    });
   }
 
   /** The latest known value. */
@@ -83,9 +86,8 @@ export class VersionedState {
   }
 
   private async write(update: (current: StateObject) => StateObject): Promise<StateObject> {
-    let delay = this.retryDelayMs;
     let lastError: unknown;
-    for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
+    for (let attempt = 1; attempt <= this.policy.maxAttempts; attempt++) {
       const next = update(structuredClone(this.current));
       const expected = this.currentVersion;
       const ciphertext = await encryptRecordBase64(next, this.options.key);
@@ -94,10 +96,8 @@ export class VersionedState {
         ack = await this.options.send(ciphertext, expected);
       } catch (error) {
         lastError = error;
-        this.logger.warn(`${this.options.field} update got no ack, retrying`, { attempt });
-        await sleep(delay);
-        delay = Math.min(delay * 2, this.maxRetryDelayMs);
-        continue;
+        if (await this.backOff(error, attempt, 'got no ack')) continue;
+        break;
       }
       if (ack.result === 'success') {
         if (ack.version > this.currentVersion) {
@@ -116,18 +116,33 @@ export class VersionedState {
         this.currentVersion = ack.version;
         continue;
       }
-      lastError = new SdkError('transport.rejected', `The server refused the ${this.options.field} update.`);
-      await sleep(delay);
-      delay = Math.min(delay * 2, this.maxRetryDelayMs);
+      // The server answers `error` when it failed to store the value: retried like a 5xx.
+      lastError = new SdkError(
+        'transport.server_error',
+        `The server failed to store the ${this.options.field}.`,
+      );
+      if (!(await this.backOff(lastError, attempt, 'was answered with an error'))) break;
     }
     throw new SdkError(
       lastError instanceof SdkError ? lastError.code : 'transport.rejected',
-      `Could not store the session ${this.options.field} after ${this.maxAttempts} attempts.`,
+      `Could not store the session ${this.options.field} after ${this.policy.maxAttempts} attempts.`,
       {
         hint: 'the server sends no answer for a session of another account; check the credentials and the session id',
         cause: lastError,
       },
     );
+  }
+
+  /** Waits as the retry policy says after a failed try; false when there is to be no other try. */
+  private async backOff(error: unknown, attempt: number, what: string): Promise<boolean> {
+    const delay = this.policy.delayAfter(error, attempt);
+    if (delay === undefined) return false;
+    this.logger.warn(`${this.options.field} update ${what}, retrying`, {
+      attempt,
+      delayMs: Math.round(delay),
+    });
+    await pause(delay);
+    return true;
   }
 
   private async decrypt(ciphertext: string | null): Promise<StateObject> {
@@ -143,8 +158,4 @@ export class VersionedState {
     const value = decrypted.value;
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as StateObject) : {};
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -30,8 +30,14 @@ export const AppendMessagesBodySchema = z.object({
 /** A `POST /v3/sessions/:id/messages` body. */
 export type AppendMessagesBody = z.infer<typeof AppendMessagesBodySchema>;
 
-/** One row of a write's answer: the row without its content. */
-export const AppendedMessageSchema = StoredMessageSchema.omit({ content: true });
+/**
+ * One row of a write's answer: the row without its content. A row without `localId` is read as
+ * `localId: null`: it acknowledges no record, so the writer rejects the delivery of each record
+ * it finds no row for with `transport.bad_response` rather than refuse the whole answer.
+ */
+export const AppendedMessageSchema = StoredMessageSchema.omit({ content: true }).extend({
+  localId: z.string().nullable().default(null),
+});
 /** One row of a write's answer. */
 export type AppendedMessage = z.infer<typeof AppendedMessageSchema>;
 
