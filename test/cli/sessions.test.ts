@@ -97,7 +97,9 @@ describe('happy-session sessions', () => {
       const run = await cli(['sessions', '--server', env.relay.url], { env: { HAPPY_HOME_DIR: empty.path } });
       expect(run.code).toBe(1);
       expect(run.err).toContain(`No Happy credentials in ${empty.path}`);
-      expect(run.err).toContain('hint: run `happy-session login`');
+      expect(run.err).toContain(
+        'hint: for the local relay (`happy-session serve`) run `happy-session keygen`; for a Happy server run `happy-session login`',
+      );
       expect(run.err).toContain('code: credentials.missing');
     } finally {
       empty.remove();

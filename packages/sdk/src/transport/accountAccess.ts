@@ -4,6 +4,7 @@ import { silentLogger } from '../logger.js';
 import { AccountToken } from './accountToken.js';
 import { mintToken } from './authToken.js';
 import { loadCredentials, saveAgentKey } from './credentials.js';
+import { LOGIN_HINT } from './keyHints.js';
 import type { Credentials } from './credentials.js';
 import { resolveHappyHome, resolveServerUrl } from './happyHome.js';
 import type { HappyEnv } from './happyHome.js';
@@ -72,9 +73,7 @@ export async function resolveAccountAccess(options: AccountAccessOptions = {}): 
     throw new SdkError(
       'credentials.malformed',
       'The credentials hold no token and no master secret to mint one.',
-      {
-        hint: 'log in again with `happy-session login`',
-      },
+      { hint: LOGIN_HINT },
     );
   }
   const token = new AccountToken(initial, renew || undefined);
