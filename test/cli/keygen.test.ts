@@ -80,10 +80,12 @@ describe("a Happy user's existing agent.key", () => {
     await session.close({ archive: false });
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.out)).toMatchObject([{ id: session.id, title: 'Happy key on the relay' }]);
-    // The secret is the user's, untouched; the token saved beside it is now the relay's (a Happy
-    // server refuses it in turn, and a new one is minted there the same way: docs/transport.md).
-    const saved = JSON.parse(readFileSync(keyFile(), 'utf8')) as { token: string; secret: string };
-    expect(saved.secret).toBe(encodeBase64(secret));
-    expect(saved.token).not.toBe('eyJhbGciOiJIUzI1NiJ9.happy-server-token.sig');
+    // The file is as Happy wrote it: its token still works on the Happy server. The relay's token
+    // is kept per server beside it (docs/transport.md, "Tokens").
+    expect(readFileSync(keyFile(), 'utf8')).toBe(original);
+    const tokens = JSON.parse(
+      readFileSync(join(home.path, 'happy-session', 'tokens.json'), 'utf8'),
+    ) as Record<string, string>;
+    expect(Object.keys(tokens)).toEqual([relay.url]);
   });
 });
