@@ -48,7 +48,9 @@ describe('happy-session demo', () => {
       { signal: controller.signal },
     );
     const link = await shown;
-    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#secret=[\w-]{43}&session=[a-z0-9]+$/);
+    // A one-time link: the secret itself is never printed.
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#ticket=[\w.-]+&session=[a-z0-9]+$/);
+    expect(link).not.toContain('secret=');
     expect(lines.indexOf(`viewer: ${link}`)).toBeGreaterThan(lines.findIndex((l) => l.startsWith('turn 1')));
     const page = await fetch(new URL('/', link));
     expect(page.status).toBe(200);

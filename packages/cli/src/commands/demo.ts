@@ -8,7 +8,6 @@ import { Account } from 'happy-session/node';
 import { runExampleAgent } from '../demo/exampleAgent.js';
 import { keyboardScript } from '../demo/keyboardScript.js';
 import { ScriptedUser, demoAnswers } from '../demo/scriptedUser.js';
-import { viewerUrl } from 'happy-session-relay';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';
@@ -125,7 +124,8 @@ export async function demoCommand(
         if (options.keep && relay && credentials?.kind === 'master') {
           // Printed only now: this link stays valid for as long as the relay is kept up.
           const info = context.printInfo ?? print;
-          info(`viewer: ${viewerUrl(relay.url, credentials.masterSecret, session.id)}`);
+          // A one-time link, as `serve` prints: the secret itself never reaches the terminal.
+          info(`viewer: ${relay.viewerLink(credentials.masterSecret, session.id)}`);
           info(`relay: HAPPY_SERVER_URL=${relay.url} (Ctrl-C stops it)`);
           await untilAborted(context.signal);
         }
