@@ -41,19 +41,21 @@ export async function runAgent(session: Session, options: AgentOptions): Promise
   await session.writer.flush();
 }
 
-function act(
-  turn: Turn,
-  action: Exclude<Action, { kind: 'stop' }>,
-  cwd: string,
-): Promise<RunResult<string>> | undefined {
+async function act(turn: Turn, action: Exclude<Action, { kind: 'stop' }>, cwd: string): Promise<void> {
   switch (action.kind) {
     case 'answer':
       turn.text(action.text);
-      return undefined;
+      return;
     case 'bash':
-      return bash(turn, action.command, cwd);
+      await bash(turn, action.command, cwd);
+      return;
+    case 'bash-each':
+      // Side by side: each call waits for its own answer ("Allow all" in the viewer answers them).
+      await Promise.all(action.commands.map((command) => bash(turn, command, cwd)));
+      return;
     case 'read':
-      return read(turn, action.path, cwd);
+      await read(turn, action.path, cwd);
+      return;
   }
 }
 

@@ -114,7 +114,7 @@ describe('custom-agent example', () => {
     expect(rpcResult).toMatchObject({ status: 'applied' });
     expect(existsSync(join(work.path, 'ran.log'))).toBe(false);
     const { turn, call, inside, after } = callIn(messages, turnId);
-    expect(call.status).toBe('failed');
+    expect(call.status).toBe('denied');
     expect(call.end?.error).toBe('Denied by the user.');
     expect(inside).toEqual([]);
     expect(after).toEqual(['Run `echo denied | tee -a ran.log`: not allowed, so not run.']);

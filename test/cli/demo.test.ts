@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { demoCommand } from '../../packages/cli/src/commands/demo.js';
 import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
-import { ScriptedTerminal, spawnCli } from './helpers.js';
+import { ScriptedTerminal, cli, relayHome, spawnCli } from './helpers.js';
 
 describe('happy-session demo', () => {
   it('runs the example agent over a relay, gated, and prints the session id and the decrypted transcript', async () => {
@@ -23,15 +23,64 @@ describe('happy-session demo', () => {
     expect(out).toMatch(/^ {6}✓ read: Read `src\/auth\/token.ts`$/m);
     expect(out).toMatch(/^ {4}✓ step: Compile$/m);
     // The scripted user denied the force push: it never ran.
-    expect(out).toMatch(/^ {2}✗ bash: Run `git push --force` — Denied by the user\.$/m);
+    expect(out).toMatch(/^ {2}⊗ bash: Run `git push --force` — Denied by the user\. \(denied\)$/m);
     expect(out).toMatch(/→ Deny \(reject-once\)$/m);
     // The photo, with its dimensions and ThumbHash.
     expect(out).toMatch(
       /^ {2}agent photo 320x200, thumbhash [A-Za-z0-9+/=]{20,} \(sessions\/[a-z0-9]+\/attachments\/.+\.enc\)$/m,
     );
-    expect(out).toMatch(
-      /^viewer, while the demo runs: http:\/\/127\.0\.0\.1:\d+\/#secret=[\w-]{43}&session=[a-z0-9]+$/m,
+    // The relay stops with the demo: a viewer link would be dead at once, so there is none.
+    expect(out).not.toContain('viewer');
+  });
+
+  it('--keep keeps the relay and its viewer up until Ctrl-C, and prints the link only then', async () => {
+    const lines: string[] = [];
+    const controller = new AbortController();
+    let viewer: (url: string) => void;
+    const shown = new Promise<string>((resolve) => (viewer = resolve));
+    const running = demoCommand(
+      { keep: true },
+      (l) => {
+        lines.push(l);
+        const link = /^viewer: (http:\/\/\S+)$/.exec(l)?.[1];
+        if (link) viewer(link);
+      },
+      { signal: controller.signal },
     );
+    const link = await shown;
+    // A one-time link: the secret itself is never printed.
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#ticket=[\w.-]+&session=[a-z0-9]+$/);
+    expect(link).not.toContain('secret=');
+    expect(lines.indexOf(`viewer: ${link}`)).toBeGreaterThan(lines.findIndex((l) => l.startsWith('turn 1')));
+    const page = await fetch(new URL('/', link));
+    expect(page.status).toBe(200);
+    controller.abort();
+    expect(await running).toBe(0);
+    await expect(fetch(new URL('/', link))).rejects.toThrow();
+  });
+
+  it('--server runs on that server with the keys connect() finds, and leaves the session there', async () => {
+    const env = await relayHome();
+    try {
+      const lines: string[] = [];
+      const code = await demoCommand({ server: env.relay.url }, (l) => lines.push(l), {
+        env: { HAPPY_HOME_DIR: env.home },
+      });
+      expect(code).toBe(0);
+      const out = lines.join('\n');
+      const id = new RegExp(`^session ([a-z0-9]+) on ${env.relay.url.replace(/[.:/]/g, '\\$&')}$`, 'm').exec(
+        out,
+      )?.[1];
+      expect(id).toBeDefined();
+      expect(out).toMatch(/^turn 1 \(completed\)$/m);
+      expect(out).not.toContain('viewer');
+      const listed = await cli(['sessions', '--json', '--server', env.relay.url], {
+        env: { HAPPY_HOME_DIR: env.home },
+      });
+      expect(JSON.parse(listed.out)).toMatchObject([{ id, title: 'happy-session demo' }]);
+    } finally {
+      await env.close();
+    }
   });
 
   it('--json prints one decrypted v2 message per line: the prompt, the turn, the request and its answer', async () => {
@@ -103,7 +152,7 @@ describe('happy-session demo --interactive', () => {
     expect(await demo.done).toBe(0);
     const out = demo.lines.join('\n');
     expect(out).toContain('→ Deny');
-    expect(out).toMatch(/^ {2}✗ bash: Run `rm -rf build` — Denied by the user\.$/m);
+    expect(out).toMatch(/^ {2}⊗ bash: Run `rm -rf build` — Denied by the user\. \(denied\)$/m);
     expect(out).toMatch(/→ Deny \(reject-once\)$/m);
     expect(out).toContain('  agent: I left the build directory alone (denied).');
     expect(out).toMatch(/^turn 1 \(completed\)$/m);

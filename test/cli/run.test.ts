@@ -3,8 +3,6 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Account } from '../../packages/sdk/src/session/account.js';
-import { answerPermission } from '../../packages/sdk/src/session/permissionAnswer.js';
-import { UserSession } from '../../packages/sdk/src/session/userSession.js';
 import { connect } from '../../packages/sdk/src/session/connect.js';
 import { fold } from '../../packages/sdk/src/stream/fold.js';
 import type { FoldedNode } from '../../packages/sdk/src/stream/fold.js';
@@ -330,15 +328,16 @@ describe('happy-session run', () => {
 
 /** Waits for the session's permission request, then answers it as the app does. */
 async function answerWhenAsked(account: Account, sessionId: string, optionId: string): Promise<void> {
-  const session = await UserSession.open(account, sessionId);
+  const session = await account.session(sessionId);
   try {
     for (;;) {
       const request = (await session.reader.messages()).find(
         (m): m is PermissionRequestMessage => m.type === 'permission-request',
       );
       if (request) {
-        const option = request.options.find((o) => o.id === optionId)!;
-        await answerPermission(session, request, option).recorded;
+        await (
+          await session.answer(request, optionId)
+        ).recorded;
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runCli } from '../../packages/cli/src/program.js';
 import { Account } from '../../packages/sdk/src/session/account.js';
-import { UserSession } from '../../packages/sdk/src/session/userSession.js';
 import type { Credentials } from '../../packages/sdk/src/transport/credentials.js';
 import type { FoldedCall, FoldedNode } from '../../packages/sdk/src/stream/fold.js';
 import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
@@ -75,7 +74,7 @@ export async function storedMessages(
 ): Promise<SessionMessage[]> {
   const account = await Account.open({ server, credentials });
   try {
-    const session = await UserSession.open(account, sessionId);
+    const session = await account.session(sessionId);
     const messages = await session.reader.messages();
     await session.close();
     return messages;

@@ -42,7 +42,7 @@ describe('happy-session serve, text output', () => {
     expect(url).toBeDefined();
     expect(out).toContain('data: in memory');
     expect(out).toContain(`HAPPY_SERVER_URL=${url}`);
-    expect(out).toContain(`viewer: ${url}/ (run \`happy-session login\` first`);
+    expect(out).toContain(`viewer: ${url}/ (run \`happy-session keygen\` first for an account on this relay`);
     serve.child.kill('SIGINT');
     expect(await serve.exited).toBe(0);
   });

@@ -97,7 +97,9 @@ describe('happy-session sessions', () => {
       const run = await cli(['sessions', '--server', env.relay.url], { env: { HAPPY_HOME_DIR: empty.path } });
       expect(run.code).toBe(1);
       expect(run.err).toContain(`No Happy credentials in ${empty.path}`);
-      expect(run.err).toContain('hint: run `happy-session login`');
+      expect(run.err).toContain(
+        'hint: for the local relay (`happy-session serve`) run `happy-session keygen`; for a Happy server run `happy-session login`',
+      );
       expect(run.err).toContain('code: credentials.missing');
     } finally {
       empty.remove();
@@ -112,7 +114,7 @@ describe('happy-session sessions', () => {
     expect(run.err).toContain(`hint: chmod 600 ${file}`);
   });
 
-  it('a refused token with the secret beside it: a new token from the secret, saved, and the list is shown', async () => {
+  it('a refused token with the secret beside it: a new token from the secret, saved for this server, and the list is shown', async () => {
     const file = join(env.home, 'agent.key');
     const secret = Buffer.from(env.masterSecret).toString('base64');
     writeFileSync(file, JSON.stringify({ token: 'forged', secret }), { mode: 0o600 });
@@ -120,9 +122,13 @@ describe('happy-session sessions', () => {
       env: { HAPPY_HOME_DIR: env.home },
     });
     expect(run.code).toBe(0);
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as { token: string; secret: string };
-    expect(saved.secret).toBe(secret);
-    expect(saved.token).not.toBe('forged');
+    // agent.key keeps its own token; the new one is saved for this server beside it.
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ token: 'forged', secret });
+    const tokens = JSON.parse(readFileSync(join(env.home, 'happy-session', 'tokens.json'), 'utf8')) as Record<
+      string,
+      string
+    >;
+    expect(tokens[env.relay.url]).toMatch(/./);
   });
 
   it('fails with 1 when the token is refused and there is no secret to get another', async () => {

@@ -24,10 +24,49 @@ describe('detectKind', () => {
     expect(await detectKind(pdf)).toEqual({ kind: 'file', mimeType: 'application/pdf', ext: 'pdf' });
   });
 
-  it('sends unrecognised content as application/octet-stream', async () => {
-    expect(await detectKind(Buffer.from('just some text\n'))).toEqual({
+  it('sends content with no magic bytes that is not text as application/octet-stream', async () => {
+    expect(await detectKind(Buffer.from([0x00, 0x01, 0xfe, 0xff, 0x80, 0x00]))).toEqual({
       kind: 'file',
       mimeType: 'application/octet-stream',
+    });
+  });
+
+  it('sends UTF-8 content with no magic bytes as text/plain', async () => {
+    expect(await detectKind(Buffer.from('just some text, ünïcode too\n'))).toEqual({
+      kind: 'file',
+      mimeType: 'text/plain',
+    });
+  });
+
+  it('gives a text file the type its extension names', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['notes.md', '# Notes\n', 'text/markdown'],
+      ['data.json', '{"a": 1}\n', 'application/json'],
+      ['table.csv', 'a,b\n1,2\n', 'text/csv'],
+      ['config.yaml', 'a: 1\n', 'text/yaml'],
+      ['build.log', '\x1b[32mok\x1b[0m\n', 'text/plain'],
+      ['README', 'plain words\n', 'text/plain'],
+    ];
+    for (const [name, text, mimeType] of cases) {
+      expect(await detectKind(Buffer.from(text), { name }), name).toEqual({ kind: 'file', mimeType });
+    }
+  });
+
+  it('lets the bytes win when the extension disagrees with them', async () => {
+    // `.ts` is an MPEG transport stream to the MIME database, `.json` text: the bytes say otherwise.
+    expect(await detectKind(Buffer.from('export const a = 1;\n'), { name: 'a.ts' })).toEqual({
+      kind: 'file',
+      mimeType: 'text/plain',
+    });
+    expect(await detectKind(Buffer.from([0x00, 0xff, 0x00, 0x9c]), { name: 'data.json' })).toEqual({
+      kind: 'file',
+      mimeType: 'application/octet-stream',
+    });
+    const png = await solid(4, 4, { r: 1, g: 2, b: 3 }).png().toBuffer();
+    expect(await detectKind(png, { name: 'notes.txt' })).toEqual({
+      kind: 'photo',
+      mimeType: 'image/png',
+      ext: 'png',
     });
   });
 

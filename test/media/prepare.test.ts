@@ -56,15 +56,30 @@ describe('prepareMedia', () => {
   });
 
   it('prepares unknown content as application/octet-stream, or as the type the caller names', async () => {
-    const text = Buffer.from('plain words\n');
-    expect(await prepareMedia(text)).toMatchObject({
+    const binary = Buffer.from([0x00, 0x9c, 0xff, 0x00]);
+    expect(await prepareMedia(binary)).toMatchObject({
       kind: 'file',
       mimeType: 'application/octet-stream',
       name: 'file.bin',
     });
-    expect(await prepareMedia(text, { mimeType: 'text/plain' })).toMatchObject({
+    expect(await prepareMedia(binary, { mimeType: 'application/x-thing' })).toMatchObject({
+      kind: 'file',
+      mimeType: 'application/x-thing',
+    });
+  });
+
+  it('prepares a text file as text, typed by its extension', async () => {
+    expect(await prepareMedia(Buffer.from('plain words\n'))).toMatchObject({
       kind: 'file',
       mimeType: 'text/plain',
+      name: 'file.txt',
+    });
+    const path = join(dir, 'notes.md');
+    await writeFile(path, '# Notes\n');
+    expect(await prepareMedia(path)).toMatchObject({
+      kind: 'file',
+      mimeType: 'text/markdown',
+      name: 'notes.md',
     });
   });
 

@@ -46,6 +46,39 @@ describe('fold', () => {
     expect(folded.call(failing.callId)!.status).toBe('failed');
   });
 
+  it('tells a call the user denied from one that failed', async () => {
+    const { writer, reader } = memorySession();
+    const turn = writer.turn();
+    const denied = turn.toolCall({ toolName: 'bash' });
+    const allowed = turn.toolCall({ toolName: 'bash' });
+    for (const call of [denied, allowed]) {
+      writer.append({
+        role: 'agent',
+        type: 'permission-request',
+        turn: turn.id,
+        callId: call.callId,
+        toolName: 'bash',
+        title: 'Run',
+        options: OPTIONS,
+      });
+    }
+    writer.append({ role: 'user', type: 'permission-response', callId: denied.callId, optionId: 'deny' });
+    writer.append({
+      role: 'user',
+      type: 'permission-response',
+      callId: allowed.callId,
+      optionId: 'allow-once',
+    });
+    denied.end({ error: 'Denied by the user.' });
+    allowed.end({ error: 'exit 1' });
+    turn.end();
+    await writer.flush();
+
+    const folded = fold(await reader.messages());
+    expect(folded.call(denied.callId)!.status).toBe('denied');
+    expect(folded.call(allowed.callId)!.status).toBe('failed');
+  });
+
   it('tracks pending permission requests until a user response or the call end', async () => {
     const { writer, reader } = memorySession();
     const turn = writer.turn();

@@ -84,9 +84,10 @@ describe('credentials as the Happy tools keep them', () => {
     expect(authCalls()).toBe(before + 1);
   });
 
-  test('an invalid token with a valid secret connects: one 401, one new token from the secret, saved', async () => {
+  test('an invalid token with a valid secret connects: one 401, one new token from the secret, saved for this server; agent.key keeps its own', async () => {
     const secret = encodeBase64(randomBytes(32));
     const file = keyFile({ token: 'hsr1.not-a.token', secret });
+    const original = readFileSync(file, 'utf8');
     const before = authCalls();
     const refusedBefore = proxy.seen.length;
 
@@ -97,12 +98,22 @@ describe('credentials as the Happy tools keep them', () => {
     await session.writer.flush();
 
     expect(authCalls()).toBe(before + 1);
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as { token: string; secret: string };
-    expect(saved.token).not.toBe('hsr1.not-a.token');
-    expect(saved.secret).toBe(secret);
+    // The key file's token is the issuing server's (Happy's CLI uses it): left as it was.
+    expect(readFileSync(file, 'utf8')).toBe(original);
+    const tokensFile = join(home.path, 'happy-session', 'tokens.json');
+    expect(statSync(tokensFile).mode & 0o777).toBe(0o600);
+    const saved = (JSON.parse(readFileSync(tokensFile, 'utf8')) as Record<string, string>)[proxy.url]!;
+    expect(saved).toBeTruthy();
     const sessionCreates = proxy.seen.slice(refusedBefore).filter((r) => r.url === '/v1/sessions');
     expect(sessionCreates).toHaveLength(2); // refused once with the old token, then created
-    expect(sessionCreates[1]!.headers.authorization).toBe(`Bearer ${saved.token}`);
+    expect(sessionCreates[1]!.headers.authorization).toBe(`Bearer ${saved}`);
+
+    // The next connect() uses the token saved for this server: no refusal, no new token.
+    const again = proxy.seen.length;
+    await open();
+    expect(authCalls()).toBe(before + 1);
+    const creates = proxy.seen.slice(again).filter((r) => r.url === '/v1/sessions');
+    expect(creates.map((r) => r.headers.authorization)).toEqual([`Bearer ${saved}`]);
   });
 
   test('an agent.key without a secret fails with a hint to pair again', async () => {

@@ -82,10 +82,11 @@ describe('loadCredentials', () => {
     expect(loadCredentials({ env: { HAPPY_HOME_DIR: home.path } }).token).toBe('env-token');
   });
 
-  test('no key file: credentials.missing, hint says how to log in', () => {
+  test('no key file: credentials.missing, hint says which command gets a key for which server', () => {
     const error = failure(() => loadCredentials({ homeDir: home.path }));
     expect(error.code).toBe('credentials.missing');
-    expect(error.hint).toContain('happy-session login');
+    expect(error.hint).toContain('for the local relay (`happy-session serve`) run `happy-session keygen`');
+    expect(error.hint).toContain('for a Happy server run `happy-session login` (pairs with the Happy app)');
   });
 
   test.each([

@@ -108,9 +108,9 @@ describe('web viewer in Chromium', () => {
   });
 
   it('lists the session under its title and renders a live turn: markdown, thinking, nested call, subagent', async () => {
-    await expect(page.locator(`.session-item[data-session-id="${session.id}"]`).textContent()).resolves.toBe(
-      'Viewer test session',
-    );
+    await expect(
+      page.locator(`.session-item[data-session-id="${session.id}"] .session-item-title`).textContent(),
+    ).resolves.toBe('Viewer test session');
 
     const turn = session.turn();
     turn.text(

@@ -70,9 +70,9 @@ describe('the viewer key in Chromium', () => {
   it('asks for a link when the browser has no key', async () => {
     const page = await freshPage();
     await page.goto(`${relay.url}/`);
-    await page.locator('body[data-viewer="failed"]').waitFor();
+    await page.locator('body[data-viewer="no-key"]').waitFor();
     expect(await page.locator('.fatal p').textContent()).toContain(
-      'Open the one-time link `happy-session serve` prints',
+      'Open the one-time link happy-session serve prints (it ends in #ticket=…)',
     );
   }, 60_000);
 });

@@ -18,6 +18,17 @@ function interrupts(): AbortSignal {
   return controller.signal;
 }
 
+/**
+ * A reader that went away (`happy-session sessions | head -3`) is no failure of the command: the
+ * first write to the closed pipe ends the process quietly with 0 (docs/cli.md, "Exit codes").
+ */
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT.ok);
+    throw error;
+  });
+}
+
 const line = (stream: NodeJS.WriteStream) => (text: string) => {
   stream.write(text + '\n');
 };
@@ -27,6 +38,7 @@ runCli(process.argv.slice(2), {
   printError: line(process.stderr),
   terminal: processTerminal,
   interrupts,
+  progressStream: process.stderr,
 }).then(
   (code) => {
     process.exitCode = code;

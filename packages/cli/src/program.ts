@@ -1,15 +1,22 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { answerCommand } from './commands/answer.js';
+import { attachCommand } from './commands/attach.js';
 import { demoCommand } from './commands/demo.js';
+import { keygenCommand } from './commands/keygen.js';
 import { loginCommand } from './commands/login.js';
+import { sendCommand } from './commands/send.js';
+import { stopCommand } from './commands/stop.js';
 import { DEFAULT_PORT, serveCommand } from './commands/serve.js';
 import type { ServeOptions } from './commands/serve.js';
 import { runCommand } from './commands/run.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { watchCommand } from './commands/watch.js';
+import { CHOICES } from './commands/answer.js';
 import type { HappyEnv } from 'happy-session/node';
 import { EXIT } from './exitCodes.js';
-import { describeFailure } from './output.js';
+import { describeFailure, failureJson, usageJson } from './output.js';
 import type { Print } from './output.js';
+import type { ProgressTarget } from './progress/fileProgress.js';
 import { printLogger } from './printLogger.js';
 import type { Terminal } from './terminal.js';
 import type { Writable } from 'node:stream';
@@ -31,6 +38,19 @@ export interface CliContext {
   /** Raw output streams for commands that pass bytes through (`run`); default the process's. */
   readonly stdout?: Writable;
   readonly stderr?: Writable;
+  /** A terminal for upload progress bars (the process's stderr); without one, plain lines on `printError`. */
+  readonly progressStream?: NodeJS.WriteStream;
+}
+
+/** True when the command line asks for JSON (before a `--` that ends the options). */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/** Collects a repeated option (`--file a --file b`). */
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }
 
 function port(value: string): number {
@@ -63,13 +83,23 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
   let code: number = EXIT.ok;
   const { print, printError } = context;
   const env = context.env ?? process.env;
+  const json = wantsJson(argv);
+  // With --json, a usage error is one JSON line on stderr (below), not commander's text.
+  let usageError: string | undefined;
+  const progress: ProgressTarget = { stream: context.progressStream, printLine: printError };
   const program = new Command()
     .name('happy-session')
     .description('Write end-to-end encrypted Happy session streams, gate tool calls, run a local relay.')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => print(text.replace(/\n$/, '')),
-      writeErr: (text) => printError(text.replace(/\n$/, '')),
+      writeErr: (text) => {
+        if (!json) printError(text.replace(/\n$/, ''));
+      },
+      outputError: (text, write) => {
+        if (json) usageError = text.replace(/^error: /, '').trim();
+        else write(text);
+      },
     })
     .showHelpAfterError('(run with --help for usage)')
     // `run -- make -j4`: what follows the command name belongs to the command, not to us.
@@ -102,23 +132,31 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
   program
     .command('demo')
     .description(
-      'Run the example agent against a relay started in process and print the decrypted transcript',
+      'Run the example agent against a relay started in process (or --server) and print the decrypted transcript',
     )
+    .addOption(
+      new Option(
+        '--server <url>',
+        'run it on this server with your keys, as connect() finds them (default: a relay started in process)',
+      ),
+    )
+    .option('--keep', 'keep the relay and its viewer up after the transcript, until Ctrl-C')
     .option('--json', 'print the decrypted messages as JSON lines')
     .option('--interactive', 'answer the permission prompt from the keyboard (default: allow once)')
-    .action(async (options: { json?: boolean; interactive?: boolean }) => {
-      code = await demoCommand(
-        options,
-        print,
-        options.interactive
+    .action(async (options: { server?: string; keep?: boolean; json?: boolean; interactive?: boolean }) => {
+      const waits = options.interactive || options.keep;
+      code = await demoCommand(options, print, {
+        env,
+        printInfo: options.json ? printError : print,
+        ...(options.interactive
           ? {
               terminal: context.terminal(),
               // Prompts on stderr keep stdout JSON lines only.
               printPrompt: options.json ? printError : print,
-              signal: context.interrupts(),
             }
-          : {},
-      );
+          : {}),
+        ...(waits ? { signal: context.interrupts() } : {}),
+      });
     });
 
   program
@@ -184,6 +222,101 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     );
 
   program
+    .command('send')
+    .description('Send a prompt (and files) to the agent of a session, as the Happy app does')
+    .argument('<sessionId>', 'the session (see `happy-session sessions`)')
+    .argument('<text>', 'the prompt')
+    .addOption(serverOption())
+    .option('--file <path>', 'attach a file before the text (repeat for more)', collect)
+    .option('--json', 'print {session, seq, messageId, files} as one JSON line')
+    .action(
+      async (
+        sessionId: string,
+        text: string,
+        options: { server?: string; file?: string[]; json?: boolean },
+      ) => {
+        code = await sendCommand(sessionId, text, options, print, {
+          env,
+          progress,
+          signal: context.interrupts(),
+        });
+      },
+    );
+
+  program
+    .command('stop')
+    .description("Stop the agent's current turn (the app's stop button: the abort RPC)")
+    .argument('<sessionId>', 'the session (see `happy-session sessions`)')
+    .addOption(serverOption())
+    .option('--json', 'print {session, aborted} as one JSON line')
+    .action(async (sessionId: string, options: { server?: string; json?: boolean }) => {
+      code = await stopCommand(sessionId, options, print, { env });
+    });
+
+  program
+    .command('answer')
+    .description("Answer the agent's permission requests; with no call id, list them")
+    .argument('<sessionId>', 'the session (see `happy-session sessions`)')
+    .argument('[callId]', 'the request to answer (see `happy-session answer <sessionId>`)')
+    .argument('[choice]', `${CHOICES.join(' | ')}, or an option id`)
+    .addOption(serverOption())
+    .option('--all', 'answer every pending request with the choice (batch approval)')
+    .addOption(
+      new Option('--via <channels>', 'answer on the stream, by RPC, or both').choices([
+        'both',
+        'stream',
+        'rpc',
+      ]),
+    )
+    .option('--json', 'print JSON: the pending requests, or one line per answer')
+    .action(
+      async (
+        sessionId: string,
+        callId: string | undefined,
+        choice: string | undefined,
+        options: { server?: string; all?: boolean; via?: 'both' | 'stream' | 'rpc'; json?: boolean },
+      ) => {
+        code = await answerCommand(sessionId, callId, choice, options, print, { env });
+      },
+    );
+
+  program
+    .command('attach')
+    .description("Upload files into a session, in a new turn of the agent's, with progress")
+    .argument('<sessionId>', 'the session (see `happy-session sessions`)')
+    .argument('<files...>', 'paths of photos, videos or other files')
+    .addOption(serverOption())
+    .option('--text <text>', 'a line of text after the files')
+    .option('--json', 'print {session, turn, messages} as one JSON line')
+    .action(
+      async (
+        sessionId: string,
+        files: string[],
+        options: { server?: string; text?: string; json?: boolean },
+      ) => {
+        code = await attachCommand(sessionId, files, options, print, {
+          env,
+          progress,
+          signal: context.interrupts(),
+        });
+      },
+    );
+
+  program
+    .command('keygen')
+    .description('Make a new account key (agent.key) for the local relay; never replaces one')
+    .addOption(
+      new Option(
+        '--server <url>',
+        'sign in there now and store the token (default: HAPPY_SERVER_URL if set, else on first use)',
+      ),
+    )
+    .option('--json', 'print {file, server, token} as one JSON line')
+    .action(async (options: { server?: string; json?: boolean }) => {
+      code = await keygenCommand(options, print, { env });
+    });
+
+  program
     .command('login')
     .description('Link this machine to your Happy account by QR code and write agent.key')
     .addOption(serverOption())
@@ -196,8 +329,13 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     await program.parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    for (const line of describeFailure(error)) printError(line);
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return EXIT.ok;
+      if (json) printError(JSON.stringify(usageJson(usageError ?? error.message)));
+      return EXIT.usage;
+    }
+    if (json) printError(JSON.stringify(failureJson(error)));
+    else for (const line of describeFailure(error)) printError(line);
     return EXIT.failure;
   }
 }

@@ -6,6 +6,7 @@ const STATUS_MARK: Record<FoldedCall['status'], string> = {
   running: '…',
   'awaiting-permission': '?',
   done: '✓',
+  denied: '⊗',
   failed: '✗',
   cancelled: '⊘',
 };
@@ -14,6 +15,7 @@ const STATUS_MARK: Record<FoldedCall['status'], string> = {
 const STATUS_WORD: Partial<Record<FoldedCall['status'], string>> = {
   running: 'running',
   'awaiting-permission': 'waiting for permission',
+  denied: 'denied',
 };
 
 /** Collapses whitespace and cuts to `max` characters. */

@@ -97,6 +97,9 @@ export type MediaErrorCode =
   | 'media.bad_ref'
   | 'media.not_a_path';
 
+/** Failures of the user's side of a session (`UserSession`: answering, sending). */
+export type SessionErrorCode = 'session.request_not_pending' | 'session.option_not_offered';
+
 /** Failures of the embedded relay (package `happy-session-relay`). */
 export type RelayErrorCode = 'relay.schema_too_new' | 'relay.store_not_writable' | 'relay.data_dir_insecure';
 
@@ -115,7 +118,12 @@ export type CliErrorCode =
   | 'cli.login_timeout'
   | 'cli.login_wrong_answer'
   | 'cli.no_terminal'
-  | 'cli.port_in_use';
+  | 'cli.port_in_use'
+  | 'cli.key_exists'
+  | 'cli.agent_unreachable'
+  | 'cli.bad_choice'
+  | 'cli.usage'
+  | 'cli.unexpected';
 
 /** Any code an {@link SdkError} can carry. */
 export type SdkErrorCode =
@@ -126,6 +134,7 @@ export type SdkErrorCode =
   | CredentialsErrorCode
   | PermissionsErrorCode
   | MediaErrorCode
+  | SessionErrorCode
   | RelayErrorCode
   | ViewerErrorCode
   | CliErrorCode;

@@ -17,6 +17,7 @@ export type {
   CredentialsErrorCode,
   PermissionsErrorCode,
   MediaErrorCode,
+  SessionErrorCode,
   RelayErrorCode,
   ViewerErrorCode,
   CliErrorCode,
@@ -72,8 +73,11 @@ export type {
   UserVideoMessage,
   AgentFileMessage,
   UserFileMessage,
+  UserMediaMessage,
   ServiceMessage,
 } from './protocol/sessionMessage.js';
+export { legacyUserTextRecord } from './protocol/legacyUserText.js';
+export type { LegacyUserTextRecord } from './protocol/legacyUserText.js';
 export { parseSessionMessage, isSessionMessage } from './protocol/parse.js';
 export type { ProtocolFailure, ProtocolIssue } from './protocol/parse.js';
 export { newId, isCuid } from './protocol/ids.js';
@@ -110,6 +114,8 @@ export type {
   AttachPhase,
   AttachProgress,
   MediaRuntime,
+  MediaContent,
+  UploadedMedia,
   WriterPlugin,
   WriterPlugins,
 } from './stream/plugins.js';
@@ -145,8 +151,27 @@ export { isRetryableTransportError, retryAfterOf, RetryPolicy, retrying } from '
 export type { RetryPolicyOptions, RetryingOptions, RetryNotice } from './ports/retryPolicy.js';
 export { recordFeed, DEFAULT_TAIL_CHECK_MS, DEFAULT_MAX_TAIL_CHECK_MS } from './ports/recordFeed.js';
 export type { RecordFeedOptions } from './ports/recordFeed.js';
+export { asyncIterableOf } from './ports/asyncIterable.js';
+export type { IterateOptions } from './ports/asyncIterable.js';
 export { MemoryTransport } from './ports/memoryTransport.js';
 export { MemoryRpc } from './ports/rpc.js';
-export type { RpcHandler, RpcContext, RpcRegistry } from './ports/rpc.js';
+export type { RpcHandler, RpcContext, RpcRegistry, RpcOutcome, SessionRpcCaller } from './ports/rpc.js';
 export { MemorySessionState } from './ports/sessionState.js';
 export type { SessionStateStore, PushNotifier, PushEvent, StateObject } from './ports/sessionState.js';
+
+// The user's side of a session, as the Happy app has it (browser-safe; `Account.session()` in
+// `happy-session/node` opens one on Node).
+export { UserSession } from './session/userSession.js';
+export type {
+  UserSessionParts,
+  AgentActivity,
+  SendOptions,
+  SentPrompt,
+  FileProgress,
+  AttachTurnOptions,
+  AttachedTurn,
+  AnswerOptions,
+} from './session/userSession.js';
+export { answerPermission, optionFor, CHOICE_KINDS } from './session/permissionAnswer.js';
+export type { PermissionChoice, AnswerChannels, SentPermissionAnswer } from './session/permissionAnswer.js';
+export { callSessionRpc } from './transport/sessionRpc.js';

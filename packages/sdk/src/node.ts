@@ -2,7 +2,8 @@
  * `happy-session/node`: a live session on a Happy server or the embedded relay (Node only).
  * `connect()` picks the server and the keys as the Happy CLI does, creates or opens a session, and
  * returns a `Session` with its writer, reader, user input, RPC and permission gate. The user's side
- * of a session (what the app does: list, read, send, answer) is `Account` and `UserSession`.
+ * of a session (what the app does: list, read, send, stop, answer) is `Account`, whose
+ * `session(id)` opens a `UserSession` (exported from `happy-session`, since the browser has it too).
  * See docs/transport.md. Loading it makes records seal and open with `node:crypto`'s synchronous
  * AES-256-GCM instead of WebCrypto (docs/crypto.md, "AES-GCM providers").
  */
@@ -25,13 +26,8 @@ export type { IncomingUserMessage } from './session/incomingUserMessage.js';
 // The user's side.
 export { Account } from './session/account.js';
 export type { AccountOptions } from './session/account.js';
-export { UserSession } from './session/userSession.js';
-export { answerPermission } from './session/permissionAnswer.js';
-export type { SentPermissionAnswer } from './session/permissionAnswer.js';
 export { listSessions } from './transport/sessionList.js';
 export type { SessionSummary } from './transport/sessionList.js';
-export { callSessionRpc } from './transport/sessionRpc.js';
-export type { RpcOutcome } from './transport/sessionRpc.js';
 export { connectUserSocket } from './transport/userSocket.js';
 export { UserSessionTransport } from './transport/userSessionTransport.js';
 

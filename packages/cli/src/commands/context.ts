@@ -1,5 +1,7 @@
 import { Account } from 'happy-session/node';
 import type { HappyEnv } from 'happy-session/node';
+import type { UserSession } from 'happy-session';
+import type { ProgressTarget } from '../progress/fileProgress.js';
 
 /** What a command takes from its surroundings besides its options; tests pass their own. */
 export interface CommandContext {
@@ -9,6 +11,8 @@ export interface CommandContext {
   readonly env?: HappyEnv;
   /** Happy home directory; default `HAPPY_HOME_DIR` or `~/.happy`. */
   readonly homeDir?: string;
+  /** Where upload progress goes: bars on a terminal, plain lines otherwise. */
+  readonly progress?: ProgressTarget;
 }
 
 /** The account a command works on: `--server` if given, keys and server otherwise as `connect()` finds them. */
@@ -18,4 +22,27 @@ export function openCommandAccount(server: string | undefined, context: CommandC
     ...(context.env ? { env: context.env } : {}),
     ...(context.homeDir !== undefined ? { homeDir: context.homeDir } : {}),
   });
+}
+
+/**
+ * Runs `work` on `sessionId` opened from the user's side (`Account.session()`), then closes the
+ * session and the account's socket. The agent's session is never ended.
+ */
+export async function withUserSession<T>(
+  sessionId: string,
+  server: string | undefined,
+  context: CommandContext,
+  work: (session: UserSession) => Promise<T>,
+): Promise<T> {
+  const account = await openCommandAccount(server, context);
+  try {
+    const session = await account.session(sessionId);
+    try {
+      return await work(session);
+    } finally {
+      await session.close();
+    }
+  } finally {
+    await account.close();
+  }
 }

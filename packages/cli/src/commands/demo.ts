@@ -2,13 +2,12 @@ import { randomBytes } from 'happy-session/crypto';
 import { SdkError } from 'happy-session';
 import { startRelay } from 'happy-session-relay';
 import { connect } from 'happy-session/node';
-import type { Credentials } from 'happy-session/node';
+import type { Credentials, HappyEnv } from 'happy-session/node';
 import { fold } from 'happy-session';
 import { Account } from 'happy-session/node';
 import { runExampleAgent } from '../demo/exampleAgent.js';
 import { keyboardScript } from '../demo/keyboardScript.js';
 import { ScriptedUser, demoAnswers } from '../demo/scriptedUser.js';
-import { viewerUrl } from 'happy-session-relay';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';
@@ -17,6 +16,13 @@ import { renderTranscript } from '../transcript.js';
 
 /** Options of the demo command. */
 export interface DemoOptions {
+  /**
+   * Run on this server with the keys `connect()` finds (HAPPY_HOME_DIR), instead of a relay
+   * started in process with a throwaway account. The session stays there, archived.
+   */
+  readonly server?: string;
+  /** Keep the in-process relay (and its viewer) up after the transcript, until Ctrl-C. */
+  readonly keep?: boolean;
   /** Print the decrypted messages as JSON lines instead of the transcript. */
   readonly json?: boolean;
   /** Answer the permission prompts from the keyboard instead of the scripted `allow-once`. */
@@ -28,8 +34,15 @@ export interface DemoContext {
   readonly terminal?: Terminal;
   /** Where the permission prompts are printed; default `print`. */
   readonly printPrompt?: Print;
-  /** Aborted by SIGINT: the turn is aborted, which cancels a waiting permission request. */
+  /**
+   * Aborted by SIGINT: the turn is aborted, which cancels a waiting permission request; with
+   * `keep`, it stops the relay.
+   */
   readonly signal?: AbortSignal;
+  /** Where lines that are not the transcript go (the viewer link of `keep`); default `print`. */
+  readonly printInfo?: Print;
+  /** Environment to find `--server`'s keys in; default `process.env`. */
+  readonly env?: HappyEnv;
 }
 
 /** What the scripted user asks. */
@@ -42,7 +55,9 @@ export const DEMO_PROMPT = 'Find TODOs and review the auth code';
  * would be) sends the prompt and answers the permission request with `allow-once`, or asks the
  * keyboard with `interactive`; the example agent answers through `session.writer`. Then the user's
  * side reads the stream back, decrypting every record with the session key it unwraps itself, and
- * the transcript is printed. The relay stops at the end; nothing is written to disk.
+ * the transcript is printed. The relay stops at the end; nothing is written to disk. With `server`,
+ * it runs on that server with the keys `connect()` finds, and starts no relay; with `keep`, its
+ * relay stays up (and the viewer link is printed) until Ctrl-C.
  *
  * @returns 0; 1 when a record could not be read back; 130 when interrupted (the turn then ends
  *   `cancelled` and the transcript is still printed).
@@ -58,17 +73,21 @@ export async function demoCommand(
       hint: 'run it in a terminal, or without --interactive',
     });
   }
-  const relay = await startRelay();
+  const relay = options.server === undefined ? await startRelay() : undefined;
   try {
-    const credentials: Credentials = { kind: 'master', masterSecret: randomBytes(32) };
+    const server = options.server ?? relay!.url;
+    // A throwaway account on the demo's own relay; on --server, the keys connect() finds.
+    const credentials: Credentials | undefined = relay
+      ? { kind: 'master', masterSecret: randomBytes(32) }
+      : undefined;
+    const access = {
+      server,
+      ...(credentials ? { credentials } : {}),
+      ...(context.env ? { env: context.env } : {}),
+    };
     // The command handles Ctrl-C itself (the turn ends cancelled and the transcript is printed).
-    const session = await connect({
-      server: relay.url,
-      credentials,
-      title: 'happy-session demo',
-      shutdownSignals: false,
-    });
-    const account = await Account.open({ server: relay.url, credentials });
+    const session = await connect({ ...access, title: 'happy-session demo', shutdownSignals: false });
+    const account = await Account.open(access);
     let interrupted = false;
     const interrupt = (): void => {
       interrupted = true;
@@ -77,8 +96,6 @@ export async function demoCommand(
     context.signal?.addEventListener('abort', interrupt, { once: true });
     try {
       // connect() put a PermissionGate on the session: the agent's gated calls wait for the user.
-      if (!options.json)
-        print(`viewer, while the demo runs: ${viewerUrl(relay.url, credentials.masterSecret, session.id)}`);
       const script =
         options.interactive && context.terminal
           ? keyboardScript(context.terminal, context.printPrompt ?? print, interrupt)
@@ -97,13 +114,22 @@ export async function demoCommand(
         if (options.json) {
           for (const m of messages) print(JSON.stringify(m));
         } else {
-          print(`session ${session.id} on an in-process relay at ${relay.url}`);
+          print(`session ${session.id} on ${relay ? `an in-process relay at ${relay.url}` : server}`);
           print(`${events.length} encrypted records, read back and decrypted on the user's side:`);
           print('');
           print(renderTranscript(fold(messages)));
         }
         if (interrupted) return EXIT.interrupted;
-        return events.some((e) => e.kind === 'error') ? EXIT.failure : EXIT.ok;
+        const code = events.some((e) => e.kind === 'error') ? EXIT.failure : EXIT.ok;
+        if (options.keep && relay && credentials?.kind === 'master') {
+          // Printed only now: this link stays valid for as long as the relay is kept up.
+          const info = context.printInfo ?? print;
+          // A one-time link, as `serve` prints: the secret itself never reaches the terminal.
+          info(`viewer: ${relay.viewerLink(credentials.masterSecret, session.id)}`);
+          info(`relay: HAPPY_SERVER_URL=${relay.url} (Ctrl-C stops it)`);
+          await untilAborted(context.signal);
+        }
+        return code;
       } finally {
         await user.close();
       }
@@ -113,6 +139,14 @@ export async function demoCommand(
       await account.close();
     }
   } finally {
-    await relay.close();
+    await relay?.close();
   }
+}
+
+/** Resolves when `signal` aborts (never without one). */
+function untilAborted(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    signal?.addEventListener('abort', () => resolve(), { once: true });
+  });
 }

@@ -80,7 +80,7 @@ function viewerLine(relay: Relay, printSecret: boolean): string {
     // No usable agent.key: say how to get one.
   }
   if (!masterSecret) {
-    return `viewer: ${relay.url}/ (run \`happy-session login\` first; then serve prints a link that opens it)`;
+    return `viewer: ${relay.url}/ (run \`happy-session keygen\` first for an account on this relay, or \`happy-session login\` to use your Happy account's key; then serve prints a link that opens it)`;
   }
   if (printSecret)
     return `viewer (holds your master secret, keep it private): ${viewerUrl(relay.url, masterSecret)}`;

@@ -1,6 +1,5 @@
 import { SessionFold } from 'happy-session';
-import type { ReaderEvent } from 'happy-session';
-import { UserSession } from 'happy-session/node';
+import type { ReaderEvent, UserSession } from 'happy-session';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';
@@ -38,7 +37,7 @@ export async function watchCommand(
 ): Promise<ExitCode> {
   const account = await openCommandAccount(options.server, context);
   try {
-    const session = await UserSession.open(account, sessionId);
+    const session = await account.session(sessionId);
     try {
       if (options.once) {
         const events = await session.reader.readAll();

@@ -3,9 +3,7 @@ import type { PermissionOption } from 'happy-session';
 import type { PermissionRequestMessage } from 'happy-session';
 import { SessionFold } from 'happy-session';
 import type { Account } from 'happy-session/node';
-import { answerPermission } from 'happy-session/node';
-import type { SentPermissionAnswer } from 'happy-session/node';
-import { UserSession } from 'happy-session/node';
+import type { SentPermissionAnswer, UserSession } from 'happy-session';
 
 /**
  * Picks the option a scripted user answers a request with; undefined leaves it unanswered.
@@ -61,12 +59,12 @@ export class ScriptedUser {
     sessionId: string,
     script: PermissionScript = allowOnce,
   ): Promise<ScriptedUser> {
-    return new ScriptedUser(await UserSession.open(account, sessionId), script);
+    return new ScriptedUser(await account.session(sessionId), script);
   }
 
   /** Sends a text prompt. */
-  send(text: string): Promise<void> {
-    return this.session.sendText(text);
+  async send(text: string): Promise<void> {
+    await this.session.send(text);
   }
 
   /**
@@ -79,7 +77,7 @@ export class ScriptedUser {
     for (const controller of this.asking.values()) controller.abort();
     try {
       await this.queue;
-      await Promise.all(this.answers.map((a) => Promise.all([a.recorded, a.rpc])));
+      await Promise.all(this.answers.flatMap((a) => [a.recorded, a.rpc]));
     } finally {
       await this.session.close();
     }
@@ -99,7 +97,7 @@ export class ScriptedUser {
           if (controller.signal.aborted) return;
           const option = await this.script(request, controller.signal);
           if (option && !controller.signal.aborted) {
-            this.answers.push(answerPermission(this.session, request, option));
+            this.answers.push(await this.session.answer(request, option.id));
           }
         })
         .catch((error: unknown) => {

@@ -3,9 +3,8 @@ import type { PermissionRequestMessage } from 'happy-session';
 import { SessionFold } from 'happy-session';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
-import { answerPermission } from 'happy-session/node';
-import type { RpcOutcome } from 'happy-session/node';
-import type { UserSession } from 'happy-session/node';
+import type { UserSession } from 'happy-session';
+import { describeRpc } from '../rpcOutcome.js';
 import type { Terminal } from '../terminal.js';
 import { renderWatchScreen } from './watchScreen.js';
 
@@ -25,7 +24,7 @@ interface AnswerStatus {
 /**
  * The live `watch` screen: folds the session's stream as it arrives and redraws on every message,
  * shows the oldest unanswered permission request with numbered options, and answers it when a
- * number key is pressed (see `answerPermission`). `q` ends it with 0, Ctrl-C or the abort signal
+ * number key is pressed (`UserSession.answer`: the stream record, then the RPC). `q` ends it with 0, Ctrl-C or the abort signal
  * with 130; a stream that cannot be read any more ends it with that error.
  */
 export class WatchView {
@@ -70,14 +69,11 @@ export class WatchView {
       });
       stops.push(() => events.unsubscribe());
 
-      const onEphemeral = (event: unknown): void => {
-        const e = event as { type?: unknown; id?: unknown; active?: unknown; thinking?: unknown } | null;
-        if (e?.type !== 'activity' || e.id !== this.session.id) return;
-        this.activity = { active: e.active === true, thinking: e.thinking === true };
+      const activity = this.session.activity$.subscribe((now) => {
+        this.activity = now;
         this.scheduleRedraw();
-      };
-      this.session.socket.on('ephemeral', onEphemeral);
-      stops.push(() => this.session.socket.off('ephemeral', onEphemeral));
+      });
+      stops.push(() => activity.unsubscribe());
 
       stops.push(
         this.terminal.onKeys((keys) => {
@@ -113,17 +109,18 @@ export class WatchView {
       rpc: 'waiting',
     };
     this.note(status);
-    const answer = answerPermission(this.session, request, option);
-    answer.recorded.then(
-      (delivered) => this.changed(() => (status.stream = `recorded (seq ${delivered.seq})`)),
-      (error: unknown) =>
-        this.changed(() => {
-          status.stream = `not recorded: ${error instanceof Error ? error.message : String(error)}`;
-          // Nothing is on record, so the prompt comes back for another try.
-          this.answered.delete(request.callId);
-        }),
-    );
-    void answer.rpc.then((outcome) => this.changed(() => (status.rpc = describeRpc(outcome))));
+    void this.session.answer(request, option.id).then((answer) => {
+      answer.recorded?.then(
+        (delivered) => this.changed(() => (status.stream = `recorded (seq ${delivered.seq})`)),
+        (error: unknown) =>
+          this.changed(() => {
+            status.stream = `not recorded: ${error instanceof Error ? error.message : String(error)}`;
+            // Nothing is on record, so the prompt comes back for another try.
+            this.answered.delete(request.callId);
+          }),
+      );
+      void answer.rpc?.then((outcome) => this.changed(() => (status.rpc = describeRpc(outcome))));
+    });
   }
 
   private note(status: AnswerStatus): void {
@@ -168,17 +165,4 @@ export class WatchView {
     const text = lines.join('\n') + '\n';
     this.terminal.write(this.terminal.isTTY ? CLEAR + text : text + '\n');
   }
-}
-
-/**
- * The RPC outcome in words. A permission gate answers with its `RespondResult`: `applied`,
- * `already_resolved` (it had the stream answer first, the usual case), or a typed refusal.
- */
-function describeRpc(outcome: RpcOutcome): string {
-  if (!outcome.ok) return `failed: ${outcome.error}`;
-  const result = (outcome.result ?? {}) as { status?: unknown; code?: unknown; error?: unknown };
-  if (result.status === 'applied') return 'applied';
-  if (result.status === 'already_resolved') return 'already resolved';
-  if (result.status === 'error') return `refused (${String(result.code)})`;
-  return typeof result.error === 'string' ? `answered with error: ${result.error}` : 'delivered';
 }

@@ -16,6 +16,7 @@ import type {
   AttachPhase,
   AttachProgress,
   MediaRuntime,
+  UploadedMedia,
 } from '../stream/plugins.js';
 import type { Scope } from '../stream/scope.js';
 import type { SessionWriter } from '../stream/sessionWriter.js';
@@ -28,6 +29,8 @@ import type { MediaMessage, MediaMessageFields } from './mediaMessage.js';
 import { prepareMedia } from './prepare.js';
 import type { PreparedMedia, PrepareProgressDetail, PrepareStage } from './prepare.js';
 import type { MediaUploader } from './uploader.js';
+import { asyncIterableOf } from '../ports/asyncIterable.js';
+import type { IterateOptions } from '../ports/asyncIterable.js';
 
 /** Options of {@link useMedia} and {@link MediaPipeline}. */
 export interface MediaPipelineOptions {
@@ -72,12 +75,17 @@ export class MediaPipeline implements MediaRuntime {
   private readonly maxBytes: number;
   private readonly posters: boolean;
   private readonly logger: Logger;
-  private readonly progress = new Subject<MediaProgress>();
+  private readonly progressSubject = new Subject<MediaProgress>();
   /** How many inputs without a name each kind had: they are called `photo-1.png`, `file-2.pdf`, … */
   private readonly unnamed: Record<MediaKind, number> = { photo: 0, video: 0, file: 0 };
 
   /** Upload progress of every attachment of this pipeline; completes when the writer closes. */
-  readonly progress$: Observable<MediaProgress> = this.progress.asObservable();
+  readonly progress$: Observable<MediaProgress> = this.progressSubject.asObservable();
+
+  /** {@link MediaPipeline.progress$} as an async iterable. */
+  progress(options: IterateOptions = {}): AsyncGenerator<MediaProgress> {
+    return asyncIterableOf(this.progress$, options);
+  }
 
   constructor(
     private readonly writer: SessionWriter,
@@ -92,7 +100,7 @@ export class MediaPipeline implements MediaRuntime {
 
   /** @internal the writer is closing: no more progress. */
   writerClosing(): void {
-    this.progress.complete();
+    this.progressSubject.complete();
   }
 
   /**
@@ -109,13 +117,44 @@ export class MediaPipeline implements MediaRuntime {
     const { signal } = options;
     throwIfAborted(signal);
     if (options.upload === false) return this.attachLocal(scope, input, options);
+    // The turn may have ended while the input was probed; then there is nothing to upload for.
+    const uploaded = await this.prepareAndUpload(input, options, () => scope.assertOpen());
+    return this.append(scope, uploaded.id, uploaded.content as MediaMessageFields, uploaded.context);
+  }
+
+  /**
+   * Prepares, encrypts and uploads `input`, and resolves with the id and fields of the message
+   * that should reference it, for a caller that appends that message itself (a user's
+   * attachment: `UserSession.send(text, { files })`). Errors as {@link MediaPipeline.attach}.
+   */
+  upload(input: AttachInput, options: AttachOptions = {}): Promise<UploadedMedia> {
+    throwIfAborted(options.signal);
+    if (options.upload === false) {
+      throw mediaError(
+        'media.not_a_path',
+        'upload: false leaves a file on the agent machine; an upload of its own must send it',
+        'leave out upload: false',
+      );
+    }
+    return this.prepareAndUpload(input, options, () => undefined).then(({ id, content }) => ({
+      id,
+      content,
+    }));
+  }
+
+  private async prepareAndUpload(
+    input: AttachInput,
+    options: AttachOptions,
+    beforeUpload: () => void,
+  ): Promise<UploadedMedia & { readonly context: MessageContext }> {
+    const { signal } = options;
     const messageId = newId();
     const progress = new ProgressReporter(
       messageId,
       options.name ?? (typeof input === 'string' ? basename(input) : 'attachment'),
       (p) => {
         options.onProgress?.(toAttachProgress(p));
-        this.progress.next(p);
+        this.progressSubject.next(p);
       },
     );
     const prepared = await prepareMedia(toMediaInput(input), {
@@ -123,8 +162,7 @@ export class MediaPipeline implements MediaRuntime {
       onProgress: (stage, detail) => progress.stage(stage, detail),
     });
     progress.prepared(prepared);
-    // The turn may have ended while the input was probed; then there is nothing to upload for.
-    scope.assertOpen();
+    beforeUpload();
     const poster = await this.uploadPoster(prepared, signal);
     progress.phase('encrypt');
     // Encrypted piece by piece as the upload pulls it: no whole ciphertext in memory.
@@ -145,12 +183,11 @@ export class MediaPipeline implements MediaRuntime {
       size: prepared.size,
       ...(prepared.fitted ? { originalSize: prepared.fitted.originalBytes } : {}),
     });
-    return this.append(
-      scope,
-      messageId,
-      mediaMessageFields(prepared, ref),
-      attachmentContext(prepared, poster),
-    );
+    return {
+      id: messageId,
+      content: mediaMessageFields(prepared, ref),
+      context: attachmentContext(prepared, poster),
+    };
   }
 
   /** With `posters`, uploads a video's poster frame (a PNG) before the video itself. */

@@ -1,3 +1,4 @@
+import { lookup as mimeTypeOfName, charset as charsetOfType } from 'mime-types';
 import { loadFileType } from './libraries.js';
 
 /** What an attachment is sent as: the v2 message type it becomes (docs/protocol.md, `photo` / `video` / `file`). */
@@ -48,21 +49,79 @@ function photoBySignature(bytes: Uint8Array): { mime: string; ext: string } | un
 /** The type used for content nobody recognised, when the caller did not name one. */
 export const UNKNOWN_MIME_TYPE = 'application/octet-stream';
 
+/** The type of text content whose name says nothing more specific. */
+export const TEXT_MIME_TYPE = 'text/plain';
+
+/** Text types the MIME database gives no charset, though their content is text all the same. */
+const TEXTUAL_TYPES: ReadonlySet<string> = new Set([
+  'application/xml',
+  'application/toml',
+  'application/x-sh',
+  'application/sql',
+  'application/javascript',
+  'image/svg+xml',
+]);
+
+/** True for a type whose content is text: `text/*`, JSON, YAML, XML and the like. */
+function isTextType(mimeType: string): boolean {
+  return (
+    charsetOfType(mimeType) === 'UTF-8' || TEXTUAL_TYPES.has(mimeType) || /\+(json|xml|yaml)$/.test(mimeType)
+  );
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
- * Decides from the bytes alone (magic numbers, via `file-type`; never a file name) whether content
- * is a photo, a video or a plain file.
- *
- * `override.mimeType` names the type of content the detector cannot recognise (text, JSON, SVG, ...)
- * and refines a plain file's type (a ZIP-based format, say). It never changes a photo's or a video's
- * kind or type: the Happy app decodes those by their bytes, so their type must match the bytes.
+ * True when content with no magic bytes reads as text: valid UTF-8 with no NUL and no control
+ * characters but tab, line breaks, form feed and escape (which coloured logs carry).
  */
-export async function detectKind(
-  bytes: Uint8Array,
-  override: { mimeType?: string } = {},
-): Promise<DetectedKind> {
+function isUtf8Text(bytes: Uint8Array): boolean {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return false;
+  }
+  // eslint-disable-next-line no-control-regex
+  return !/[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]/.test(text);
+}
+
+/**
+ * The type of content no magic bytes identify: the caller's `mimeType` if given; for text, the
+ * type the name's extension gives when that is a text type (`.md`, `.json`, `.csv`, `.yaml`, …),
+ * else `text/plain`; anything else is `application/octet-stream`. A name whose extension promises
+ * binary content (`clip.ts`, a `.png` that holds text) loses to the bytes.
+ */
+function typeOfUnrecognised(bytes: Uint8Array, override: DetectOverride): string {
+  if (override.mimeType !== undefined) return override.mimeType;
+  if (!isUtf8Text(bytes)) return UNKNOWN_MIME_TYPE;
+  const named = override.name !== undefined ? mimeTypeOfName(override.name) : false;
+  return named && isTextType(named) ? named : TEXT_MIME_TYPE;
+}
+
+/** What a caller knows about content besides its bytes (see {@link detectKind}). */
+export interface DetectOverride {
+  /** The type of content the detector cannot recognise; never overrides a photo's or video's type. */
+  mimeType?: string;
+  /** The file name, whose extension names the type of a text file (`notes.md`, `data.csv`). */
+  name?: string;
+}
+
+/**
+ * Decides from the bytes (magic numbers, via `file-type`) whether content is a photo, a video or a
+ * plain file, and its MIME type (docs/media.md, "How the kind is decided").
+ *
+ * Content with no magic bytes that decodes as UTF-8 text is `text/plain`, or the text type its
+ * `name`'s extension gives (`text/markdown`, `application/json`, `text/csv`, `text/yaml`, …); the
+ * bytes win when they disagree with the name. `override.mimeType` names the type of content the
+ * detector cannot recognise and refines a plain file's type (a ZIP-based format, say). Neither
+ * ever changes a photo's or a video's kind or type: the Happy app decodes those by their bytes, so
+ * their type must match the bytes.
+ */
+export async function detectKind(bytes: Uint8Array, override: DetectOverride = {}): Promise<DetectedKind> {
   const { fileTypeFromBuffer } = await loadFileType();
   const detected = (await fileTypeFromBuffer(bytes)) ?? photoBySignature(bytes);
-  if (detected === undefined) return { kind: 'file', mimeType: override.mimeType ?? UNKNOWN_MIME_TYPE };
+  if (detected === undefined) return { kind: 'file', mimeType: typeOfUnrecognised(bytes, override) };
   const { mime, ext } = detected;
   if (PHOTO_MIME_TYPES.has(mime)) return { kind: 'photo', mimeType: mime, ext };
   if (mime.startsWith('video/')) return { kind: 'video', mimeType: mime, ext };

@@ -6,8 +6,8 @@
  */
 export { readMediaInput } from './input.js';
 export type { MediaInput, MediaBytes, ReadMediaInputOptions } from './input.js';
-export { detectKind, UNKNOWN_MIME_TYPE } from './detect.js';
-export type { DetectedKind, MediaKind } from './detect.js';
+export { detectKind, UNKNOWN_MIME_TYPE, TEXT_MIME_TYPE } from './detect.js';
+export type { DetectedKind, DetectOverride, MediaKind } from './detect.js';
 export { thumbhashFromRgba, thumbhashFromImage } from './thumbhash.js';
 export { probeImage } from './probeImage.js';
 export type { ImageProbe } from './probeImage.js';

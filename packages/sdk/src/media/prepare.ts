@@ -1,5 +1,5 @@
 import { isSdkError } from '../errors.js';
-import { detectKind } from './detect.js';
+import { detectKind, TEXT_MIME_TYPE } from './detect.js';
 import type { MediaKind } from './detect.js';
 import { readMediaInput } from './input.js';
 import type { MediaInput } from './input.js';
@@ -105,12 +105,17 @@ export async function prepareMedia(
   throwIfAborted(signal);
   const inputBytes = read.bytes.length;
   onProgress?.('detect', { inputBytes });
-  const detected = await detectKind(
-    read.bytes,
-    options.mimeType === undefined ? {} : { mimeType: options.mimeType },
-  );
+  const givenName = options.name ?? read.name;
+  const detected = await detectKind(read.bytes, {
+    ...(options.mimeType !== undefined ? { mimeType: options.mimeType } : {}),
+    ...(givenName !== undefined ? { name: givenName } : {}),
+  });
   let name =
-    options.name ?? read.name ?? (options.fallbackName ?? defaultName)(detected.kind, detected.ext ?? 'bin');
+    givenName ??
+    (options.fallbackName ?? defaultName)(
+      detected.kind,
+      detected.ext ?? (detected.mimeType === TEXT_MIME_TYPE ? 'txt' : 'bin'),
+    );
   let bytes = read.bytes;
   let fitted: PreparedMedia['fitted'];
   if (bytes.length > maxBytes) {

@@ -1,5 +1,7 @@
 import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
+import { asyncIterableOf } from '../ports/asyncIterable.js';
+import type { IterateOptions } from '../ports/asyncIterable.js';
 import type { PermissionOption } from '../protocol/sessionMessage.js';
 import type { PermissionDecision } from '../stream/plugins.js';
 import type { PendingRequest } from './pendingRequest.js';
@@ -66,6 +68,11 @@ export class PermissionBroker {
 
   /** Requests made and settled, in the order it happens (synchronously). */
   readonly events$: Observable<BrokerEvent> = this.subject.asObservable();
+
+  /** {@link PermissionBroker.events$} as an async iterable, until `signal` aborts. */
+  events(options: IterateOptions = {}): AsyncGenerator<BrokerEvent> {
+    return asyncIterableOf(this.events$, options);
+  }
 
   constructor(private readonly maxSettled: number = MAX_SETTLED_REQUESTS) {}
 

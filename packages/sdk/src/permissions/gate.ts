@@ -1,5 +1,6 @@
 import type { Observable, Subscription } from 'rxjs';
 import { SdkError } from '../errors.js';
+import type { IterateOptions } from '../ports/asyncIterable.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import type { PermissionOption, PermissionResponseMessage } from '../protocol/sessionMessage.js';
@@ -145,6 +146,14 @@ export class PermissionGate implements PermissionRuntime {
    */
   get events$(): Observable<BrokerEvent> {
     return this.broker.events$;
+  }
+
+  /**
+   * {@link PermissionGate.events$} as an async iterable, until `signal` aborts:
+   * `for await (const event of gate.events({ signal })) { … }`.
+   */
+  events(options: IterateOptions = {}): AsyncGenerator<BrokerEvent> {
+    return this.broker.events(options);
   }
 
   /** Rules granted in this session by `allow-always` / `reject-always` answers. */

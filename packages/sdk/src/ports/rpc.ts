@@ -20,6 +20,18 @@ export interface RpcRegistry {
   register(method: string, handler: RpcHandler): () => void;
 }
 
+/** What a session RPC came back with: the decrypted result, or why there is none. */
+export type RpcOutcome =
+  { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly error: string };
+
+/**
+ * Calls one of the agent's session RPCs from the user's side (docs/wire.md §7.1): params go
+ * encrypted with the session key, the result comes back decrypted. Never rejects: no agent, a
+ * time-out or an undecryptable result are `ok: false`. `callSessionRpc` implements it over a
+ * user-scoped socket.
+ */
+export type SessionRpcCaller = (method: string, params: unknown) => Promise<RpcOutcome>;
+
 /** Runs a handler with the wire's error convention: a throw becomes `{ error: message }`. */
 export async function invokeRpcHandler(
   handler: RpcHandler | undefined,

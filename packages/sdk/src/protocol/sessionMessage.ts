@@ -74,6 +74,8 @@ export type UserFileMessage = z.infer<typeof UserFileSchema>;
 export type ServiceMessage = z.infer<typeof ServiceSchema>;
 export type AgentMessage = Extract<SessionMessage, { role: 'agent' }>;
 export type UserMessage = Extract<SessionMessage, { role: 'user' }>;
+/** A user's `photo`, `video` or `file`. */
+export type UserMediaMessage = UserPhotoMessage | UserVideoMessage | UserFileMessage;
 export type PermissionOption = z.infer<typeof PermissionOptionSchema>;
 export type PermissionOptionKind = PermissionOption['kind'];
 export type TurnEndStatus = TurnEndMessage['status'];

@@ -1,4 +1,6 @@
+import { Observable, filter, map, share } from 'rxjs';
 import type { Socket } from 'socket.io-client';
+import type { Logger } from '../logger.js';
 import { resolveAccountAccess } from '../transport/accountAccess.js';
 import type { AccountAccessOptions } from '../transport/accountAccess.js';
 import type { AccountToken } from '../transport/accountToken.js';
@@ -9,6 +11,10 @@ import type { SessionRecord } from '../transport/sessionRecord.js';
 import { listSessions } from '../transport/sessionList.js';
 import type { SessionSummary } from '../transport/sessionList.js';
 import { connectUserSocket } from '../transport/userSocket.js';
+import { callSessionRpc } from '../transport/sessionRpc.js';
+import { UserSessionTransport } from '../transport/userSessionTransport.js';
+import { UserSession } from './userSession.js';
+import type { AgentActivity } from './userSession.js';
 
 /** Where {@link Account.open} finds the server and the credentials (as `connect()` does). */
 export type AccountOptions = Pick<
@@ -62,6 +68,45 @@ export class Account {
     return openSessionRecord(this.http, this.credentials, sessionId);
   }
 
+  /**
+   * Opens `sessionId` from the user's side, as the app does (see {@link UserSession}): its key
+   * unwrapped with the master secret, its records over HTTP with live hints from the account's
+   * user-scoped socket, RPC over that socket, and uploads to the same server. Closing it never
+   * ends the agent's session.
+   *
+   * @throws {SdkError} `transport.not_found`, `credentials.cannot_open`, `crypto.*` (see
+   *   {@link Account.openSession}); `transport.*` when the socket does not connect.
+   */
+  async session(
+    sessionId: string,
+    options: { readonly promptFormat?: 'legacy' | 'v2'; readonly logger?: Logger } = {},
+  ): Promise<UserSession> {
+    const record = await this.openSession(sessionId);
+    const socket = await this.socket();
+    const transport = new UserSessionTransport(this.http, socket, record.id);
+    const session = new UserSession({
+      id: record.id,
+      key: record.key,
+      metadata: record.metadata.value,
+      transport,
+      rpc: (method, params) => callSessionRpc(socket, record.id, record.key, method, params),
+      activity$: activityOf(socket, record.id),
+      onClose: () => transport.close(),
+      ...options,
+    });
+    // The media pipeline loads here, not when the package is imported (as in connect()).
+    const [{ useMedia }, { HappyUploader }] = await Promise.all([
+      import('../media/attach.js'),
+      import('../transport/happyUploader.js'),
+    ]);
+    useMedia(session.writer, {
+      uploader: new HappyUploader({ http: this.http, token: this.token, sessionId: record.id }),
+      key: record.key,
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+    return session;
+  }
+
   /** The account's user-scoped socket, connected on first use. */
   socket(): Promise<Socket> {
     this.socketPromise ??= connectUserSocket(this.serverUrl, this.token);
@@ -79,4 +124,18 @@ export class Account {
       // It never connected: nothing to close.
     }
   }
+}
+
+/** The server's `activity` events of one session (docs/wire.md §2.3), shared by every subscriber. */
+function activityOf(socket: Socket, sessionId: string): Observable<AgentActivity> {
+  return new Observable<unknown>((subscriber) => {
+    const onEphemeral = (event: unknown): void => subscriber.next(event);
+    socket.on('ephemeral', onEphemeral);
+    return () => socket.off('ephemeral', onEphemeral);
+  }).pipe(
+    map((event) => event as { type?: unknown; id?: unknown; active?: unknown; thinking?: unknown } | null),
+    filter((e) => e?.type === 'activity' && e.id === sessionId),
+    map((e) => ({ active: e?.active === true, thinking: e?.thinking === true })),
+    share(),
+  );
 }

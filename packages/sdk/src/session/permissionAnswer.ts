@@ -1,42 +1,101 @@
-import type { PermissionOption, PermissionRequestMessage } from '../protocol/sessionMessage.js';
+import { SdkError } from '../errors.js';
+import type {
+  PermissionOption,
+  PermissionOptionKind,
+  PermissionRequestMessage,
+} from '../protocol/sessionMessage.js';
+import type { RpcOutcome, SessionRpcCaller } from '../ports/rpc.js';
+import type { SessionWriter } from '../stream/sessionWriter.js';
 import type { Delivered } from '../stream/types.js';
-import { callSessionRpc } from '../transport/sessionRpc.js';
-import type { RpcOutcome } from '../transport/sessionRpc.js';
-import type { UserSession } from './userSession.js';
+
+/**
+ * What the user answers, in the words of `happy-session answer`: `allow` (once), `allow-session`
+ * (allow always), `deny` (once) or `deny-always`. Each picks the request's option of that kind
+ * (docs/protocol.md, "permission-request"); an option's own `id` picks that option.
+ */
+export type PermissionChoice = 'allow' | 'allow-session' | 'deny' | 'deny-always';
+
+/** The option kind each {@link PermissionChoice} picks. */
+export const CHOICE_KINDS: Readonly<Record<PermissionChoice, PermissionOptionKind>> = {
+  allow: 'allow-once',
+  'allow-session': 'allow-always',
+  deny: 'reject-once',
+  'deny-always': 'reject-always',
+};
+
+/** Which of the gate's channels an answer takes (docs/permissions.md, "Answering"). */
+export type AnswerChannels = 'both' | 'stream' | 'rpc';
 
 /** An answer on its way: the stream record and the RPC settle separately. */
 export interface SentPermissionAnswer {
   readonly request: PermissionRequestMessage;
   readonly option: PermissionOption;
-  /** Settles once the user's `permission-response` is stored in the stream. */
-  readonly recorded: Promise<Delivered>;
-  /** The `permission` RPC's outcome; `RPC method not available` when the agent has no gate. */
-  readonly rpc: Promise<RpcOutcome>;
+  /** Settles once the user's `permission-response` is stored; `undefined` when sent by RPC only. */
+  readonly recorded: Promise<Delivered> | undefined;
+  /**
+   * The `permission` RPC's outcome (`RPC method not available` when the agent has no gate);
+   * `undefined` when sent on the stream only.
+   */
+  readonly rpc: Promise<RpcOutcome> | undefined;
 }
 
 /**
- * Answers a permission request on both channels the permission gate listens to
- * (docs/architecture.md, "Permissions"): first the user's `permission-response` as an encrypted v2
- * record, then the `permission` RPC with the v2 body `{callId, optionId}` (docs/wire.md §7.2).
- * The record goes first so that a gate resolves from the stream and takes the RPC as
- * `already_resolved`; the other way round the gate would record the RPC's decision itself and the
- * stream would hold two responses. The RPC is tried even when the record could not be stored.
+ * The request's option for `choice`: the option whose `id` is `choice`, else the first of the
+ * kind the choice names.
+ *
+ * @throws {SdkError} `session.option_not_offered` when the request offers no such option.
+ */
+export function optionFor(
+  request: PermissionRequestMessage,
+  choice: PermissionChoice | string,
+): PermissionOption {
+  const byId = request.options.find((o) => o.id === choice);
+  if (byId) return byId;
+  const kind = (CHOICE_KINDS as Readonly<Record<string, PermissionOptionKind>>)[choice];
+  const byKind = kind !== undefined ? request.options.find((o) => o.kind === kind) : undefined;
+  if (byKind) return byKind;
+  throw new SdkError(
+    'session.option_not_offered',
+    `The request for ${request.toolName} (call ${request.callId}) offers no option "${choice}".`,
+    {
+      hint: `answer with one of: ${[...new Set([...request.options.map((o) => o.id), ...choicesOffered(request)])].join(', ')}`,
+      details: { callId: request.callId, options: request.options },
+    },
+  );
+}
+
+function choicesOffered(request: PermissionRequestMessage): PermissionChoice[] {
+  return (Object.keys(CHOICE_KINDS) as PermissionChoice[]).filter((c) =>
+    request.options.some((o) => o.kind === CHOICE_KINDS[c]),
+  );
+}
+
+/**
+ * Answers a permission request on the channels the permission gate listens to
+ * (docs/architecture.md, "Permissions"): by default first the user's `permission-response` as an
+ * encrypted v2 record, then the `permission` RPC with the v2 body `{callId, optionId}`
+ * (docs/wire.md §7.2). The record goes first so that a gate resolves from the stream and takes the
+ * RPC as `already_resolved`; the other way round the gate would record the RPC's decision itself
+ * and the stream would hold two responses. The RPC is tried even when the record could not be
+ * stored. `channels: 'stream'` or `'rpc'` takes one of them only.
  */
 export function answerPermission(
-  session: UserSession,
+  writer: SessionWriter,
+  rpc: SessionRpcCaller,
   request: PermissionRequestMessage,
   option: PermissionOption,
+  channels: AnswerChannels = 'both',
 ): SentPermissionAnswer {
-  const recorded = session.writer.append({
-    role: 'user',
-    type: 'permission-response',
-    callId: request.callId,
-    optionId: option.id,
-  });
-  const call = (): Promise<RpcOutcome> =>
-    callSessionRpc(session.socket, session.id, session.key, 'permission', {
-      callId: request.callId,
-      optionId: option.id,
-    });
-  return { request, option, recorded, rpc: recorded.then(call, call) };
+  const recorded =
+    channels === 'rpc'
+      ? undefined
+      : writer.append({
+          role: 'user',
+          type: 'permission-response',
+          callId: request.callId,
+          optionId: option.id,
+        });
+  const call = (): Promise<RpcOutcome> => rpc('permission', { callId: request.callId, optionId: option.id });
+  const rpcOutcome = channels === 'stream' ? undefined : recorded ? recorded.then(call, call) : call();
+  return { request, option, recorded, rpc: rpcOutcome };
 }

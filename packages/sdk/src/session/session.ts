@@ -18,6 +18,8 @@ import type { StreamFormat } from '../transport/serverFormat.js';
 import type { ServerSessionState } from '../transport/serverSessionState.js';
 import type { SocketRpc } from '../transport/socketRpc.js';
 import { UserInbox } from './userInbox.js';
+import { asyncIterableOf } from '../ports/asyncIterable.js';
+import type { IterateOptions } from '../ports/asyncIterable.js';
 import type { Prompt } from './userInbox.js';
 
 /** The parts {@link Session} is made of; `connect()` builds them. */
@@ -175,11 +177,22 @@ export class Session {
   }
 
   /**
-   * The user's text prompts, from when the session opened, each once, until the session closes:
-   * `for await (const prompt of session.prompts()) { … }`.
+   * The user's text prompts, from when the session opened, each once, until the session closes or
+   * `signal` aborts: `for await (const prompt of session.prompts({ signal })) { … }`. A prompt
+   * carries the files the user sent with it.
    */
-  prompts(): AsyncGenerator<Prompt> {
-    return this.inbox.prompts();
+  prompts(options: IterateOptions = {}): AsyncGenerator<Prompt> {
+    return this.inbox.prompts(options);
+  }
+
+  /** {@link Session.userMessages$} as an async iterable, until the session closes or `signal` aborts. */
+  userMessages(options: IterateOptions = {}): AsyncGenerator<UserMessage> {
+    return asyncIterableOf(this.userMessages$, options);
+  }
+
+  /** {@link Session.incoming$} as an async iterable. */
+  incoming(options: IterateOptions = {}): AsyncGenerator<IncomingUserMessage> {
+    return asyncIterableOf(this.incoming$, options);
   }
 
   /**

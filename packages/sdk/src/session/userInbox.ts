@@ -4,7 +4,8 @@ import { decryptRecord } from '../crypto/records.js';
 import type { RecordKey } from '../crypto/records.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
-import type { UserTextMessage } from '../protocol/sessionMessage.js';
+import type { UserMediaMessage, UserTextMessage } from '../protocol/sessionMessage.js';
+import type { IterateOptions } from '../ports/asyncIterable.js';
 import { toIncomingUserMessage } from './incomingUserMessage.js';
 import type { IncomingUserMessage } from './incomingUserMessage.js';
 import { recordFeed } from '../ports/recordFeed.js';
@@ -14,6 +15,11 @@ import type { StoredRecord, Transport } from '../ports/transport.js';
 export interface Prompt {
   readonly text: string;
   readonly message: UserTextMessage;
+  /**
+   * The photos, videos and files the user sent since the previous prompt, in order (the app and
+   * `happy-session send --file` send them before the text); `session.fetchMedia()` reads each.
+   */
+  readonly attachments: readonly UserMediaMessage[];
   /** Legacy `meta` (`permissionMode`, `model`, `effort`, …); empty for v2 records. */
   readonly meta: Readonly<Record<string, unknown>>;
   readonly seq: number;
@@ -40,6 +46,7 @@ export class UserInbox {
   private readonly subscription: Subscription;
   private readonly logger: Logger;
   private readonly buffered: Prompt[] = [];
+  private attachments: UserMediaMessage[] = [];
   private waiters: Array<(prompt: Prompt | undefined) => void> = [];
   private chain: Promise<void> = Promise.resolve();
   private ended = false;
@@ -61,15 +68,34 @@ export class UserInbox {
     });
   }
 
-  /** User text prompts, buffered since the session opened; ends when the session closes. */
-  async *prompts(): AsyncGenerator<Prompt> {
+  /**
+   * User text prompts, buffered since the session opened; ends when the session closes or
+   * `signal` aborts (a prompt not yet taken then stays buffered for the next loop).
+   */
+  async *prompts(options: IterateOptions = {}): AsyncGenerator<Prompt> {
+    const { signal } = options;
     for (;;) {
-      const next =
-        this.buffered.shift() ??
-        (this.ended ? undefined : await new Promise<Prompt | undefined>((r) => this.waiters.push(r)));
+      if (signal?.aborted) return;
+      const next = this.buffered.shift() ?? (this.ended ? undefined : await this.nextPrompt(signal));
       if (next === undefined) return;
       yield next;
     }
+  }
+
+  /** Waits for the next prompt; undefined when the inbox ends or `signal` aborts first. */
+  private nextPrompt(signal: AbortSignal | undefined): Promise<Prompt | undefined> {
+    return new Promise((resolve) => {
+      const waiter = (prompt: Prompt | undefined): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(prompt);
+      };
+      const onAbort = (): void => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(undefined);
+      };
+      this.waiters.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   /** Stops reading; pending `prompts()` iterations finish. */
@@ -95,8 +121,20 @@ export class UserInbox {
     if (!incoming || this.ended) return;
     this.subject.next(incoming);
     const { message } = incoming;
+    if (message.type === 'photo' || message.type === 'video' || message.type === 'file') {
+      this.attachments.push(message);
+      return;
+    }
     if (message.type !== 'text') return;
-    const prompt: Prompt = { text: message.text, message, meta: incoming.meta, seq: incoming.seq };
+    const attachments = this.attachments;
+    this.attachments = [];
+    const prompt: Prompt = {
+      text: message.text,
+      message,
+      attachments,
+      meta: incoming.meta,
+      seq: incoming.seq,
+    };
     const waiter = this.waiters.shift();
     if (waiter) waiter(prompt);
     else this.buffered.push(prompt);

@@ -1,49 +1,150 @@
+import { EMPTY } from 'rxjs';
 import type { Observable } from 'rxjs';
-import type { Socket } from 'socket.io-client';
 import type { RecordKey } from '../crypto/records.js';
+import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { newId } from '../protocol/ids.js';
+import { legacyUserTextRecord } from '../protocol/legacyUserText.js';
+import type {
+  PermissionRequestMessage,
+  SessionMessage,
+  UserMediaMessage,
+  UserTextMessage,
+} from '../protocol/sessionMessage.js';
+import { asyncIterableOf } from '../ports/asyncIterable.js';
+import type { IterateOptions } from '../ports/asyncIterable.js';
+import type { RpcOutcome, SessionRpcCaller } from '../ports/rpc.js';
+import type { StateObject } from '../ports/sessionState.js';
+import type { Transport } from '../ports/transport.js';
+import { foldPermissions } from '../stream/fold.js';
+import { requirePlugin } from '../stream/plugins.js';
+import type { AttachInput, AttachProgress } from '../stream/plugins.js';
 import { SessionReader } from '../stream/sessionReader.js';
 import type { ReaderEvent } from '../stream/sessionReader.js';
 import { SessionWriter } from '../stream/sessionWriter.js';
-import type { StateObject } from '../ports/sessionState.js';
-import type { Account } from './account.js';
-import { UserSessionTransport } from '../transport/userSessionTransport.js';
+import type { Delivered } from '../stream/types.js';
+import { answerPermission, optionFor } from './permissionAnswer.js';
+import type { AnswerChannels, PermissionChoice, SentPermissionAnswer } from './permissionAnswer.js';
+
+/** The agent's presence as the server reports it (`activity` events, docs/wire.md §2.3). */
+export interface AgentActivity {
+  /** The agent's process is connected and sends its heartbeat. */
+  readonly active: boolean;
+  /** It is inside a turn. */
+  readonly thinking: boolean;
+}
+
+/** The parts a {@link UserSession} is made of: `Account.session()` builds them on Node, the viewer in a browser. */
+export interface UserSessionParts {
+  readonly id: string;
+  readonly key: RecordKey;
+  /** The session's records, read and appended as the app does. */
+  readonly transport: Transport;
+  /** The agent's session RPCs (`abort`, `permission`). */
+  readonly rpc: SessionRpcCaller;
+  /** The decrypted metadata (its `summary.text` is the title). */
+  readonly metadata?: StateObject;
+  /** The agent's presence, from the account's socket; none when left out. */
+  readonly activity$?: Observable<AgentActivity>;
+  /**
+   * How prompts are written: `legacy` (default) is the record today's Happy app writes, which
+   * every Happy agent reads (docs/wire.md §6.1); `v2` is a v2 user `text`.
+   */
+  readonly promptFormat?: 'legacy' | 'v2';
+  /** Runs once `close()` delivered what was written (to stop listening to a socket, say). */
+  readonly onClose?: () => void;
+  readonly logger?: Logger;
+}
+
+/** Progress of the n-th file of a {@link UserSession.send} or {@link UserSession.attach}. */
+export interface FileProgress extends AttachProgress {
+  /** The file's position in the list given. */
+  readonly index: number;
+}
+
+/** Options of {@link UserSession.send}. */
+export interface SendOptions {
+  /** Files sent before the text, as the user's `photo` / `video` / `file` messages (uploaded first). */
+  readonly files?: readonly AttachInput[];
+  /** Fields of the legacy record's `meta` (`permissionMode`, `model`, …; docs/wire.md §6.1). */
+  readonly meta?: Readonly<Record<string, unknown>>;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: FileProgress) => void;
+}
+
+/** What {@link UserSession.send} stored. */
+export interface SentPrompt {
+  /** The prompt as a v2 user `text` (stored in the session's prompt format). */
+  readonly message: UserTextMessage;
+  /** The files' messages, in order. */
+  readonly files: readonly UserMediaMessage[];
+  /** Where the text landed. */
+  readonly delivered: Delivered;
+}
+
+/** Options of {@link UserSession.attach}. */
+export interface AttachTurnOptions {
+  /** A line of agent text after the files. */
+  readonly text?: string;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: FileProgress) => void;
+}
+
+/** What {@link UserSession.attach} stored: one turn with the files' messages. */
+export interface AttachedTurn {
+  readonly turn: string;
+  readonly messages: readonly SessionMessage[];
+}
+
+/** Options of {@link UserSession.answer} and {@link UserSession.answerAll}. */
+export interface AnswerOptions {
+  /** `both` (default): the stream record, then the RPC; or only one of them. */
+  readonly channels?: AnswerChannels;
+}
+
+/** The reason today's app gives its `abort` RPC (docs/wire.md §7.2); the agent's turn signal carries it. */
+const STOP_REASON = 'The user stopped this turn.';
 
 /**
- * One session opened from the user's side, as the app opens it: its key unwrapped with the master
- * secret, a reader of the stream, a writer for user-role records (prompts, permission responses)
- * and the account's user-scoped socket for RPC.
+ * One session seen from the user's side, as the Happy app sees it (docs/architecture.md, "The
+ * user's side"): it follows the agent's stream, sends prompts and files as the user, stops the
+ * current turn through the `abort` RPC, answers permission requests on the stream and by RPC, and
+ * can add a turn of files for the agent (`happy-session attach`). It never ends, archives or
+ * heartbeats the agent's session: closing it only stops listening. Browser-safe: on Node
+ * `Account.session(id)` opens one; the relay's viewer builds one from its own parts.
  */
 export class UserSession {
-  private constructor(
-    readonly id: string,
-    readonly key: RecordKey,
-    readonly metadata: StateObject,
-    readonly transport: UserSessionTransport,
-    readonly reader: SessionReader,
-    readonly writer: SessionWriter,
-    readonly socket: Socket,
-  ) {}
+  readonly id: string;
+  readonly key: RecordKey;
+  readonly metadata: StateObject;
+  readonly reader: SessionReader;
+  /** Appends the user's records (and the agent turn of {@link UserSession.attach}). */
+  readonly writer: SessionWriter;
+  /** The agent's presence as the server reports it; never completes while the session is open. */
+  readonly activity$: Observable<AgentActivity>;
+  private readonly rpc: SessionRpcCaller;
+  private readonly promptFormat: 'legacy' | 'v2';
+  private readonly promptMeta = new Map<string, Readonly<Record<string, unknown>>>();
+  private readonly written = new Set<string>();
+  private readonly onClose: (() => void) | undefined;
+  private closing: Promise<void> | undefined;
 
-  /**
-   * Opens `sessionId` of `account`.
-   *
-   * @throws {SdkError} `transport.not_found`, `credentials.cannot_open`, `crypto.*` (see
-   *   {@link Account.openSession}); `transport.*` when the socket does not connect.
-   */
-  static async open(account: Account, sessionId: string, logger?: Logger): Promise<UserSession> {
-    const record = await account.openSession(sessionId);
-    const socket = await account.socket();
-    const transport = new UserSessionTransport(account.http, socket, record.id);
-    return new UserSession(
-      record.id,
-      record.key,
-      record.metadata.value,
-      transport,
-      new SessionReader({ transport, key: record.key }),
-      new SessionWriter({ transport, key: record.key, ...(logger ? { logger } : {}) }),
-      socket,
-    );
+  constructor(parts: UserSessionParts) {
+    this.id = parts.id;
+    this.key = parts.key;
+    this.metadata = parts.metadata ?? {};
+    this.rpc = parts.rpc;
+    this.promptFormat = parts.promptFormat ?? 'legacy';
+    this.activity$ = parts.activity$ ?? EMPTY;
+    this.onClose = parts.onClose;
+    this.reader = new SessionReader({ transport: parts.transport, key: parts.key });
+    this.writer = new SessionWriter({
+      transport: parts.transport,
+      key: parts.key,
+      encode: (message) => this.recordOf(message),
+      ...(parts.logger ? { logger: parts.logger } : {}),
+    });
+    this.writer.messages$.subscribe((message) => this.written.add(message.id));
   }
 
   /** `metadata.summary.text`, the title the app shows. */
@@ -53,25 +154,180 @@ export class UserSession {
   }
 
   /**
-   * The stream from its first record, then live: each record once, in `seq` order, decrypted and
-   * validated (a record that fails is an error event, and reading goes on). Reads that fail on a
-   * network error or a restarting server are retried, so a viewer survives a server restart.
+   * The stream from after `afterSeq` (default: its first record), then live: each record once, in
+   * `seq` order, decrypted and validated (a record that fails is an error event, and reading goes
+   * on). Reads that fail on a network error or a restarting server are retried.
    */
-  events$(): Observable<ReaderEvent> {
-    return this.reader.events$();
+  events$(options: { afterSeq?: number } = {}): Observable<ReaderEvent> {
+    return this.reader.events$(options);
   }
 
-  /** Sends a text prompt, as the app's composer does (a v2 user `text` record). */
-  async sendText(text: string): Promise<void> {
-    await this.writer.append({ role: 'user', type: 'text', text });
+  /** {@link UserSession.events$} as an async iterable, until `signal` aborts. */
+  events(options: { afterSeq?: number } & IterateOptions = {}): AsyncGenerator<ReaderEvent> {
+    return this.reader.events(options);
   }
 
-  /** Delivers what was written and stops listening (the account's socket stays open). */
-  async close(): Promise<void> {
+  /** {@link UserSession.activity$} as an async iterable, until `signal` aborts. */
+  activity(options: IterateOptions = {}): AsyncGenerator<AgentActivity> {
+    return asyncIterableOf(this.activity$, options);
+  }
+
+  /** True for a message this object appended (the viewer says "you" for such an answer). */
+  wrote(messageId: string): boolean {
+    return this.written.has(messageId);
+  }
+
+  /** The permission requests stored now with neither an answer nor an end of their call. */
+  async pending(): Promise<PermissionRequestMessage[]> {
+    return foldPermissions(await this.reader.messages());
+  }
+
+  /**
+   * Sends a prompt as the app does: each file first, uploaded and then referenced by the user's
+   * `photo` / `video` / `file` message (docs/wire.md §6.1: attachments come before the text), then
+   * the text. Resolves once everything is stored; an agent's `session.prompts()` yields the text
+   * with the files as its `attachments`.
+   *
+   * @throws {SdkError} `media.*` for a file that cannot be prepared or uploaded (nothing of the
+   *   prompt is sent after it); `stream.*` when the records cannot be stored.
+   */
+  async send(text: string, options: SendOptions = {}): Promise<SentPrompt> {
+    const files: UserMediaMessage[] = [];
+    const deliveries: Array<Promise<Delivered>> = [];
+    const inputs = options.files ?? [];
+    if (inputs.length > 0) {
+      const media = requirePlugin(this.writer.plugins, 'media');
+      for (const [index, input] of inputs.entries()) {
+        const uploaded = await media.upload(input, {
+          ...(options.signal ? { signal: options.signal } : {}),
+          onProgress: (p) => options.onProgress?.({ index, ...p }),
+        });
+        const { message, delivery } = this.writer.appendMessage({
+          ...uploaded.content,
+          id: uploaded.id,
+          role: 'user',
+        });
+        files.push(message as UserMediaMessage);
+        deliveries.push(delivery);
+      }
+    }
+    const id = newId();
+    if (options.meta) this.promptMeta.set(id, options.meta);
+    const { message, delivery } = this.writer.appendMessage({ id, role: 'user', type: 'text', text });
+    await Promise.all(deliveries);
+    return { message: message as UserTextMessage, files, delivered: await delivery };
+  }
+
+  /**
+   * Stops the agent's current turn with the `abort` RPC, as the app's stop button does
+   * (docs/wire.md §7.2): the SDK's agent aborts every open turn's signal and answers `{aborted}`.
+   * Never rejects: an agent that is not connected answers `RPC method not available`.
+   */
+  stop(options: { readonly reason?: string } = {}): Promise<RpcOutcome> {
+    return this.rpc('abort', { reason: options.reason ?? STOP_REASON });
+  }
+
+  /**
+   * Answers a permission request (a request, or the `callId` of a pending one) with `choice`:
+   * the user's `permission-response` in the stream, then the agent's `permission` RPC
+   * (see {@link answerPermission}).
+   *
+   * @throws {SdkError} `session.request_not_pending` for a `callId` with no pending request;
+   *   `session.option_not_offered` when the request has no option for `choice`.
+   */
+  async answer(
+    request: PermissionRequestMessage | string,
+    choice: PermissionChoice | string,
+    options: AnswerOptions = {},
+  ): Promise<SentPermissionAnswer> {
+    const found = typeof request === 'string' ? await this.pendingRequest(request) : request;
+    return answerPermission(this.writer, this.rpc, found, optionFor(found, choice), options.channels);
+  }
+
+  /**
+   * Answers every pending request with `choice` ("Allow all"), each exactly once, in request
+   * order. Requests without an option for `choice` are left alone.
+   */
+  async answerAll(
+    choice: PermissionChoice | string,
+    options: AnswerOptions = {},
+  ): Promise<SentPermissionAnswer[]> {
+    const answers: SentPermissionAnswer[] = [];
+    for (const request of await this.pending()) {
+      let option;
+      try {
+        option = optionFor(request, choice);
+      } catch {
+        continue;
+      }
+      answers.push(answerPermission(this.writer, this.rpc, request, option, options.channels));
+    }
+    return answers;
+  }
+
+  /**
+   * Adds a turn of the agent's with `inputs` attached (`happy-session attach`): `turn-start`, each
+   * file uploaded and then its `photo` / `video` / `file` message, an optional text, `turn-end`.
+   * A file that fails ends the turn `failed` (`cancelled` when `signal` aborted) and rejects.
+   *
+   * @throws {SdkError} `media.*` as `turn.attach()`.
+   */
+  async attach(inputs: readonly AttachInput[], options: AttachTurnOptions = {}): Promise<AttachedTurn> {
+    const turn = this.writer.turn();
+    const messages: SessionMessage[] = [];
+    try {
+      for (const [index, input] of inputs.entries()) {
+        messages.push(
+          await turn.attach(input, {
+            ...(options.signal ? { signal: options.signal } : {}),
+            onProgress: (p) => options.onProgress?.({ index, ...p }),
+          }),
+        );
+      }
+      if (options.text !== undefined) turn.text(options.text);
+      await turn.end('completed');
+    } catch (error) {
+      turn.end(options.signal?.aborted ? 'cancelled' : 'failed');
+      await this.writer.flush().catch(() => undefined);
+      throw error;
+    }
+    return { turn: turn.id, messages };
+  }
+
+  /** Delivers what was written and stops listening. The agent's session goes on. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
     try {
       await this.writer.close();
     } finally {
-      this.transport.close();
+      this.onClose?.();
     }
+  }
+
+  private async pendingRequest(callId: string): Promise<PermissionRequestMessage> {
+    const request = (await this.pending()).find((r) => r.callId === callId);
+    if (request) return request;
+    throw new SdkError(
+      'session.request_not_pending',
+      `No permission request is waiting for call ${callId}.`,
+      {
+        hint: 'it was answered already, its call ended, or the id is wrong; `happy-session answer <session>` lists what waits',
+        details: { sessionId: this.id, callId },
+      },
+    );
+  }
+
+  /** A user text goes out as the app's legacy record unless the session writes v2 prompts. */
+  private recordOf(message: SessionMessage): readonly unknown[] {
+    if (this.promptFormat === 'legacy' && message.role === 'user' && message.type === 'text') {
+      const meta = this.promptMeta.get(message.id);
+      this.promptMeta.delete(message.id);
+      return [legacyUserTextRecord(message.text, meta)];
+    }
+    return [message];
   }
 }

@@ -16,8 +16,11 @@ export interface FoldedMessage {
   readonly message: SessionMessage;
 }
 
-/** State of a tool call as far as the stream tells. */
-export type FoldedCallStatus = 'running' | 'awaiting-permission' | 'done' | 'failed' | 'cancelled';
+/**
+ * State of a tool call as far as the stream tells. `denied`: it ended with an error after the
+ * user chose a reject option (it never ran); `failed`: it ended with any other error.
+ */
+export type FoldedCallStatus = 'running' | 'awaiting-permission' | 'done' | 'denied' | 'failed' | 'cancelled';
 
 /** Children of a call written by one subagent, under the title from the spawning call. */
 export interface FoldedAgentGroup {
@@ -131,8 +134,7 @@ export class SessionFold implements FoldedSession {
         const call = this.calls.get(message.callId);
         if (!call) return this.place(message, { kind: 'message', message });
         call.end = message;
-        call.status =
-          message.error === undefined ? 'done' : message.error === 'cancelled' ? 'cancelled' : 'failed';
+        call.status = endStatus(call, message);
         return;
       }
       case 'permission-request': {
@@ -192,6 +194,15 @@ export class SessionFold implements FoldedSession {
     }
     this.items.push(node as FoldedMessage);
   }
+}
+
+/** How a call ended: done, cancelled, denied by the user's reject answer, or failed. */
+function endStatus(call: FoldedCall, end: ToolCallEndMessage): FoldedCallStatus {
+  if (end.error === undefined) return 'done';
+  if (end.error === 'cancelled') return 'cancelled';
+  const answer = call.permission?.response?.optionId;
+  const chosen = call.permission?.request.options.find((o) => o.id === answer);
+  return chosen?.kind === 'reject-once' || chosen?.kind === 'reject-always' ? 'denied' : 'failed';
 }
 
 /** Folds a list of messages into the turn tree and the pending permission set. */

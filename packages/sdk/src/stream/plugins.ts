@@ -1,6 +1,12 @@
 import { SdkError } from '../errors.js';
 import type { Decision } from './decision.js';
-import type { PermissionOption, SessionMessage } from '../protocol/sessionMessage.js';
+import type {
+  AgentFileMessage,
+  AgentPhotoMessage,
+  AgentVideoMessage,
+  PermissionOption,
+  SessionMessage,
+} from '../protocol/sessionMessage.js';
 import type { Scope } from './scope.js';
 import type { ToolCall } from './toolCall.js';
 import type { StreamLifecycleEvent } from './types.js';
@@ -73,10 +79,29 @@ export interface AttachOptions {
   readonly onProgress?: (progress: AttachProgress) => void;
 }
 
+/** The fields a writer or scope stamps on a message. */
+type Stamped = 'id' | 'time' | 'role' | 'turn' | 'parentId' | 'agentId';
+
+/** What a `photo`, `video` or `file` message says of its upload, of either role (docs/protocol.md). */
+export type MediaContent =
+  Omit<AgentPhotoMessage, Stamped> | Omit<AgentVideoMessage, Stamped> | Omit<AgentFileMessage, Stamped>;
+
+/** An upload in the store, not yet referenced by any message. */
+export interface UploadedMedia {
+  /** The id the message that references it should carry (progress events name it). */
+  readonly id: string;
+  readonly content: MediaContent;
+}
+
 /** What the media pipeline does for the stream layer; implemented in `happy-session/media`. */
 export interface MediaRuntime {
   /** Prepares, encrypts and uploads `input`, then appends its `photo` / `video` / `file` message through `scope`. */
   attach(scope: Scope, input: AttachInput, options: AttachOptions): Promise<SessionMessage>;
+  /**
+   * Prepares, encrypts and uploads `input` and resolves with what its message must say, for a
+   * message the caller appends itself (a user's attachment, which has no scope).
+   */
+  upload(input: AttachInput, options: AttachOptions): Promise<UploadedMedia>;
 }
 
 /** The runtimes installed on a writer: what `requestPermission()`, `run()` and `attach()` use. */

@@ -10,6 +10,8 @@ import { decodeV1Record, isV1Record } from '../protocol/v1/fromV1.js';
 import type { V1Decoded, LostField } from '../protocol/v1/fromV1.js';
 import type { V1ParseFailure } from '../protocol/v1/parse.js';
 import { recordFeed } from '../ports/recordFeed.js';
+import { asyncIterableOf } from '../ports/asyncIterable.js';
+import type { IterateOptions } from '../ports/asyncIterable.js';
 import { MAX_RECORD_BYTES, storedRecordBytes } from './recordSize.js';
 import type { StoredRecord, Transport } from '../ports/transport.js';
 
@@ -171,6 +173,17 @@ export class SessionReader {
   events$(options: { afterSeq?: number } = {}): Observable<ReaderEvent> {
     return recordFeed(this.transport, { afterSeq: options.afterSeq ?? 0, pageSize: this.pageSize }).pipe(
       concatMap((record) => this.decode(record)),
+    );
+  }
+
+  /**
+   * {@link SessionReader.events$} as an async iterable: every record after `afterSeq`, then live,
+   * until `signal` aborts: `for await (const event of reader.events({ signal })) { … }`.
+   */
+  events(options: { afterSeq?: number } & IterateOptions = {}): AsyncGenerator<ReaderEvent> {
+    return asyncIterableOf(
+      this.events$(options.afterSeq !== undefined ? { afterSeq: options.afterSeq } : {}),
+      options.signal ? { signal: options.signal } : {},
     );
   }
 }

@@ -13,6 +13,8 @@ import type { SessionMessage } from '../protocol/sessionMessage.js';
 import { NO_CONTEXT } from '../protocol/messageContext.js';
 import type { MessageContext } from '../protocol/messageContext.js';
 import type { AppendAck, Transport } from '../ports/transport.js';
+import { asyncIterableOf } from '../ports/asyncIterable.js';
+import type { IterateOptions } from '../ports/asyncIterable.js';
 import { MonotonicClock } from './clock.js';
 import type { WriterCore } from './core.js';
 import { Outbox } from './outbox.js';
@@ -94,6 +96,16 @@ export class SessionWriter {
    * records keep failing to be stored for longer than `outbox.stallAfterMs`.
    */
   readonly errors$: Observable<SdkError> = this.errorsSubject.asObservable();
+
+  /** {@link SessionWriter.messages$} as an async iterable: `for await (const m of writer.messages({ signal }))`. */
+  messages(options: IterateOptions = {}): AsyncGenerator<SessionMessage> {
+    return asyncIterableOf(this.messages$, options);
+  }
+
+  /** {@link SessionWriter.errors$} as an async iterable. */
+  errors(options: IterateOptions = {}): AsyncGenerator<SdkError> {
+    return asyncIterableOf(this.errors$, options);
+  }
 
   constructor(options: SessionWriterOptions) {
     this.key = options.key;

@@ -6,6 +6,7 @@ import { SdkError } from '../errors.js';
 import type { CredentialsErrorCode } from '../errorCodes.js';
 import { resolveHappyHome } from './happyHome.js';
 import type { HappyEnv } from './happyHome.js';
+import { LOGIN_HINT } from './keyHints.js';
 
 /**
  * What the SDK holds to reach an account (docs/wire.md §1.5):
@@ -39,9 +40,6 @@ export type Credentials =
 
 /** Codes {@link loadCredentials} fails with. */
 export type LoadCredentialsErrorCode = Exclude<CredentialsErrorCode, 'credentials.cannot_open'>;
-
-const LOGIN_HINT =
-  'run `happy-session login` (or `happy auth login`), or set HAPPY_HOME_DIR to the directory that holds agent.key or access.key';
 
 /**
  * Loads credentials from the Happy home directory (`HAPPY_HOME_DIR`, default `~/.happy`):
@@ -170,13 +168,29 @@ function malformed(file: string, why: string, cause?: unknown): SdkError {
 
 /**
  * Writes `agent.key` as happy-agent does: compact JSON `{token, secret}`, file mode 0600 in a
- * directory of mode 0700 (docs/wire.md §1.5). Returns the file path.
+ * directory of mode 0700 (docs/wire.md §1.5). Without a token (a new key no server has seen yet)
+ * it writes `{secret}`, and a token is minted on first use. With `exclusive`, an existing file is
+ * never replaced: the write fails with `EEXIST`. Returns the file path.
  */
-export function writeAgentKey(dir: string, credentials: { secret: Uint8Array; token: string }): string {
+export function writeAgentKey(
+  dir: string,
+  credentials: { secret: Uint8Array; token?: string },
+  options: { exclusive?: boolean } = {},
+): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   const file = join(dir, 'agent.key');
-  saveAgentKey(file, credentials);
+  if (credentials.token !== undefined && !options.exclusive) {
+    saveAgentKey(file, { secret: credentials.secret, token: credentials.token });
+    return file;
+  }
+  const secret = encodeBase64(credentials.secret);
+  const body = JSON.stringify(
+    credentials.token !== undefined ? { token: credentials.token, secret } : { secret },
+  );
+  writeFileSync(file, body, { mode: 0o600, ...(options.exclusive ? { flag: 'wx' } : {}) });
+  // writeFile keeps the mode of an existing file; make it 0600 either way.
+  chmodSync(file, 0o600);
   return file;
 }
 

@@ -15,6 +15,7 @@ import type { MediaError } from '../media/mediaError.js';
 import { withRetries } from '../media/retry.js';
 import type { RetryFailure, RetryOptions } from '../media/retry.js';
 import { isServerUrl, reachableUrl, withoutQuery } from './serverUrls.js';
+import { REFUSED_TOKEN_HINT } from './keyHints.js';
 import { multipartEnvelope, streamedBody } from './uploadBody.js';
 import type { DownloadOptions, MediaUploader, UploadOptions, UploadResult } from '../media/uploader.js';
 
@@ -324,7 +325,7 @@ function downloadError(failure: RetryFailure): MediaError {
 
 function rejectionHint(status: unknown): string {
   if (status === 413) return "The encrypted file is over the server's 10 MB limit; send a smaller file";
-  if (status === 401 || status === 403) return 'The token was refused; log in again (`happy-session login`)';
+  if (status === 401 || status === 403) return `The token was refused; ${REFUSED_TOKEN_HINT}`;
   if (status === 404) return 'The session is not on this server; check the server URL and the session id';
   return "See details.body for the server's reason; the upload was not retried";
 }

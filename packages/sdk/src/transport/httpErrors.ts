@@ -1,5 +1,6 @@
 import { SdkError } from '../errors.js';
 import type { TransportErrorCode } from '../errorCodes.js';
+import { REFUSED_TOKEN_HINT } from './keyHints.js';
 
 /** The error code for an HTTP status that is not 2xx (docs/wire.md §0, §5.2; docs/transport.md, "Retries"). */
 export function codeForStatus(status: number): TransportErrorCode {
@@ -12,8 +13,7 @@ export function codeForStatus(status: number): TransportErrorCode {
 }
 
 const hints: Partial<Record<TransportErrorCode, string>> = {
-  'transport.unauthorized':
-    'the token was refused: log in again (`happy-session login`) or check that HAPPY_SERVER_URL is the server the credentials belong to',
+  'transport.unauthorized': REFUSED_TOKEN_HINT,
   'transport.not_found': 'the session does not exist on this server or belongs to another account',
   'transport.timeout':
     'the server gave up waiting for the request; appends, reads, state writes and uploads retry it with backoff',

@@ -5,6 +5,8 @@ import type { Logger } from '../logger.js';
 import type { HappyServerTransport } from './happyServerTransport.js';
 import type { SessionStateStore, StateObject } from '../ports/sessionState.js';
 import { VersionedState } from './versionedState.js';
+import { asyncIterableOf } from '../ports/asyncIterable.js';
+import type { IterateOptions } from '../ports/asyncIterable.js';
 import type { VersionedAck } from './versionedState.js';
 
 /** A change of metadata or agentState, by this process or another writer. */
@@ -58,6 +60,11 @@ export class ServerSessionState implements SessionStateStore {
 
   /** Every adopted change: own writes and other writers' updates. */
   readonly changes$: Observable<StateChange> = this.changesSubject.asObservable();
+
+  /** {@link ServerSessionState.changes$} as an async iterable. */
+  changes(options: IterateOptions = {}): AsyncGenerator<StateChange> {
+    return asyncIterableOf(this.changes$, options);
+  }
 
   constructor(options: ServerSessionStateOptions) {
     const { transport, key } = options;

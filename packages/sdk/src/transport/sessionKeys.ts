@@ -4,6 +4,7 @@ import { generateDataKey, unwrapDataKey, wrapDataKey } from '../crypto/dataKey.j
 import type { RecordKey } from '../crypto/records.js';
 import { SdkError } from '../errors.js';
 import type { Credentials } from './credentials.js';
+import { GET_A_KEY } from './keyHints.js';
 
 /** The key of a new session and the `dataEncryptionKey` to send with it. */
 export interface NewSessionKey {
@@ -45,7 +46,7 @@ export function existingSessionKey(credentials: Credentials, dataEncryptionKey: 
     throw new SdkError(
       'credentials.cannot_open',
       'These credentials (a V2-paired access.key) can create sessions but not open existing ones.',
-      { hint: 'link the account with `happy-session login` to get agent.key, which holds the master secret' },
+      { hint: `use an agent.key, which holds the master secret: ${GET_A_KEY}` },
     );
   }
   if (dataEncryptionKey === null) return { variant: 'legacy', key: credentials.masterSecret };

@@ -1,10 +1,7 @@
 import type { Socket } from 'socket.io-client';
 import { decryptRecord, encryptRecordBase64 } from '../crypto/records.js';
 import type { RecordKey } from '../crypto/records.js';
-
-/** What a session RPC came back with: the decrypted result, or why there is none. */
-export type RpcOutcome =
-  { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly error: string };
+import type { RpcOutcome } from '../ports/rpc.js';
 
 /**
  * Calls `<sessionId>:<method>` over a user-scoped socket as the app does (docs/wire.md §7.1):
@@ -13,7 +10,7 @@ export type RpcOutcome =
  * 15 s grace), a time-out or an undecryptable result come back as `ok: false`.
  */
 export async function callSessionRpc(
-  socket: Socket,
+  socket: Pick<Socket, 'timeout'>,
   sessionId: string,
   key: RecordKey,
   method: string,

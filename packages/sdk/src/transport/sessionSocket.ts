@@ -5,6 +5,7 @@ import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { socketIo } from './socketIo.js';
+import { REFUSED_TOKEN_HINT } from './keyHints.js';
 
 /** Options of a {@link SessionSocket}. */
 export interface SessionSocketOptions {
@@ -74,7 +75,7 @@ export class SessionSocket {
           'transport.unauthorized',
           `The server refused the socket: ${error.message}.`,
           {
-            hint: 'log in again (`happy-session login`) or check HAPPY_SERVER_URL',
+            hint: REFUSED_TOKEN_HINT,
           },
         );
       }

@@ -1,6 +1,7 @@
 import type { Socket } from 'socket.io-client';
 import { socketIo } from './socketIo.js';
 import { SdkError } from '../errors.js';
+import { REFUSED_TOKEN_HINT } from './keyHints.js';
 
 /** Messages the server's handshake refuses a token with (docs/wire.md §2.1). */
 const AUTH_REFUSALS = new Set(['Missing authentication token', 'Invalid authentication token']);
@@ -41,7 +42,7 @@ export function connectUserSocket(serverUrl: string, token: string, timeoutMs = 
       if (!AUTH_REFUSALS.has(error.message)) return; // anything else: socket.io retries by itself
       fail(
         new SdkError('transport.unauthorized', `The server refused the socket: ${error.message}.`, {
-          hint: 'log in again with `happy-session login`, or check --server / HAPPY_SERVER_URL',
+          hint: REFUSED_TOKEN_HINT,
         }),
       );
     };

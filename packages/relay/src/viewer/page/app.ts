@@ -1,7 +1,7 @@
 import { debounceTime } from 'rxjs';
 import type { AccountKeys } from 'happy-session/crypto';
 import type { SessionRow, ViewerApi } from './api.js';
-import { h } from './dom.js';
+import { h, listTime } from './dom.js';
 import { sessionKeyOf, sessionTitle } from './keys.js';
 import { SessionView } from './sessionView.js';
 import type { ViewerSocket } from './updates.js';
@@ -17,9 +17,13 @@ export interface ViewerAppOptions {
   readonly sessionId: string | undefined;
 }
 
+/** How many characters of a session id the list shows, enough to tell sessions apart. */
+const SHORT_ID = 8;
+
 /**
  * The viewer: the account's sessions in a side list (titles decrypted here; sessions whose key
- * does not unwrap are counted, as the app skips them) and the selected session live.
+ * does not unwrap are counted, as the app skips them), each with when it last changed, a short id
+ * and whether its agent is live, and the selected session live.
  */
 export class ViewerApp {
   private readonly list = h('nav', { class: 'sessions' });
@@ -39,6 +43,12 @@ export class ViewerApp {
       this.status.textContent = up ? 'live' : 'reconnecting…';
     });
     options.socket.sessionChanges$.pipe(debounceTime(300)).subscribe(() => void this.refresh());
+    options.socket.activity$.subscribe(({ sessionId, activity }) => {
+      const item = this.list.querySelector<HTMLElement>(
+        `.session-item[data-session-id="${CSS.escape(sessionId)}"]`,
+      );
+      if (item) showState(item, activity.active);
+    });
   }
 
   /** Lists the sessions and opens the selected one. */
@@ -51,16 +61,27 @@ export class ViewerApp {
     const entries = await Promise.all(rows.map((row) => this.describe(row)));
     const readable = entries.filter((e) => e !== undefined);
     const items = readable.map((entry) => {
+      const state = h('span', { class: 'session-item-state' });
       const item = h(
         'button',
         {
           type: 'button',
           class: 'session-item',
           'data-session-id': entry.row.id,
-          'data-active': String(entry.row.active),
+          title: entry.row.id,
         },
-        entry.title,
+        h('span', { class: 'session-item-title' }, entry.title),
+        h(
+          'span',
+          { class: 'session-item-meta' },
+          state,
+          ' · ',
+          h('time', { datetime: new Date(entry.row.updatedAt).toISOString() }, listTime(entry.row.updatedAt)),
+          ' · ',
+          h('code', { class: 'session-item-id' }, entry.row.id.slice(0, SHORT_ID)),
+        ),
       );
+      showState(item, entry.row.active);
       item.addEventListener('click', () => this.open(entry.row.id));
       return item;
     });
@@ -122,4 +143,11 @@ export class ViewerApp {
     params.set(SESSION_PARAM, sessionId);
     history.replaceState(null, '', `#${params.toString()}`);
   }
+}
+
+/** `live` while the agent is connected (the server's `active`), `idle` otherwise. */
+function showState(item: HTMLElement, active: boolean): void {
+  item.dataset.active = String(active);
+  const state = item.querySelector('.session-item-state');
+  if (state) state.textContent = active ? 'live' : 'idle';
 }

@@ -26,6 +26,21 @@ export function clockTime(ms: number): string {
   return new Date(ms).toLocaleTimeString(undefined, { hour12: false });
 }
 
+/** When a session last changed, for the list: the time today, else the date and time. */
+export function listTime(ms: number, now: number = Date.now()): string {
+  const date = new Date(ms);
+  if (date.toDateString() === new Date(now).toDateString()) {
+    return date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hour12: false });
+  }
+  return date.toLocaleString(undefined, {
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+  });
+}
+
 /** A byte count for people: `812 B`, `4.2 KB`, `3.1 MB`. */
 export function byteSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;

@@ -4,17 +4,35 @@ import { accountKey } from './accountKey.js';
 import { ViewerApi } from './api.js';
 import { ViewerApp } from './app.js';
 import { h } from './dom.js';
+import type { Child } from './dom.js';
 import { fragmentWithoutKey, parseViewerFragment } from './fragment.js';
 import { ViewerSocket } from './updates.js';
 
 /** Shows a problem in place of the viewer. */
-function fail(root: HTMLElement, text: string): void {
-  root.replaceChildren(h('div', { class: 'fatal' }, h('h1', {}, 'Happy session viewer'), h('p', {}, text)));
+function fail(root: HTMLElement, ...text: Child[]): void {
+  root.replaceChildren(
+    h('div', { class: 'fatal' }, h('h1', {}, 'Happy session viewer'), h('p', {}, ...text)),
+  );
   document.body.dataset.viewer = 'failed';
 }
 
-const NO_KEY =
-  'This browser has no key for the viewer yet. Open the one-time link `happy-session serve` prints (it ends in #ticket=…).';
+/** The page without a key: what the link is, and where to get one (docs/viewer.md). */
+function noKey(root: HTMLElement): void {
+  fail(
+    root,
+    'This browser has no key for the viewer yet. Open the one-time link ',
+    h('code', {}, 'happy-session serve'),
+    ' prints (it ends in ',
+    h('code', {}, '#ticket=…'),
+    '), or the one ',
+    h('code', {}, 'happy-session demo --keep'),
+    ' prints. No key yet? Run ',
+    h('code', {}, 'happy-session keygen'),
+    ' first.',
+  );
+  document.body.dataset.viewer = 'no-key';
+}
+
 const BAD_LINK = 'The key in this link is not readable. Copy the whole link again.';
 
 async function main(): Promise<void> {
@@ -36,7 +54,7 @@ async function main(): Promise<void> {
   try {
     masterSecret = await accountKey(source, location.origin, localStorage);
     if (!masterSecret) {
-      fail(root, NO_KEY);
+      noKey(root);
       return;
     }
     api = await ViewerApi.signIn(location.origin, masterSecret);

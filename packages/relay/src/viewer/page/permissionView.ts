@@ -1,7 +1,7 @@
 import type { PermissionRequestMessage, PermissionResponseMessage } from 'happy-session';
 import { clockTime, h } from './dom.js';
 import { renderInlineMarkdown } from './markdown.js';
-import type { PermissionResponder } from './respond.js';
+import type { PermissionResponder } from './renderContext.js';
 
 /** What the stream says about a request now. */
 export interface PermissionState {

@@ -1,7 +1,20 @@
-import type { PermissionRequestMessage } from 'happy-session';
+import type { PermissionRequestMessage, PermissionResponseMessage } from 'happy-session';
 import type { MediaLoader } from './mediaLoader.js';
 import type { PermissionState } from './permissionView.js';
-import type { PermissionResponder } from './respond.js';
+
+/** What the agent's RPC made of an answer; the stream half either succeeded or threw. */
+export type RpcOutcome = { readonly ok: true } | { readonly ok: false; readonly error: string };
+
+/**
+ * Answers permission requests of one session from the page, as the app's buttons do: the user's
+ * `permission-response` in the stream, then the agent's `permission` RPC (`UserSession.answer`).
+ */
+export interface PermissionResponder {
+  /** Resolves once the answer is stored, with the RPC's outcome; rejects when it could not be stored. */
+  respond(request: PermissionRequestMessage, optionId: string): Promise<RpcOutcome>;
+  /** True when `response` was sent from this page. */
+  isMine(response: PermissionResponseMessage): boolean;
+}
 
 /** What the views of one session need besides the folded tree. */
 export interface RenderContext {

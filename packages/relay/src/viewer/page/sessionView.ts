@@ -1,14 +1,14 @@
 import type { Subscription } from 'rxjs';
 import { blobKeyFor } from 'happy-session/crypto';
-import { SessionFold, SessionReader } from 'happy-session';
+import { SessionFold, UserSession } from 'happy-session';
 import type { PermissionRequestMessage, PermissionResponseMessage, ReaderEvent } from 'happy-session';
 import type { RecordKey } from 'happy-session/crypto';
 import type { ViewerApi } from './api.js';
+import { Composer } from './composer.js';
 import { h } from './dom.js';
 import { MediaLoader } from './mediaLoader.js';
 import type { PermissionState } from './permissionView.js';
-import type { RenderContext } from './renderContext.js';
-import { PermissionResponder } from './respond.js';
+import type { PermissionResponder, RenderContext, RpcOutcome } from './renderContext.js';
 import { ViewerSessionTransport } from './sessionTransport.js';
 import { TimelineView } from './timeline.js';
 import type { ViewerSocket } from './updates.js';
@@ -17,16 +17,18 @@ import type { ViewerSocket } from './updates.js';
 const RETRY_MS = 2000;
 
 /**
- * One session, live: the SDK's `SessionReader` reads it from the start and then follows the
- * socket's hints (catching up over HTTP on any gap or reconnect); each message is folded with
- * `SessionFold` and the timeline updated. Records that fail to decrypt or validate are listed, not
- * dropped.
+ * One session, live, through the SDK's `UserSession` (the user's side, as the app has it): it reads
+ * the stream from the start and then follows the socket's hints (catching up over HTTP on any gap
+ * or reconnect); each message is folded with `SessionFold` and the timeline updated. Records that
+ * fail to decrypt or validate are listed, not dropped. The composer below sends prompts, stops the
+ * turn and allows every waiting request; the permission cards answer one.
  */
 export class SessionView {
   readonly element: HTMLElement;
   private readonly fold = new SessionFold();
-  private readonly reader: SessionReader;
+  private readonly user: UserSession;
   private readonly timeline: TimelineView;
+  private readonly composer: Composer;
   private readonly problems = h('ul', { class: 'record-errors' });
   private readonly responses = new Map<string, PermissionResponseMessage[]>();
   private subscription: Subscription | undefined;
@@ -36,25 +38,33 @@ export class SessionView {
   private closed = false;
 
   constructor(api: ViewerApi, socket: ViewerSocket, sessionId: string, title: string, key: RecordKey) {
-    this.reader = new SessionReader({ transport: new ViewerSessionTransport(api, socket, sessionId), key });
+    this.user = new UserSession({
+      id: sessionId,
+      key,
+      transport: new ViewerSessionTransport(api, socket, sessionId),
+      rpc: socket.rpcCaller(sessionId, key),
+      activity$: socket.activityOf(sessionId),
+    });
     const context: RenderContext = {
       media: new MediaLoader(api, sessionId, blobKeyFor(key)),
-      responder: new PermissionResponder(api, socket, sessionId, key),
+      responder: responderOf(this.user),
       permissionState: (request) => this.permissionState(request),
     };
     this.timeline = new TimelineView(context);
+    this.composer = new Composer(this.user);
     this.element = h(
       'article',
       { class: 'session', 'data-session-id': sessionId },
       h('h2', { class: 'session-title' }, title),
       this.timeline.element,
       this.problems,
+      this.composer.element,
     );
   }
 
   /** Starts reading (from the start of the stream) and following the session. */
   start(): void {
-    this.subscription = this.reader.events$({ afterSeq: this.lastSeq }).subscribe({
+    this.subscription = this.user.events$({ afterSeq: this.lastSeq }).subscribe({
       next: (event) => this.onEvent(event),
       error: (error: unknown) => {
         this.element.dataset.reading = 'retrying';
@@ -69,6 +79,7 @@ export class SessionView {
     clearTimeout(this.retryTimer);
     clearTimeout(this.renderTimer);
     this.subscription?.unsubscribe();
+    void this.user.close();
   }
 
   private onEvent(event: ReaderEvent): void {
@@ -99,6 +110,10 @@ export class SessionView {
     this.renderTimer = setTimeout(() => {
       this.renderTimer = undefined;
       this.timeline.render(this.fold);
+      this.composer.update({
+        turnOpen: this.fold.timeline.some((item) => item.kind === 'turn' && item.status === 'open'),
+        pending: this.fold.pendingPermissions.length,
+      });
     }, 16);
   }
 
@@ -113,4 +128,20 @@ export class SessionView {
     const end = this.fold.call(request.callId)?.end;
     return { response, decided, ended: end !== undefined, endError: end?.error };
   }
+}
+
+/** The permission cards' answers through the user session: the stream record, then the RPC. */
+function responderOf(user: UserSession): PermissionResponder {
+  return {
+    isMine: (response: PermissionResponseMessage) => user.wrote(response.id),
+    respond: async (request: PermissionRequestMessage, optionId: string): Promise<RpcOutcome> => {
+      const sent = await user.answer(request, optionId);
+      await sent.recorded;
+      const outcome = await sent.rpc;
+      if (!outcome) return { ok: true };
+      if (!outcome.ok) return { ok: false, error: outcome.error };
+      const error = (outcome.result as { error?: unknown } | null)?.error;
+      return typeof error === 'string' ? { ok: false, error } : { ok: true };
+    },
+  };
 }

@@ -10,6 +10,7 @@ const CALL_STATUS_LABEL: Readonly<Record<FoldedCall['status'], string>> = {
   running: 'running',
   'awaiting-permission': 'awaiting permission',
   done: 'done',
+  denied: 'denied',
   failed: 'failed',
   cancelled: 'cancelled',
 };
@@ -139,7 +140,8 @@ class CallView implements NodeView {
     const { call } = this;
     this.element.dataset.status = call.status;
     this.status.textContent = CALL_STATUS_LABEL[call.status];
-    this.error.textContent = call.status === 'failed' ? (call.end?.error ?? '') : '';
+    this.error.textContent =
+      call.status === 'failed' || call.status === 'denied' ? (call.end?.error ?? '') : '';
     if (call.permission) {
       this.permission ??= this.mountPermission(call.permission.request);
       this.permission.update(this.context.permissionState(call.permission.request));

@@ -1,8 +1,10 @@
-import { BehaviorSubject, Subject } from 'rxjs';
+import { BehaviorSubject, Subject, filter, map } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { io } from 'socket.io-client';
 import type { Socket } from 'socket.io-client';
-import type { StoredRecord } from 'happy-session';
+import { callSessionRpc } from 'happy-session';
+import type { AgentActivity, SessionRpcCaller, StoredRecord } from 'happy-session';
+import type { RecordKey } from 'happy-session/crypto';
 
 /** A `new-message` hint: a record stored in session `sessionId` (docs/wire.md §2.3). */
 export interface MessageHint {
@@ -10,8 +12,11 @@ export interface MessageHint {
   readonly record: StoredRecord;
 }
 
-/** What an `rpc-call` answered (docs/wire.md §7.1). */
-export type RpcAnswer = { ok: true; result: unknown } | { ok: false; error: string };
+/** An agent's presence from an `activity` event (docs/wire.md §2.3). */
+export interface ActivityHint {
+  readonly sessionId: string;
+  readonly activity: AgentActivity;
+}
 
 /** How long the viewer waits for an RPC answer: the relay's own wait plus its call timeout. */
 const RPC_TIMEOUT_MS = 60_000;
@@ -31,6 +36,7 @@ export class ViewerSocket {
   private readonly sessionChanges = new Subject<void>();
   private readonly connects = new Subject<void>();
   private readonly connectedState = new BehaviorSubject<boolean>(false);
+  private readonly activities = new Subject<ActivityHint>();
 
   /** Records as the server announces them; a hint only, readers fill gaps over HTTP. */
   readonly hints$: Observable<MessageHint> = this.hints.asObservable();
@@ -40,6 +46,8 @@ export class ViewerSocket {
   readonly connects$: Observable<void> = this.connects.asObservable();
   /** Whether the socket is connected now. */
   readonly connected$: Observable<boolean> = this.connectedState.asObservable();
+  /** Agents' presence as the server reports it, for every session of the account. */
+  readonly activity$: Observable<ActivityHint> = this.activities.asObservable();
 
   constructor(baseUrl: string, token: string) {
     this.socket = io(baseUrl, {
@@ -55,22 +63,27 @@ export class ViewerSocket {
     });
     this.socket.on('disconnect', () => this.connectedState.next(false));
     this.socket.on('update', (payload: unknown) => this.onUpdate(asRecord(asRecord(payload).body)));
+    this.socket.on('ephemeral', (payload: unknown) => {
+      const event = asRecord(payload);
+      if (event.type !== 'activity' || typeof event.id !== 'string') return;
+      this.activities.next({
+        sessionId: event.id,
+        activity: { active: event.active === true, thinking: event.thinking === true },
+      });
+    });
   }
 
-  /**
-   * Calls `<sessionId>:<method>` on the agent with encrypted params. Resolves with the server's
-   * answer (`ok: false` when no agent has the method or it did not answer); never rejects.
-   */
-  async call(method: string, params: string): Promise<RpcAnswer> {
-    try {
-      const answer = asRecord(
-        await this.socket.timeout(RPC_TIMEOUT_MS).emitWithAck('rpc-call', { method, params }),
-      );
-      if (answer.ok === true) return { ok: true, result: answer.result };
-      return { ok: false, error: typeof answer.error === 'string' ? answer.error : 'RPC call failed' };
-    } catch (error) {
-      return { ok: false, error: error instanceof Error ? error.message : String(error) };
-    }
+  /** The agent RPCs of one session, through the SDK's `callSessionRpc` on this socket. */
+  rpcCaller(sessionId: string, key: RecordKey): SessionRpcCaller {
+    return (method, params) => callSessionRpc(this.socket, sessionId, key, method, params, RPC_TIMEOUT_MS);
+  }
+
+  /** One session's agent presence. */
+  activityOf(sessionId: string): Observable<AgentActivity> {
+    return this.activity$.pipe(
+      filter((hint) => hint.sessionId === sessionId),
+      map((hint) => hint.activity),
+    );
   }
 
   close(): void {

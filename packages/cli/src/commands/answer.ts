@@ -1,0 +1,135 @@
+import { SdkError } from 'happy-session';
+import type { PermissionRequestMessage, SentPermissionAnswer, UserSession } from 'happy-session';
+import { EXIT } from '../exitCodes.js';
+import type { ExitCode } from '../exitCodes.js';
+import type { Print } from '../output.js';
+import { describeRpc } from '../rpcOutcome.js';
+import { oneLine } from '../transcript.js';
+import { withUserSession } from './context.js';
+import type { CommandContext } from './context.js';
+
+/** The answers `answer` takes besides an option's own id. */
+export const CHOICES = ['allow', 'allow-session', 'deny', 'deny-always'] as const;
+
+/** Options of `happy-session answer`. */
+export interface AnswerCommandOptions {
+  readonly server?: string;
+  /** Answer every pending request with the choice. */
+  readonly all?: boolean;
+  /** `both` (default): the stream record, then the RPC; or one of them. */
+  readonly via?: 'both' | 'stream' | 'rpc';
+  /** Print JSON: the pending requests, or one line per answer. */
+  readonly json?: boolean;
+}
+
+/** What became of one answer. */
+interface AnswerOutcome {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly optionId: string;
+  readonly kind: string;
+  /** The seq of the stored `permission-response`, or why it is not stored; null when not sent. */
+  readonly recorded: { readonly seq: number } | { readonly error: string } | null;
+  /** What the agent's `permission` RPC answered; null when not sent. */
+  readonly rpc: string | null;
+}
+
+/**
+ * `happy-session answer <session> [callId] [choice]`: answers the agent's permission requests the
+ * way the app's buttons do (`UserSession.answer`): the user's `permission-response` in the stream,
+ * then the `permission` RPC. `choice` is `allow`, `allow-session`, `deny`, `deny-always` or an
+ * option's id. With `--all`, every pending request gets the choice (batch approval). With no call
+ * id, it lists the pending requests.
+ *
+ * @returns 0 when every answer reached the agent by at least one channel; 1 otherwise.
+ * @throws {SdkError} `session.request_not_pending`, `session.option_not_offered`; `cli.bad_choice`
+ *   for `--all` without a choice.
+ */
+export async function answerCommand(
+  sessionId: string,
+  callId: string | undefined,
+  choice: string | undefined,
+  options: AnswerCommandOptions,
+  print: Print,
+  context: CommandContext = {},
+): Promise<ExitCode> {
+  // `answer <session> --all allow`: the one word given is the choice.
+  const [target, picked] = options.all ? [undefined, choice ?? callId] : [callId, choice];
+  if ((options.all || target !== undefined) && picked === undefined) {
+    throw new SdkError('cli.bad_choice', 'Say what to answer: allow, allow-session, deny or deny-always.', {
+      hint: options.all
+        ? 'happy-session answer <session> --all allow'
+        : 'happy-session answer <session> <callId> allow',
+    });
+  }
+  return withUserSession(sessionId, options.server, context, async (session) => {
+    if (target === undefined && !options.all) return listPending(session, options, print);
+    const channels = { channels: options.via ?? 'both' } as const;
+    const sent = options.all
+      ? await session.answerAll(picked!, channels)
+      : [await session.answer(target!, picked!, channels)];
+    if (sent.length === 0 && !options.json) print('No permission request is waiting.');
+    const outcomes = await Promise.all(sent.map(settle));
+    for (const outcome of outcomes) print(options.json ? JSON.stringify(outcome) : describe(outcome));
+    const reached = outcomes.every((o) => (o.recorded !== null && 'seq' in o.recorded) || isApplied(o.rpc));
+    return reached ? EXIT.ok : EXIT.failure;
+  });
+}
+
+async function listPending(
+  session: UserSession,
+  options: AnswerCommandOptions,
+  print: Print,
+): Promise<ExitCode> {
+  const pending = await session.pending();
+  if (options.json) {
+    print(JSON.stringify(pending.map(requestJson)));
+    return EXIT.ok;
+  }
+  if (pending.length === 0) {
+    print('No permission request is waiting.');
+    return EXIT.ok;
+  }
+  for (const request of pending) {
+    print(`${request.callId}  ${request.toolName}: ${oneLine(request.title)}`);
+    print(`  answer with: ${request.options.map((o) => `${o.id} (${o.label})`).join(', ')}`);
+  }
+  return EXIT.ok;
+}
+
+function requestJson(request: PermissionRequestMessage): Record<string, unknown> {
+  const { callId, toolName, title, args, options } = request;
+  return { callId, toolName, title, ...(args ? { args } : {}), options };
+}
+
+async function settle(answer: SentPermissionAnswer): Promise<AnswerOutcome> {
+  const [recorded, rpc] = await Promise.all([
+    answer.recorded?.then(
+      (delivered) => ({ seq: delivered.seq }),
+      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+    ) ?? null,
+    answer.rpc?.then(describeRpc) ?? null,
+  ]);
+  return {
+    callId: answer.request.callId,
+    toolName: answer.request.toolName,
+    optionId: answer.option.id,
+    kind: answer.option.kind,
+    recorded,
+    rpc,
+  };
+}
+
+function isApplied(rpc: string | null): boolean {
+  return rpc === 'applied' || rpc === 'already resolved' || rpc === 'delivered';
+}
+
+function describe(o: AnswerOutcome): string {
+  const stream =
+    o.recorded === null
+      ? 'not sent'
+      : 'seq' in o.recorded
+        ? `recorded (seq ${o.recorded.seq})`
+        : `not recorded: ${o.recorded.error}`;
+  return `${o.optionId} (${o.kind}) for ${o.toolName}, call ${o.callId}: stream ${stream} · permission RPC ${o.rpc ?? 'not sent'}`;
+}

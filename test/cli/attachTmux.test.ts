@@ -1,0 +1,81 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connect } from '../../packages/sdk/src/session/connect.js';
+import type { Session } from '../../packages/sdk/src/session/session.js';
+import { MAIN, ROOT, TSX, relayHome } from './helpers.js';
+import type { RelayHome } from './helpers.js';
+
+/**
+ * `attach` in a real terminal: tmux gives it a pty, so stderr is a TTY and cli-progress draws a
+ * bar per file in place; the test reads the screen with `capture-pane`. Needs the tmux package.
+ */
+const SERVER = `happy-session-attach-${process.pid}`;
+const tmux = (...args: string[]): string =>
+  execFileSync('tmux', ['-L', SERVER, ...args], { encoding: 'utf8' });
+const screen = (): string => tmux('capture-pane', '-p', '-t', 'attach');
+
+async function shows(text: string): Promise<string> {
+  let last = '';
+  for (let i = 0; i < 600; i += 1) {
+    last = screen();
+    if (last.includes(text)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the screen never showed "${text}"; it shows:\n${last}`);
+}
+
+const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+let env: RelayHome;
+let agent: Session;
+beforeEach(async () => {
+  env = await relayHome();
+  agent = await connect({ server: env.relay.url, credentials: env.credentials, title: 'Attach here' });
+});
+afterEach(async () => {
+  try {
+    tmux('kill-server');
+  } catch {
+    // no server left: nothing to clean
+  }
+  await agent.close();
+  await env.close();
+});
+
+describe('happy-session attach in a terminal (tmux)', () => {
+  it('draws a progress bar per file that ends full, with what each file became', async () => {
+    const log = join(env.home, 'build.log');
+    writeFileSync(log, 'step ok\n'.repeat(40_000)); // 320 000 bytes: several upload chunks
+    const notes = join(env.home, 'notes.md');
+    writeFileSync(notes, '# Notes\n');
+    const command = [
+      `cd ${quote(ROOT)} &&`,
+      `HAPPY_HOME_DIR=${quote(env.home)}`,
+      quote(TSX),
+      quote(MAIN),
+      'attach',
+      agent.id,
+      quote(log),
+      quote(notes),
+      '--server',
+      env.relay.url,
+      '; echo "exit=$?"; sleep 600',
+    ].join(' ');
+    tmux('new-session', '-d', '-s', 'attach', '-x', '120', '-y', '20', command);
+
+    const done = await shows('exit=0');
+    // One bar per file, drawn with the bar characters and ending full.
+    expect(done).toMatch(/^build\.log {2}done {5}█{30} text\/plain, 312\.5 KiB$/m);
+    expect(done).toMatch(/^notes\.md {2}done {5}█{30} text\/markdown, 8 B$/m);
+    expect(done).toContain('Attached to Attach here in a new turn:');
+    // Bars are redrawn in place, never printed as one line per update.
+    expect(done.match(/build\.log/g)).toHaveLength(1);
+    const stored = await agent.reader.messages();
+    expect(stored.filter((m) => m.type === 'file').map((m) => m.type === 'file' && m.name)).toEqual([
+      'build.log',
+      'notes.md',
+    ]);
+  });
+});
