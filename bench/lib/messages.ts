@@ -1,3 +1,4 @@
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { encryptRecordBase64 } from '../../packages/sdk/src/crypto/records.js';
 import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
 import { newId } from '../../packages/sdk/src/protocol/ids.js';
@@ -12,9 +13,9 @@ const WORDS =
  * that nothing can be cached by accident.
  */
 export function sampleText(i: number): string {
-  const words: string[] = [`${i}.`];
-  for (let k = 0; words.join(' ').length < 200; k++) words.push(WORDS[(i + k * 7) % WORDS.length]!);
-  return words.join(' ');
+  let text = `${i}.`;
+  for (let k = 0; text.length < 200; k++) text += ` ${WORDS[(i + k * 7) % WORDS.length]!}`;
+  return text;
 }
 
 /** Agent `text` messages of one turn, as the SDK would stamp them, for a raw client to post. */
@@ -52,6 +53,27 @@ export async function encryptAll(messages: readonly SessionMessage[], key: Recor
   return Promise.all(
     messages.map(async (m) => ({ localId: m.id, content: await encryptRecordBase64(m, key) })),
   );
+}
+
+/**
+ * The cheapest real client's encryption: `JSON.stringify`, `node:crypto` AES-256-GCM and
+ * `Buffer` base64, no validation, in Happy's dataKey layout `0x00 || nonce12 || ct || tag16`
+ * (docs/wire.md §3.1). Only for a dataKey session; the raw-with-crypto baseline times it.
+ */
+export function encryptRawNode(messages: readonly SessionMessage[], key: RecordKey): RawRecord[] {
+  if (key.variant !== 'dataKey') throw new Error('encryptRawNode seals dataKey records only');
+  return messages.map((m) => {
+    const nonce = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key.key, nonce);
+    const body = Buffer.concat([
+      Buffer.of(0),
+      nonce,
+      cipher.update(JSON.stringify(m), 'utf8'),
+      cipher.final(),
+      cipher.getAuthTag(),
+    ]);
+    return { localId: m.id, content: body.toString('base64') };
+  });
 }
 
 /** Messages per turn of {@link writeMixedTurn}. */

@@ -139,3 +139,52 @@ export class AppRpc {
     return result.value;
   }
 }
+
+/**
+ * The raw baseline's attachment upload (docs/wire.md §8.1): `request-upload` with the size, then
+ * a bare `fetch` of the encrypted bytes (`PUT` to the server's own URL with the token, or the
+ * presigned `POST` form). Resolves with the ref.
+ */
+export async function rawUpload(
+  url: string,
+  token: string,
+  sessionId: string,
+  encrypted: Uint8Array,
+): Promise<string> {
+  const response = await fetch(
+    `${url}/v1/sessions/${encodeURIComponent(sessionId)}/attachments/request-upload`,
+    {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ filename: 'photo.jpg', size: encrypted.length }),
+    },
+  );
+  if (!response.ok) throw new Error(`request-upload answered ${response.status}`);
+  const ticket = (await response.json()) as {
+    ref: string;
+    uploadUrl: string;
+    method?: 'PUT' | 'POST';
+    formFields?: Record<string, string>;
+  };
+  const body = new Blob([encrypted as Uint8Array<ArrayBuffer>]);
+  let sent: Response;
+  if (ticket.method === 'POST') {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(ticket.formFields ?? {})) form.append(name, value);
+    form.append('file', body, 'blob');
+    sent = await fetch(ticket.uploadUrl, { method: 'POST', body: form });
+  } else {
+    const own = new URL(ticket.uploadUrl).origin === new URL(url).origin;
+    sent = await fetch(ticket.uploadUrl, {
+      method: 'PUT',
+      headers: {
+        'Content-Type': 'application/octet-stream',
+        ...(own ? { Authorization: `Bearer ${token}` } : {}),
+      },
+      body,
+    });
+  }
+  await sent.arrayBuffer();
+  if (!sent.ok) throw new Error(`the upload answered ${sent.status}`);
+  return ticket.ref;
+}

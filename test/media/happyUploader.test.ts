@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { blobKeyFor, decryptBlob } from '../../packages/sdk/src/crypto/blob.js';
+import { blobKeyFor, decryptBlob, encryptBlob } from '../../packages/sdk/src/crypto/blob.js';
+import { sealBlobStream } from '../../packages/sdk/src/crypto/sealedBlob.js';
 import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
 import { MediaReader, fetchMedia, useMedia } from '../../packages/sdk/src/media/index.js';
 import type { MediaMessage } from '../../packages/sdk/src/media/index.js';
@@ -63,6 +64,45 @@ async function streamTypes(session: Session): Promise<string[]> {
 }
 
 const forward: Verdict = { kind: 'forward' };
+
+describe('HappyUploader streams a blob it encrypts piece by piece (docs/media.md, "Memory")', () => {
+  it('stores exactly the bytes encryptBlob makes, sent in pieces, with progress up to the whole length', async () => {
+    const { session, uploader, proxy } = await sessionBehindProxy(() => forward, { chunkSize: 16_384 });
+    const plain = randomBytes(300_001);
+    const key = blobKeyFor(session.key);
+    const nonce = randomBytes(24);
+    const progress: number[] = [];
+    const sealed = sealBlobStream(plain, key, { nonce });
+    const { ref } = await uploader.uploadSealed(sealed, {
+      filename: 'big.bin',
+      onProgress: (sent, total) => {
+        expect(total).toBe(sealed.length);
+        progress.push(sent);
+      },
+    });
+    expect(proxy.count('PUT', '/attachments/')).toBe(1);
+    expect(Buffer.from(await uploader.download(ref)).equals(encryptBlob(plain, key, { nonce }))).toBe(true);
+    expect(progress.at(-1)).toBe(sealed.length);
+    expect(progress.length).toBeGreaterThan(10);
+  });
+
+  it('sends the blob again from its first byte when a retried PUT needs it', async () => {
+    let dropped = false;
+    const { session, uploader } = await sessionBehindProxy((r) => {
+      if (r.method === 'PUT' && !dropped) {
+        dropped = true;
+        return { kind: 'drop' };
+      }
+      return forward;
+    });
+    const plain = randomBytes(200_000);
+    const key = blobKeyFor(session.key);
+    const nonce = randomBytes(24);
+    const { ref } = await uploader.uploadSealed(sealBlobStream(plain, key, { nonce }), { filename: 'b.bin' });
+    expect(dropped).toBe(true);
+    expect(Buffer.from(await uploader.download(ref)).equals(encryptBlob(plain, key, { nonce }))).toBe(true);
+  });
+});
 
 describe('HappyUploader retries', () => {
   it('retries a PUT answered with 503, then the attachment is stored and appended', async () => {

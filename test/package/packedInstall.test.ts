@@ -163,6 +163,8 @@ describe('every entry of the packed SDK, from ESM and from CommonJS', () => {
     expect(found.photo).toEqual({ kind: 'photo', width: 1, thumbhash: 'string' });
     // The program's own zod composes with the SDK's bundled one.
     expect(found.ownZod).toEqual({ instanceOf: true, refused: true });
+    // Importing happy-session/node made records seal with node:crypto (docs/crypto.md).
+    expect(found.cipher).toBe('node:crypto');
   });
 
   it('requires from CommonJS, as the same modules an import gets', async () => {

@@ -169,7 +169,7 @@ describe('cuid2 ids', () => {
     expect(isCuid(input)).toBe(expected);
   });
 
-  it('newId makes cuid2 ids', () => {
+  it('newId makes ids of the cuid2 shape', () => {
     for (let i = 0; i < 100; i++) expect(isCuid(newId())).toBe(true);
   });
 

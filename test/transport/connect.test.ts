@@ -185,8 +185,10 @@ describe('connect() on the relay', () => {
     const loop = (async () => {
       for await (const prompt of session.prompts()) collected.push(prompt.text);
     })();
+    // Listening before the send: the message may arrive before the app's POST is answered.
+    const received = firstValueFrom(session.userMessages$);
     await app.send(session.id, { role: 'user', content: { type: 'text', text: 'one' } }, session.key);
-    await firstValueFrom(session.userMessages$);
+    await received;
     await session.close();
     await loop;
     expect(collected).toEqual(['one']);

@@ -4,8 +4,12 @@
  * returns a `Session` with its writer, reader, user input, RPC and permission gate. The user's side
  * of a session (what the app does: list, read, send, stop, answer) is `Account`, whose
  * `session(id)` opens a `UserSession` (exported from `happy-session`, since the browser has it too).
- * See docs/transport.md.
+ * See docs/transport.md. Loading it makes records seal and open with `node:crypto`'s synchronous
+ * AES-256-GCM instead of WebCrypto (docs/crypto.md, "AES-GCM providers").
  */
+import { installNodeAesGcm } from './transport/nodeAesGcm.js';
+
+installNodeAesGcm();
 
 // The agent's side.
 export { connect } from './session/connect.js';
@@ -73,3 +77,6 @@ export { newSessionKey, existingSessionKey } from './transport/sessionKeys.js';
 export type { NewSessionKey } from './transport/sessionKeys.js';
 export { sessionMetadata, DEFAULT_FLAVOR } from './transport/sessionMetadata.js';
 export type { SessionMetadataOptions } from './transport/sessionMetadata.js';
+
+// The record cipher (docs/crypto.md, "AES-GCM providers").
+export { nodeAesGcm, installNodeAesGcm } from './transport/nodeAesGcm.js';

@@ -15,22 +15,42 @@ function buildDecodeTable(): Int16Array {
   return table;
 }
 
-function encodeWith(bytes: Uint8Array, alphabet: string, pad: boolean): string {
-  let out = '';
-  let i = 0;
-  for (; i + 2 < bytes.length; i += 3) {
+const STANDARD_CODES = new TextEncoder().encode(STANDARD);
+const URL_SAFE_CODES = new TextEncoder().encode(URL_SAFE);
+const PAD = 0x3d; // '='
+// Only ASCII is decoded, where every single-byte label reads the same as ASCII.
+const asciiDecoder = new TextDecoder('latin1');
+
+/**
+ * Writes the characters as bytes, then decodes them once: about three times as fast as building
+ * the string four characters at a time, which was a visible part of sealing a record
+ * (docs/performance.md).
+ */
+function encodeWith(bytes: Uint8Array, alphabet: Uint8Array, pad: boolean): string {
+  const rest = bytes.length % 3;
+  const full = bytes.length - rest;
+  const out = new Uint8Array((full / 3) * 4 + (rest === 0 ? 0 : pad ? 4 : rest + 1));
+  let o = 0;
+  for (let i = 0; i < full; i += 3) {
     const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    out += alphabet[n >> 18]! + alphabet[(n >> 12) & 63]! + alphabet[(n >> 6) & 63]! + alphabet[n & 63]!;
+    out[o++] = alphabet[n >> 18]!;
+    out[o++] = alphabet[(n >> 12) & 63]!;
+    out[o++] = alphabet[(n >> 6) & 63]!;
+    out[o++] = alphabet[n & 63]!;
   }
-  const rest = bytes.length - i;
   if (rest === 1) {
-    const n = bytes[i]! << 16;
-    out += alphabet[n >> 18]! + alphabet[(n >> 12) & 63]! + (pad ? '==' : '');
+    const n = bytes[full]! << 16;
+    out[o++] = alphabet[n >> 18]!;
+    out[o++] = alphabet[(n >> 12) & 63]!;
+    if (pad) out.fill(PAD, o, o + 2);
   } else if (rest === 2) {
-    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8);
-    out += alphabet[n >> 18]! + alphabet[(n >> 12) & 63]! + alphabet[(n >> 6) & 63]! + (pad ? '=' : '');
+    const n = (bytes[full]! << 16) | (bytes[full + 1]! << 8);
+    out[o++] = alphabet[n >> 18]!;
+    out[o++] = alphabet[(n >> 12) & 63]!;
+    out[o++] = alphabet[(n >> 6) & 63]!;
+    if (pad) out[o] = PAD;
   }
-  return out;
+  return asciiDecoder.decode(out);
 }
 
 function invalid(reason: string): SdkError<'crypto.invalid_base64'> {
@@ -46,7 +66,7 @@ function invalid(reason: string): SdkError<'crypto.invalid_base64'> {
  * @see docs/wire.md §3.4
  */
 export function encodeBase64(bytes: Uint8Array): string {
-  return encodeWith(bytes, STANDARD, true);
+  return encodeWith(bytes, STANDARD_CODES, true);
 }
 
 /**
@@ -56,7 +76,7 @@ export function encodeBase64(bytes: Uint8Array): string {
  * @see docs/wire.md §3.4
  */
 export function encodeBase64Url(bytes: Uint8Array): string {
-  return encodeWith(bytes, URL_SAFE, false);
+  return encodeWith(bytes, URL_SAFE_CODES, false);
 }
 
 /**

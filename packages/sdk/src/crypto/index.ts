@@ -20,10 +20,15 @@ export type { AccountKeys, AuthChallengeBody, KeyPair } from './accountKeys.js';
 export type { CryptoFailure } from './failure.js';
 export { secretboxSeal, secretboxOpen } from './secretbox.js';
 export { aesGcmSeal, aesGcmOpen } from './aesGcm.js';
+export type { AesGcmCipher } from './aesGcmCipher.js';
+export { webCryptoAesGcm } from './webCryptoAesGcm.js';
+export { useAesGcmCipher, aesGcmCipher } from './aesGcmProvider.js';
 export { encryptRecord, encryptRecordBase64, decryptRecord } from './records.js';
 export type { EncryptionVariant, RecordKey } from './records.js';
 export { generateDataKey, wrapDataKey, unwrapDataKey } from './dataKey.js';
 export { masterBlobKey, sessionBlobKey, blobKeyFor, encryptBlob, decryptBlob } from './blob.js';
+export { sealBlobStream } from './sealedBlob.js';
+export type { SealedBlob } from './sealedBlob.js';
 export {
   pairingKeyPair,
   terminalQrUrl,

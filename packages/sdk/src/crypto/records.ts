@@ -1,6 +1,6 @@
 import { SdkError } from '../errors.js';
 import { ok, type Result } from '../result.js';
-import { aesGcmOpen, aesGcmSeal } from './aesGcm.js';
+import { aesGcmOpenNow, aesGcmSealNow, type MaybePromise } from './aesGcm.js';
 import { encodeBase64 } from './base64.js';
 import { bytesFromInput } from './bytesInput.js';
 import { cryptoFailure, type CryptoFailure } from './failure.js';
@@ -45,6 +45,53 @@ function serialize(value: unknown): Uint8Array {
 }
 
 /**
+ * {@link encryptRecord} without the promise when the installed AES-GCM cipher is synchronous (Node)
+ * or the variant is legacy: the write path seals each record with it.
+ *
+ * @throws {SdkError} as {@link encryptRecord}, synchronously.
+ */
+export function encryptRecordNow(
+  value: unknown,
+  key: RecordKey,
+  options: { nonce?: Uint8Array } = {},
+): MaybePromise<Uint8Array> {
+  return sealPlaintextNow(serialize(value), key, options);
+}
+
+/**
+ * {@link sealPlaintext} without the promise when the installed AES-GCM cipher is synchronous
+ * (Node) or the variant is legacy: the writer seals each record with it.
+ *
+ * @throws {SdkError} as {@link sealPlaintext}, synchronously.
+ */
+export function sealPlaintextNow(
+  plain: Uint8Array,
+  key: RecordKey,
+  options: { nonce?: Uint8Array } = {},
+): MaybePromise<Uint8Array> {
+  switch (key.variant) {
+    case 'legacy':
+      return secretboxSeal(plain, key.key, options.nonce);
+    case 'dataKey':
+      return aesGcmSealNow(plain, key.key, options.nonce);
+    default:
+      throw new SdkError('crypto.bad_key', `Unknown encryption variant ${String(key.variant)}.`, {
+        hint: "use 'legacy' or 'dataKey'",
+      });
+  }
+}
+
+/** {@link encryptRecordBase64} without the promise when the sealing is synchronous. */
+export function encryptRecordBase64Now(
+  value: unknown,
+  key: RecordKey,
+  options: { nonce?: Uint8Array } = {},
+): MaybePromise<string> {
+  const sealed = encryptRecordNow(value, key, options);
+  return sealed instanceof Uint8Array ? encodeBase64(sealed) : sealed.then(encodeBase64);
+}
+
+/**
  * Encrypts a JSON value as a record: plaintext is `UTF-8(JSON.stringify(value))`, sealed with the
  * key's variant (secretbox `nonce24 || box`, or AES-GCM `0x00 || nonce12 || ct || tag16`).
  * `undefined` encrypts to empty plaintext, as the CLI does for an RPC result of `undefined`.
@@ -60,7 +107,7 @@ export async function encryptRecord(
   key: RecordKey,
   options: { nonce?: Uint8Array } = {},
 ): Promise<Uint8Array> {
-  return sealPlaintext(serialize(value), key, options);
+  return encryptRecordNow(value, key, options);
 }
 
 /**
@@ -75,16 +122,7 @@ export async function sealPlaintext(
   key: RecordKey,
   options: { nonce?: Uint8Array } = {},
 ): Promise<Uint8Array> {
-  switch (key.variant) {
-    case 'legacy':
-      return secretboxSeal(plain, key.key, options.nonce);
-    case 'dataKey':
-      return aesGcmSeal(plain, key.key, options.nonce);
-    default:
-      throw new SdkError('crypto.bad_key', `Unknown encryption variant ${String(key.variant)}.`, {
-        hint: "use 'legacy' or 'dataKey'",
-      });
-  }
+  return sealPlaintextNow(plain, key, options);
 }
 
 /**
@@ -105,7 +143,7 @@ export async function encryptRecordBase64(
   key: RecordKey,
   options: { nonce?: Uint8Array } = {},
 ): Promise<string> {
-  return encodeBase64(await encryptRecord(value, key, options));
+  return encryptRecordBase64Now(value, key, options);
 }
 
 /**
@@ -121,21 +159,33 @@ export async function decryptRecord(
   bundle: Uint8Array | string,
   key: RecordKey,
 ): Promise<Result<unknown, CryptoFailure>> {
+  return decryptRecordNow(bundle, key);
+}
+
+/**
+ * {@link decryptRecord} without the promise when the installed AES-GCM cipher is synchronous
+ * (Node) or the variant is legacy: the read path opens each record with it. Never throws.
+ */
+export function decryptRecordNow(
+  bundle: Uint8Array | string,
+  key: RecordKey,
+): MaybePromise<Result<unknown, CryptoFailure>> {
   const bytes = bytesFromInput(bundle);
   if (!bytes.ok) return bytes;
-  let opened: Result<Uint8Array, CryptoFailure>;
   switch (key?.variant) {
     case 'legacy':
-      opened = secretboxOpen(bytes.value, key.key);
-      break;
-    case 'dataKey':
-      opened = await aesGcmOpen(bytes.value, key.key);
-      break;
+      return andParse(secretboxOpen(bytes.value, key.key));
+    case 'dataKey': {
+      const opened = aesGcmOpenNow(bytes.value, key.key);
+      return opened instanceof Promise ? opened.then(andParse) : andParse(opened);
+    }
     default:
       return cryptoFailure('crypto.bad_key', `Unknown encryption variant ${String(key?.variant)}.`);
   }
-  if (!opened.ok) return opened;
-  return parsePlaintext(opened.value);
+}
+
+function andParse(opened: Result<Uint8Array, CryptoFailure>): Result<unknown, CryptoFailure> {
+  return opened.ok ? parsePlaintext(opened.value) : opened;
 }
 
 function parsePlaintext(plain: Uint8Array): Result<unknown, CryptoFailure> {

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { blobKeyFor, encryptBlob } from '../crypto/blob.js';
+import { sealBlobStream } from '../crypto/sealedBlob.js';
 import type { RecordKey } from '../crypto/records.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
@@ -164,12 +165,16 @@ export class MediaPipeline implements MediaRuntime {
     beforeUpload();
     const poster = await this.uploadPoster(prepared, signal);
     progress.phase('encrypt');
-    const encrypted = encryptBlob(prepared.bytes, this.blobKey);
-    const { ref } = await this.uploader.upload(encrypted, {
+    // Encrypted piece by piece as the upload pulls it: no whole ciphertext in memory.
+    const sealed = sealBlobStream(prepared.bytes, this.blobKey);
+    const uploadOptions = {
       filename: prepared.name,
       ...(signal ? { signal } : {}),
-      onProgress: (sent, total) => progress.upload(sent, total),
-    });
+      onProgress: (sent: number, total: number) => progress.upload(sent, total),
+    };
+    const { ref } = this.uploader.uploadSealed
+      ? await this.uploader.uploadSealed(sealed, uploadOptions)
+      : await this.uploader.upload(sealed.toBytes(), uploadOptions);
     // Uploaded but not yet referenced: an abort now still leaves the stream untouched.
     throwIfAborted(signal);
     this.logger.debug('attachment uploaded', {

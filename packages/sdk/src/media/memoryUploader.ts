@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { SealedBlob } from '../crypto/sealedBlob.js';
 import { DEFAULT_UPLOAD_CHUNK_BYTES } from './limits.js';
 import { MAX_ENCRYPTED_ATTACHMENT_BYTES } from './limits.js';
 import { abortedError, mediaError } from './mediaError.js';
@@ -52,6 +53,12 @@ export class MemoryUploader implements MediaUploader {
     const ref = `sessions/${this.sessionId}/attachments/${randomUUID()}.enc`;
     this.store.set(ref, Uint8Array.from(encrypted));
     return { ref };
+  }
+
+  /** Stores the bytes of a blob sealed piece by piece; the same checks as {@link MemoryUploader.upload}. */
+  async uploadSealed(blob: SealedBlob, options: UploadOptions): Promise<UploadResult> {
+    if (options.signal?.aborted) throw abortedError(options.signal);
+    return this.upload(blob.toBytes(), options);
   }
 
   /** A copy of the blob under `ref`. Errors: `media.download_failed` (no such blob), `media.aborted`. */

@@ -1,3 +1,5 @@
+import type { SealedBlob } from '../crypto/sealedBlob.js';
+
 /** Options of {@link MediaUploader.upload}. */
 export interface UploadOptions {
   /** The display name; servers never use it for the storage path (docs/wire.md §8.1). */
@@ -29,6 +31,12 @@ export interface UploadResult {
 export interface MediaUploader {
   /** Uploads `encrypted` and resolves with its `ref` once the store has it. */
   upload(encrypted: Uint8Array, options: UploadOptions): Promise<UploadResult>;
+  /**
+   * Uploads a blob that is encrypted piece by piece as it is sent (docs/media.md, "Memory"), so
+   * the whole ciphertext never sits in memory. Optional: without it, the pipeline hands
+   * {@link MediaUploader.upload} the blob's bytes.
+   */
+  uploadSealed?(blob: SealedBlob, options: UploadOptions): Promise<UploadResult>;
   /** The encrypted blob stored under `ref`. */
   download(ref: string, options?: DownloadOptions): Promise<Uint8Array>;
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * `turn`, `parentId` and `agentId` are optional here; the agent message schemas make `turn` required.
  */
 export const messageBaseShape = {
-  /** Unique message id; writers use cuid2, readers accept any non-empty string. */
+  /** Unique message id; writers use cuid2-shaped ids, readers accept any non-empty string. */
   id: z.string().min(1),
   /** Unix time in milliseconds; the app orders rows by it. */
   time: z.number().int().nonnegative(),

@@ -1,5 +1,3 @@
-import { init } from '@paralleldrive/cuid2';
-
 /**
  * The shape a cuid2 has on the wire: a lower-case letter, then lower-case letters and digits.
  * Today's app validates `subagent` ids with this pattern (docs/wire.md §6.3, §10), so a UUID fails.
@@ -11,26 +9,39 @@ export function isCuid(value: unknown): value is string {
   return typeof value === 'string' && CUID_PATTERN.test(value);
 }
 
-const POOL_SIZE = 1024;
-const pool = new Uint32Array(POOL_SIZE);
-let next = POOL_SIZE;
+const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+/** cuid2's default length: a letter and 23 base-36 characters, about 124 random bits. */
+const ID_LENGTH = 24;
 
-/**
- * Uniform floats in [0, 1) from the platform CSPRNG, drawn from a pool refilled 4 KiB at a time:
- * cuid2 asks for one random number per character, and a `getRandomValues` call per number made id
- * generation the slowest step of appending a message.
- */
-function pooledRandom(): number {
-  if (next === POOL_SIZE) {
+const pool = new Uint8Array(4096);
+let next = pool.length;
+
+function randomByte(): number {
+  if (next === pool.length) {
     globalThis.crypto.getRandomValues(pool);
     next = 0;
   }
-  return pool[next++]! / 0x1_0000_0000;
+  return pool[next++]!;
 }
 
-const createId = init({ random: pooledRandom });
+/** A uniform integer in [0, n) for n ≤ 256, by rejection: no modulo bias. */
+function randomBelow(n: number): number {
+  const limit = 256 - (256 % n);
+  for (;;) {
+    const byte = randomByte();
+    if (byte < limit) return byte % n;
+  }
+}
 
-/** A fresh cuid2, for message ids, turn ids, call ids and agent ids (docs/protocol.md, "Identity"). */
+/**
+ * A fresh id of the cuid2 shape (24 characters: a lower-case letter, then lower-case letters and
+ * digits), for message ids, turn ids, call ids and agent ids (docs/protocol.md, "Identity"). Each
+ * character comes straight from the platform CSPRNG, drawn from a pool refilled 4 KiB at a time:
+ * cuid2's SHA3 hash and big-number conversion were the largest part of an append's own CPU
+ * (docs/performance.md), and about 124 random bits need no hash to be unique and unguessable.
+ */
 export function newId(): string {
-  return createId();
+  let id = ALPHABET[10 + randomBelow(26)]!;
+  for (let i = 1; i < ID_LENGTH; i++) id += ALPHABET[randomBelow(36)]!;
+  return id;
 }

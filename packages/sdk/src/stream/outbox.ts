@@ -44,7 +44,8 @@ interface Entry {
   readonly localId: string;
   /** The message the record belongs to (a v1 message may have several records). */
   readonly messageId: string;
-  readonly content: Promise<string>;
+  /** The ciphertext, or its promise while an asynchronous cipher (WebCrypto) works on it. */
+  readonly content: string | Promise<string>;
   readonly delivery: Promise<AppendAck>;
   readonly resolve: (ack: AppendAck) => void;
   readonly reject: (error: unknown) => void;
@@ -105,7 +106,11 @@ export class Outbox {
   }
 
   /** Queues one record; the promise settles when the server has stored it. */
-  enqueue(localId: string, content: Promise<string>, messageId: string = localId): Promise<AppendAck> {
+  enqueue(
+    localId: string,
+    content: string | Promise<string>,
+    messageId: string = localId,
+  ): Promise<AppendAck> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.closed) {
       return Promise.reject(
@@ -206,6 +211,10 @@ export class Outbox {
 
   /** Awaits each entry's ciphertext; an entry whose encryption failed is rejected and skipped. */
   private async contents(batch: Entry[]): Promise<OutgoingRecord[]> {
+    // Sealed synchronously (node:crypto): no promise to wait for.
+    if (batch.every((e) => typeof e.content === 'string')) {
+      return batch.map((e) => ({ localId: e.localId, content: e.content as string }));
+    }
     const settled = await Promise.allSettled(batch.map((e) => e.content));
     const records: OutgoingRecord[] = [];
     settled.forEach((result, i) => {

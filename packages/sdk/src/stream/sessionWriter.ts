@@ -1,7 +1,7 @@
 import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { encodeBase64 } from '../crypto/base64.js';
-import { sealPlaintext } from '../crypto/records.js';
+import { sealPlaintextNow } from '../crypto/records.js';
 import type { RecordKey } from '../crypto/records.js';
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -349,6 +349,19 @@ export class SessionWriter {
   }
 
   /**
+   * Encrypts one record: synchronously with node:crypto, a promise with WebCrypto. A failure
+   * becomes a rejected content, so the outbox rejects that record's delivery as before.
+   */
+  private seal(plain: Uint8Array): string | Promise<string> {
+    try {
+      const sealed = sealPlaintextNow(plain, this.key);
+      return sealed instanceof Uint8Array ? encodeBase64(sealed) : sealed.then(encodeBase64);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
    * Queues a message's records. The first takes the message id as `localId` (the session spots its
    * own echo by it), the others `<id>:<n>`. No records: it settles once everything before it is
    * stored, with the seq of the last record queued before it (0 if none).
@@ -361,11 +374,7 @@ export class SessionWriter {
         : Promise.resolve({ messageId, seq: 0 });
     }
     const acks = records.map((plain, i) =>
-      this.outbox.enqueue(
-        i === 0 ? messageId : `${messageId}:${i}`,
-        sealPlaintext(plain, this.key).then(encodeBase64),
-        messageId,
-      ),
+      this.outbox.enqueue(i === 0 ? messageId : `${messageId}:${i}`, this.seal(plain), messageId),
     );
     this.lastRecord = acks[acks.length - 1];
     return Promise.all(acks).then((stored) => ({ messageId, seq: stored[stored.length - 1]!.seq }));

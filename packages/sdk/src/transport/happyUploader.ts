@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { SealedBlob } from '../crypto/sealedBlob.js';
 import type { z } from 'zod';
 import { DownloadTicketSchema, UploadTicketSchema } from '../wire/attachments.js';
 import type { UploadTicket } from '../wire/attachments.js';
@@ -85,6 +86,21 @@ export class HappyUploader implements MediaUploader {
    * `media.upload_failed` (still failing after the retries), `media.aborted`.
    */
   async upload(encrypted: Uint8Array, options: UploadOptions): Promise<UploadResult> {
+    return this.uploadPayload(encrypted, options);
+  }
+
+  /**
+   * {@link HappyUploader.upload} of a blob encrypted piece by piece as the request body is
+   * pulled: memory stays O(chunk) (docs/media.md, "Memory"). Same errors.
+   */
+  async uploadSealed(blob: SealedBlob, options: UploadOptions): Promise<UploadResult> {
+    return this.uploadPayload(blob, options);
+  }
+
+  private async uploadPayload(
+    encrypted: Uint8Array | SealedBlob,
+    options: UploadOptions,
+  ): Promise<UploadResult> {
     if (encrypted.length > MAX_ENCRYPTED_ATTACHMENT_BYTES) {
       throw mediaError(
         'media.too_large',
@@ -142,7 +158,11 @@ export class HappyUploader implements MediaUploader {
     return withRetries(() => this.fetchBlob(url, signal), { ...retry, what: 'download' });
   }
 
-  private async send(ticket: UploadTicket, encrypted: Uint8Array, options: UploadOptions): Promise<void> {
+  private async send(
+    ticket: UploadTicket,
+    encrypted: Uint8Array | SealedBlob,
+    options: UploadOptions,
+  ): Promise<void> {
     const url = reachableUrl(ticket.uploadUrl, this.http.serverUrl, this.ownPath);
     const headers: Record<string, string> = {};
     let body;

@@ -1,3 +1,4 @@
+import type { SealedBlob } from '../crypto/sealedBlob.js';
 import { DEFAULT_UPLOAD_CHUNK_BYTES } from '../media/limits.js';
 import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
@@ -13,12 +14,14 @@ export interface StreamedBody {
 
 /**
  * Wraps `payload` (between an optional `prefix` and `suffix`, the envelope of a multipart body)
- * in a stream that yields `chunkSize` pieces only as the HTTP client asks for them. The client
+ * in a stream that yields `chunkSize` pieces only as the HTTP client asks for them. A
+ * {@link SealedBlob} payload is encrypted piece by piece as it is pulled, so no whole ciphertext
+ * is ever held (docs/media.md, "Memory"). The client
  * pulls when the socket can take more, so the count {@link StreamedBody.progress$} reports
  * follows the bytes actually leaving, not a buffer filling up.
  */
 export function streamedBody(
-  payload: Uint8Array,
+  payload: Uint8Array | SealedBlob,
   options: { prefix?: Uint8Array; suffix?: Uint8Array; chunkSize?: number } = {},
 ): StreamedBody {
   const chunkSize = Math.max(1, options.chunkSize ?? DEFAULT_UPLOAD_CHUNK_BYTES);
@@ -27,6 +30,9 @@ export function streamedBody(
   const progress = new Subject<number>();
   let offset = 0;
   let prefixSent = prefix.length === 0;
+  const pieces = (payload instanceof Uint8Array ? viewsOf(payload, chunkSize) : payload.chunks(chunkSize))[
+    Symbol.iterator
+  ]();
   const stream = new ReadableStream<Uint8Array>(
     {
       pull(controller) {
@@ -35,11 +41,10 @@ export function streamedBody(
           controller.enqueue(prefix);
           return;
         }
-        if (offset < payload.length) {
-          const end = Math.min(payload.length, offset + chunkSize);
-          // A view, not a copy: a 10 MB upload never holds a second 10 MB.
-          controller.enqueue(payload.subarray(offset, end));
-          offset = end;
+        const piece = pieces.next();
+        if (!piece.done) {
+          controller.enqueue(piece.value);
+          offset += piece.value.length;
           progress.next(offset);
           return;
         }
@@ -59,6 +64,11 @@ export function streamedBody(
     length: prefix.length + payload.length + suffix.length,
     progress$: progress.asObservable(),
   };
+}
+
+/** `bytes` in views of `chunkSize`: not copies, so a 10 MB upload never holds a second 10 MB. */
+function* viewsOf(bytes: Uint8Array, chunkSize: number): Iterable<Uint8Array> {
+  for (let at = 0; at < bytes.length; at += chunkSize) yield bytes.subarray(at, at + chunkSize);
 }
 
 /**
