@@ -35,6 +35,23 @@ export default defineConfig({
   noExternal: ['rxjs', 'zod'],
   esbuildPlugins: [
     {
+      // zod's namespace re-exports every message locale (about half of its 750 KB). The SDK's
+      // bundled copy is private (programs use their own zod for their own messages) and speaks
+      // English only, so its locales index holds `en` alone.
+      name: 'zod-english-only',
+      setup(build) {
+        build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+          /[\\/]zod[\\/]/.test(args.importer)
+            ? { path: join(dirname(args.importer), '../locales/en.js'), namespace: 'zod-locales' }
+            : undefined,
+        );
+        build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+          contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+          resolveDir: dirname(args.path),
+        }));
+      },
+    },
+    {
       name: 'rxjs-es-build',
       setup(build) {
         const root = dirname(createRequire(import.meta.url).resolve('rxjs/package.json'));
