@@ -155,6 +155,16 @@ describe("what attach() tells the writer's encoder beyond the v2 message", () =>
     expect(pdf).toMatchObject({ type: 'file', name: 'file-1.pdf' });
   });
 
+  it('hands over a file name with a secret in it redacted, as the message holds it', async () => {
+    const { writer, contexts } = contextSession(false);
+    const token = `ghp_${'a1B2c3D4e5'.repeat(3)}123456`;
+    const message = await writer.turn().attach(PDF, { name: `${token}.pdf` });
+    expect(message).toMatchObject({ name: '[redacted:github-token].pdf' });
+    expect(contexts.get(message.id)).toEqual({
+      attachment: { name: '[redacted:github-token].pdf', size: PDF.length, mimeType: 'application/pdf' },
+    });
+  });
+
   it("with posters, a video's poster frame is uploaded as a PNG of its own and handed over; without, only the video is", async () => {
     const dir = await makeTempDir();
     try {

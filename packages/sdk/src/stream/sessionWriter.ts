@@ -303,7 +303,8 @@ export class SessionWriter {
       });
     }
     // Redacted before validation: what is validated, encrypted and emitted never held the secret.
-    const stamped = this.redactor && options.redact !== false ? this.redactor.redactMessage(given) : given;
+    const redactor = options.redact !== false ? this.redactor : undefined;
+    const stamped = redactor ? redactor.redactMessage(given) : given;
     const parsed = parseSessionMessage(stamped);
     if (!parsed.ok) {
       throw new SdkError('stream.invalid_message', parsed.error.message, {
@@ -312,7 +313,11 @@ export class SessionWriter {
       });
     }
     const message = parsed.value;
-    const delivery = this.enqueue(message.id, this.plaintextsOf(message, options.context ?? NO_CONTEXT));
+    // The context reaches the wire too (the v1 encoder writes an attachment's name as its caption).
+    const context = options.context
+      ? (redactor?.redactValue(options.context) ?? options.context)
+      : NO_CONTEXT;
+    const delivery = this.enqueue(message.id, this.plaintextsOf(message, context));
     delivery.catch((error: unknown) => {
       this.errorsSubject.next(
         error instanceof SdkError
