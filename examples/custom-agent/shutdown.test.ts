@@ -10,14 +10,12 @@ import { chmodSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { fold } from '../../packages/sdk/src/index.js';
-import type { FoldedCall, SessionMessage } from '../../packages/sdk/src/index.js';
+import type { FoldedCall } from '../../packages/sdk/src/index.js';
 import type { RecordKey } from '../../packages/sdk/src/crypto/index.js';
-import { SessionReader } from '../../packages/sdk/src/stream/sessionReader.js';
 import { writeAgentKey } from '../../packages/sdk/src/transport/credentials.js';
-import { HappyServerTransport } from '../../packages/sdk/src/transport/happyServerTransport.js';
 import { FaultProxy } from '../../test/helpers/faultProxy.js';
 import { AppClient } from '../../test/transport/appClient.js';
-import { relayWithAccount, tempDir } from '../../test/transport/helpers.js';
+import { relayWithAccount, storedOnRelay, tempDir } from '../../test/transport/helpers.js';
 import type { RelayAccount } from '../../test/transport/helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -72,19 +70,6 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
-async function streamOf(sessionId: string, key: RecordKey): Promise<SessionMessage[]> {
-  const transport = new HappyServerTransport({
-    serverUrl: account.relay.url,
-    token: account.token,
-    sessionId,
-  });
-  try {
-    return await new SessionReader({ transport, key }).messages();
-  } finally {
-    await transport.close({ end: false, archive: false });
-  }
-}
-
 /** Sends a prompt that makes the agent ask to run a command, and waits until the request is stored. */
 async function promptForPermission(sessionId: string, key: RecordKey): Promise<void> {
   await app.send(
@@ -93,7 +78,7 @@ async function promptForPermission(sessionId: string, key: RecordKey): Promise<v
     key,
   );
   for (;;) {
-    const messages = await streamOf(sessionId, key);
+    const messages = await storedOnRelay(account, sessionId, key);
     if (messages.some((m) => m.type === 'permission-request')) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -108,7 +93,7 @@ it('SIGTERM while a permission request waits: the turn ends cancelled, the reque
   const { signal } = await exited(agent!);
 
   expect(signal).toBe('SIGTERM'); // closed, then ended by the signal as it would have been
-  const messages = await streamOf(sessionId, key);
+  const messages = await storedOnRelay(account, sessionId, key);
   const folded = fold(messages);
   expect(folded.pendingPermissions).toEqual([]);
   // The app's prompt is read back too (a user message outside any turn); the agent's turn follows it.

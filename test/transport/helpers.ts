@@ -9,6 +9,10 @@ import type { Relay, RelayOptions } from '../../packages/relay/src/index.js';
 import { mintToken } from '../../packages/sdk/src/transport/authToken.js';
 import type { Credentials } from '../../packages/sdk/src/transport/credentials.js';
 import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
+import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
+import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
+import { SessionReader } from '../../packages/sdk/src/stream/sessionReader.js';
+import { HappyServerTransport } from '../../packages/sdk/src/transport/happyServerTransport.js';
 
 /** A relay on a free port plus a fresh account (master secret and token). */
 export interface RelayAccount {
@@ -36,6 +40,24 @@ export async function accountOn(url: string): Promise<Omit<RelayAccount, 'relay'
     credentials: { kind: 'master', masterSecret, token },
     http: new HappyHttp({ serverUrl: url, token }),
   };
+}
+
+/** What the relay holds for a session of `account`, read with a transport of its own (no proxy in between). */
+export async function storedOnRelay(
+  account: RelayAccount,
+  sessionId: string,
+  key: RecordKey,
+): Promise<SessionMessage[]> {
+  const transport = new HappyServerTransport({
+    serverUrl: account.relay.url,
+    token: account.token,
+    sessionId,
+  });
+  try {
+    return await new SessionReader({ transport, key }).messages();
+  } finally {
+    await transport.close({ end: false, archive: false });
+  }
 }
 
 /** A user-scoped socket acting as the Happy app. Resolves once connected. */

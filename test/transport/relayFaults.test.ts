@@ -7,7 +7,6 @@ import { firstValueFrom, take, tap, toArray } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { isSdkError } from '../../packages/sdk/src/errors.js';
 import type { SdkError } from '../../packages/sdk/src/errors.js';
-import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
 import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
 import { DEFAULT_TAIL_CHECK_MS } from '../../packages/sdk/src/ports/recordFeed.js';
 import { connect } from '../../packages/sdk/src/session/connect.js';
@@ -18,7 +17,7 @@ import { HappyServerTransport } from '../../packages/sdk/src/transport/happyServ
 import { FaultProxy } from '../helpers/faultProxy.js';
 import type { SeenRequest } from '../helpers/faultProxy.js';
 import { expectV2Invariants } from '../helpers/invariants.js';
-import { relayWithAccount } from './helpers.js';
+import { relayWithAccount, storedOnRelay } from './helpers.js';
 import type { RelayAccount } from './helpers.js';
 
 let account: RelayAccount;
@@ -55,18 +54,6 @@ function isWrite(request: SeenRequest): boolean {
 }
 
 /** What the relay holds for the session, read past the proxy. */
-async function stored(sessionId: string, key: RecordKey): Promise<SessionMessage[]> {
-  const transport = new HappyServerTransport({
-    serverUrl: account.relay.url,
-    token: account.token,
-    sessionId,
-  });
-  try {
-    return await new SessionReader({ transport, key }).messages();
-  } finally {
-    await transport.close({ end: false, archive: false });
-  }
-}
 
 /** Every message the writer appends, in append order. */
 function appended(session: Session): SessionMessage[] {
@@ -105,7 +92,7 @@ describe('through a fault-injecting proxy in front of the relay', () => {
     const notStored = all.slice(acknowledged.length);
     expect(notStored.map((m) => m.type)).toEqual(['text', 'text', 'text', 'text', 'text', 'turn-end']);
     expect((error as SdkError).details?.messageIds).toEqual(notStored.map((m) => m.id));
-    expect((await stored(session.id, session.key)).map((m) => m.id)).toEqual(acknowledged);
+    expect((await storedOnRelay(account, session.id, session.key)).map((m) => m.id)).toEqual(acknowledged);
     const stalls = errors.filter((e) => e.code === 'stream.delivery_stalled');
     expect(stalls).toHaveLength(1);
     expect(isSdkError(stalls[0]!.cause, 'transport.server_error')).toBe(true);
@@ -135,7 +122,7 @@ describe('through a fault-injecting proxy in front of the relay', () => {
     turn.end();
     await session.writer.flush();
 
-    const messages = await stored(session.id, session.key);
+    const messages = await storedOnRelay(account, session.id, session.key);
     expect(messages.flatMap((m) => (m.type === 'text' ? [m.text] : []))).toEqual(texts);
     expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
     const seen = proxy.seen.filter(isWrite);
@@ -213,7 +200,7 @@ describe('through a fault-injecting proxy in front of the relay', () => {
     turn.end();
     await session.writer.flush();
 
-    const messages = await stored(session.id, session.key);
+    const messages = await storedOnRelay(account, session.id, session.key);
     expect(messages.map((m) => m.type)).toEqual([
       'turn-start',
       'tool-call-start',
