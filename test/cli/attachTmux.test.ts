@@ -1,32 +1,17 @@
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connect } from '../../packages/sdk/src/session/connect.js';
 import type { Session } from '../../packages/sdk/src/session/session.js';
-import { MAIN, ROOT, TSX, relayHome } from './helpers.js';
+import { relayHome } from './helpers.js';
 import type { RelayHome } from './helpers.js';
+import { TmuxPane, quote } from './tmuxPane.js';
 
 /**
  * `attach` in a real terminal: tmux gives it a pty, so stderr is a TTY and cli-progress draws a
  * bar per file in place; the test reads the screen with `capture-pane`. Needs the tmux package.
  */
-const SERVER = `happy-session-attach-${process.pid}`;
-const tmux = (...args: string[]): string =>
-  execFileSync('tmux', ['-L', SERVER, ...args], { encoding: 'utf8' });
-const screen = (): string => tmux('capture-pane', '-p', '-t', 'attach');
-
-async function shows(text: string): Promise<string> {
-  let last = '';
-  for (let i = 0; i < 600; i += 1) {
-    last = screen();
-    if (last.includes(text)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`the screen never showed "${text}"; it shows:\n${last}`);
-}
-
-const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+const pane = new TmuxPane('attach');
 
 let env: RelayHome;
 let agent: Session;
@@ -35,11 +20,7 @@ beforeEach(async () => {
   agent = await connect({ server: env.relay.url, credentials: env.credentials, title: 'Attach here' });
 });
 afterEach(async () => {
-  try {
-    tmux('kill-server');
-  } catch {
-    // no server left: nothing to clean
-  }
+  pane.kill();
   await agent.close();
   await env.close();
 });
@@ -50,22 +31,12 @@ describe('happy-session attach in a terminal (tmux)', () => {
     writeFileSync(log, 'step ok\n'.repeat(40_000)); // 320 000 bytes: several upload chunks
     const notes = join(env.home, 'notes.md');
     writeFileSync(notes, '# Notes\n');
-    const command = [
-      `cd ${quote(ROOT)} &&`,
-      `HAPPY_HOME_DIR=${quote(env.home)}`,
-      quote(TSX),
-      quote(MAIN),
-      'attach',
-      agent.id,
-      quote(log),
-      quote(notes),
-      '--server',
-      env.relay.url,
-      '; echo "exit=$?"; sleep 600',
-    ].join(' ');
-    tmux('new-session', '-d', '-s', 'attach', '-x', '120', '-y', '20', command);
+    pane.start(env.home, ['attach', agent.id, quote(log), quote(notes), '--server', env.relay.url], {
+      width: 120,
+      height: 20,
+    });
 
-    const done = await shows('exit=0');
+    const done = await pane.shows('exit=0', 600);
     // One bar per file, drawn with the bar characters and ending full.
     expect(done).toMatch(/^build\.log {2}done {5}█{30} text\/plain, 312\.5 KiB$/m);
     expect(done).toMatch(/^notes\.md {2}done {5}█{30} text\/markdown, 8 B$/m);
