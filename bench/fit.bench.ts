@@ -16,10 +16,11 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { prepareMedia } from '../packages/sdk/src/media/index.js';
+import { runIfMain } from './lib/main.js';
+import { median, round } from './lib/stats.js';
 import type { BenchResult } from './types.js';
 
 const run = promisify(execFile);
@@ -127,18 +128,4 @@ async function interleaved<K extends string>(
   return Object.fromEntries(keys.map((k) => [k, median(times[k])])) as Record<K, number>;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
-
-function round(n: number): number {
-  return Math.round(n * 1000) / 1000;
-}
-
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const results = await main();
-  console.table(results.map(({ note: _note, ...rest }) => rest));
-  for (const result of results) console.log(`${result.name}: ${result.note ?? ''}`);
-}
+await runIfMain(import.meta.url, main);

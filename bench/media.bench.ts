@@ -27,6 +27,7 @@ import { blobKeyFor, encryptBlob } from '../packages/sdk/src/crypto/blob.js';
 import { connect } from '../packages/sdk/src/session/connect.js';
 import { rawUpload } from './lib/rawClient.js';
 import { benchServer } from './lib/server.js';
+import { median, round, timed } from './lib/stats.js';
 import type { BenchResult } from './types.js';
 
 const ITERATIONS = 21;
@@ -276,22 +277,6 @@ async function readPeakRss(): Promise<number | undefined> {
   } catch {
     return undefined;
   }
-}
-
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await fn();
-  return performance.now() - start;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
-
-function round(n: number): number {
-  return Math.round(n * 1000) / 1000;
 }
 
 const invokedDirectly =

@@ -12,12 +12,13 @@
  *
  * Run directly: `npx tsx bench/redaction.bench.ts`.
  */
-import { pathToFileURL } from 'node:url';
 import { generateDataKey } from '../packages/sdk/src/crypto/dataKey.js';
 import { encryptRecordBase64 } from '../packages/sdk/src/crypto/records.js';
 import { newId } from '../packages/sdk/src/protocol/ids.js';
 import { parseSessionMessage } from '../packages/sdk/src/protocol/parse.js';
 import { Redactor } from '../packages/sdk/src/stream/redactor.js';
+import { runIfMain } from './lib/main.js';
+import { median, round } from './lib/stats.js';
 import type { BenchResult } from './types.js';
 
 const ROUNDS = Number(process.env.BENCH_REDACTION_ROUNDS ?? 20);
@@ -68,9 +69,9 @@ function measure(name: string, message: object): BenchResult {
   const baseline = median(validateTimes);
   return {
     name,
-    value: round3(value),
-    baseline: round3(baseline),
-    ratio: round3(value / baseline),
+    value: round(value),
+    baseline: round(baseline),
+    ratio: round(value / baseline),
     unit: 'µs/message',
     target: 'ratio <= 1',
     note: `Redactor.redactMessage with the default detectors vs parseSessionMessage + encryptRecordBase64 of the same message; median of ${ROUNDS} rounds of ${PER_ROUND}`,
@@ -83,17 +84,4 @@ function perCall(fn: () => unknown): number {
   return ((performance.now() - start) * 1000) / PER_ROUND;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
-
-function round3(n: number): number {
-  return Math.round(n * 1000) / 1000;
-}
-
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const results = await main();
-  console.table(results.map(({ note: _note, ...rest }) => rest));
-}
+await runIfMain(import.meta.url, main);
