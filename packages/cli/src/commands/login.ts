@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import qrcode from 'qrcode-terminal';
 import { z } from 'zod';
 import { encodeBase64 } from 'happy-session/crypto';
@@ -133,18 +134,12 @@ export async function loginCommand(
   return EXIT.ok;
 }
 
-/** Waits `ms`; false when `signal` aborted first. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  if (signal?.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** Waits `ms` on Node's own timer; false when `signal` aborted first. */
+async function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  try {
+    return await delay(ms, true, { signal });
+  } catch (error) {
+    if (error instanceof Error && error.name === 'AbortError') return false;
+    throw error;
+  }
 }
