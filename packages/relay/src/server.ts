@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Server as HttpServer } from 'node:http';
 import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
@@ -75,6 +76,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const host = options.host ?? '127.0.0.1';
   const db = openDatabase(options.dataDir, logger);
   const lifetime = new AbortController();
+  // Every request and RPC call in flight watches the relay's lifetime: many listeners is normal.
+  setMaxListeners(0, lifetime.signal);
   const limits = resolveLimits(options.limits);
   const tickets = new ViewerTickets();
 

@@ -1,3 +1,4 @@
+import { watchAbort } from '../ports/abortWatch.js';
 import type { PermissionOption } from '../protocol/sessionMessage.js';
 import type { PermissionDecision } from '../stream/plugins.js';
 import type { ToolCall } from '../stream/toolCall.js';
@@ -12,7 +13,7 @@ export class PendingRequest {
   private resolvePromise!: (decision: PermissionDecision) => void;
   private rejectPromise!: (error: unknown) => void;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly watched: Array<{ signal: AbortSignal; onAbort: () => void }> = [];
+  private readonly unwatch: Array<() => void> = [];
   private done = false;
   /** The request record's `seq`, once known (undefined while unknown or when it was not stored). */
   storedSeq: number | undefined;
@@ -45,8 +46,7 @@ export class PendingRequest {
 
   /** Calls `onAbort` when `signal` aborts, unless settled first. */
   watch(signal: AbortSignal, onAbort: () => void): void {
-    this.watched.push({ signal, onAbort });
-    signal.addEventListener('abort', onAbort, { once: true });
+    this.unwatch.push(watchAbort(signal, onAbort));
   }
 
   /** Resolves with `decision` if nothing resolved it before; false otherwise. */
@@ -68,8 +68,8 @@ export class PendingRequest {
     this.done = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    for (const { signal, onAbort } of this.watched) signal.removeEventListener('abort', onAbort);
-    this.watched.length = 0;
+    for (const stop of this.unwatch) stop();
+    this.unwatch.length = 0;
     return true;
   }
 }
