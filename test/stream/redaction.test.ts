@@ -198,6 +198,45 @@ describe('redaction in the writer', () => {
   });
 });
 
+describe('passwords in connection strings against placeholders', () => {
+  const redactor = new Redactor();
+  // Real passwords that start with a character placeholders start with (a random password drew
+  // `%fNCf7MSBfwmfRfzm6` once and went through when the first character alone decided).
+  const real = ['%fNCf7MSBfwmfRfzm6', '*Xq9!v2Lm4kT', '$up3rS3cr3t!x', '<Rk8vQ2m', '{Zr7pW1', '[Gh5tY3x'];
+  // Placeholders: what code and docs write where a real value would go.
+  const placeholders = [
+    '${DB_PASSWORD}',
+    '$PGPASSWORD',
+    '<password>',
+    '{{secret}}',
+    '{pw}',
+    '%s',
+    '%(pw)s',
+    '%DB_PASS%',
+    '***',
+    'password',
+    'xxxx',
+  ];
+
+  it.each(real)('redacts the real password %s in a URL and in a Key=Value string', (password) => {
+    expect(redactor.redactValue(`postgres://deploy:${password}@db.internal:5432/app`)).toBe(
+      'postgres://deploy:[redacted:connection-string-password]@db.internal:5432/app',
+    );
+    expect(
+      redactor.redactValue(`Server=tcp:sql.example.net;User ID=svc;Password=${password};Encrypt=true`),
+    ).toBe(
+      'Server=tcp:sql.example.net;User ID=svc;Password=[redacted:connection-string-password];Encrypt=true',
+    );
+  });
+
+  it.each(placeholders)('leaves the placeholder %s as it is', (placeholder) => {
+    const url = `postgres://deploy:${placeholder}@db.internal:5432/app`;
+    const ado = `Server=tcp:sql.example.net;User ID=svc;Password=${placeholder};Encrypt=true`;
+    expect(redactor.redactValue(url)).toBe(url);
+    expect(redactor.redactValue(ado)).toBe(ado);
+  });
+});
+
 describe('no false positives under the default detectors', () => {
   it('finds nothing in this repository’s source code and docs, its git log, and ffprobe and npm output', () => {
     const redactor = new Redactor();

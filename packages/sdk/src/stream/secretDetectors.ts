@@ -39,10 +39,13 @@ export type SecretDetector =
 const B = '(?<![A-Za-z0-9_])'; // a token starts at a word boundary that counts `_` as a letter
 const E = '(?![A-Za-z0-9_])';
 /**
- * Not a placeholder (nor a marker already put there): code and docs write `postgres://user:${password}@host`, `<token>`, `{{secret}}`,
- * `%s` or the word itself where a real value would go.
+ * Not a placeholder (nor a marker already put there): code and docs write `postgres://user:${password}@host`,
+ * `$TOKEN`, `<token>`, `{{secret}}`, `%s`, `%(pw)s`, `%PASSWORD%`, `***`, `[redacted:…]` or the word itself where a
+ * real value would go. The whole value must have such a shape: a real password that merely starts with
+ * `%`, `*` or `$` is still a secret.
  */
-const NOT_PLACEHOLDER = '(?![[$<{%*]|(?:password|passwd|pass|pwd|secret|token|changeme|x+)[@"\'\\s;]|$)';
+const NOT_PLACEHOLDER =
+  '(?!(?:\\$\\{[^}\\s]*\\}|\\$\\w+|<[^>\\s]*>|\\{\\{?[^}\\s]*\\}\\}?|%(?:[a-z]|\\([\\w.]+\\)[a-z]|\\w+%)|\\*+|\\[[^\\]\\s]*\\]|password|passwd|pass|pwd|secret|token|changeme|x+)(?:[@"\'\\s;]|$)|$)';
 
 /**
  * The detectors the writer uses by default: formats with a fixed prefix or shape, so ordinary
@@ -147,8 +150,10 @@ export const DEFAULT_SECRET_DETECTORS: readonly SecretDetector[] = [
     kind: 'connection-string-password',
     hints: ['password', 'pwd', 'accountkey', 'sharedaccesskey'],
     // Key=Value; connection strings (ADO.NET, Azure storage and service bus).
-    pattern:
-      /(?:^|[;"'\s])(?:Password|Pwd|AccountKey|SharedAccessKey)\s*=\s*(?![$<{%*])([^;"'\s]+)(?=;|$|["'\s])(?<=(?:Server|Data Source|Host|AccountName|Endpoint|DefaultEndpointsProtocol|User ID|Uid)\s*=[^\n]*)/i,
+    pattern: new RegExp(
+      `(?:^|[;"'\\s])(?:Password|Pwd|AccountKey|SharedAccessKey)\\s*=\\s*${NOT_PLACEHOLDER}([^;"'\\s]+)(?=;|$|["'\\s])(?<=(?:Server|Data Source|Host|AccountName|Endpoint|DefaultEndpointsProtocol|User ID|Uid)\\s*=[^\\n]*)`,
+      'i',
+    ),
     group: 1,
   },
 ];
