@@ -568,7 +568,11 @@ export class PermissionGate implements PermissionRuntime {
         ...(updated ? { updatedInput: updated.value } : {}),
         ...(answer.interrupt ? { interrupt: true } : {}),
       };
-      const decided = this.decide(found, decision, answer.record ? Promise.resolve(answer.record.seq) : undefined);
+      const decided = this.decide(
+        found,
+        decision,
+        answer.record ? Promise.resolve(answer.record.seq) : undefined,
+      );
       if (!decided) {
         const now = this.pendingOrResult(answer.callId);
         return 'status' in now ? now : refuse('invalid_payload', 'The answer could not be applied.');

@@ -131,7 +131,10 @@ export class SocketRpc implements RpcRegistry {
       encrypted = encryptRecordBase64Now(result, this.key);
     } catch (error) {
       // A result JSON cannot carry (a BigInt, a cycle) is the handler's error, not silence.
-      encrypted = encryptRecordBase64Now({ error: error instanceof Error ? error.message : String(error) }, this.key);
+      encrypted = encryptRecordBase64Now(
+        { error: error instanceof Error ? error.message : String(error) },
+        this.key,
+      );
     }
     return then(encrypted, (sealed) => {
       if (sealed.length <= MAX_PACKET_BYTES) return sealed;
