@@ -5,7 +5,7 @@ import type { RecordKey } from '../crypto/records.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { AnswerFollowUps, invokeRpcHandler } from '../ports/rpc.js';
-import type { RpcContext, RpcHandler, RpcRegistry } from '../ports/rpc.js';
+import type { RpcHandler, RpcRegistry } from '../ports/rpc.js';
 import type { SessionSocket } from './sessionSocket.js';
 
 /** socket.io's default packet limit, which the real server keeps (docs/wire.md §0). */
@@ -19,8 +19,8 @@ type Ack = (result: string) => void;
  * session key and variant; an unknown method answers `{error: 'Method not found'}` and a throwing
  * handler `{error: message}`, both encrypted, as the CLI does. With a synchronous cipher (Node) and
  * a handler that returns without a promise, the answer is sent in the tick the request arrived,
- * before anything else queued runs; a handler's {@link RpcContext.afterAnswer} tasks run right
- * after it.
+ * before anything else queued runs; a handler's `afterAnswer` tasks run right after it
+ * (docs/transport.md, "Session RPC").
  */
 export class SocketRpc implements RpcRegistry {
   private readonly handlers = new Map<string, RpcHandler>();
