@@ -100,10 +100,10 @@ export default async function run(): Promise<BenchResult[]> {
     }
 
     const note = (variant: string, until: string): string =>
-      `${SAMPLES} samples after ${WARMUP} warm-up; gated = from the app's rpc-call <sid>:permission {callId, optionId: 'allow-once'} until ${until}, the request's own traffic done and 20 ms idle before the clock (both sides), with ${variant}; baseline = bare socket.io rpc-call to a handler that acks at once, until the app has the ack, nothing else in flight; baseline and gated phases alternate in ${ROUNDS} rounds; server: ${server.label}`;
+      `${SAMPLES} samples after ${WARMUP} warm-up; gated = from the app's rpc-call <sid>:permission {callId, optionId: 'allow-once'} until ${until}, the request's traffic done, 20 ms idle before the clock (both sides), with ${variant}; baseline = bare socket.io rpc-call to a handler that acks at once, nothing else in flight; the phases alternate (${ROUNDS} rounds); server: ${server.label}`;
     const wired = 'the gate as connect() users wire it (rpc, incoming, agentState mirror, push)';
     const toExecutor = note(wired, "the tool's executor starts");
-    const toAnswer = note(wired, "the app has the gate's answer, decrypted");
+    const toAnswer = note(wired, 'the app has the answer (decrypted)');
     const executor = gated.map((g) => g.executor);
     const answer = gated.map((g) => g.answer);
     return [
@@ -116,7 +116,7 @@ export default async function run(): Promise<BenchResult[]> {
         plain,
         undefined,
         note(
-          'a gate with only rpc and incoming (no agentState mirror, no push): what those two cost',
+          'a gate with only rpc and incoming (no agentState mirror, no push)',
           "the tool's executor starts",
         ),
       ),
