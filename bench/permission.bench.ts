@@ -116,7 +116,7 @@ export default async function run(): Promise<BenchResult[]> {
         plain,
         undefined,
         note(
-          'a gate with only rpc and incoming (no agentState mirror, no push)',
+          'a gate with only rpc and incoming (no agentState mirror, no push): what the mirror and pushes cost',
           "the tool's executor starts",
         ),
       ),
