@@ -328,7 +328,7 @@ export class PermissionGate implements PermissionRuntime {
    * Returns as soon as the decision is taken. With `context` (what the registry hands a handler),
    * the decision is recorded and carried out once the answer is sent (`afterAnswer`); without it,
    * before this returns. Either way the tool starts only after its record is appended
-   * (docs/permissions.md, "What a request does").
+   * (docs/permissions.md, "What follows an answer").
    */
   handleRpc(body: unknown, context?: Pick<RpcContext, 'afterAnswer'>): RespondResult {
     if (!this.remoteAllowed()) return refuse('not_allowed', 'Remote answers are not accepted right now.');
@@ -394,7 +394,7 @@ export class PermissionGate implements PermissionRuntime {
           via: 'stream',
           message: 'An answer recorded in the stream edits the arguments in a way the agent refuses.',
         },
-        { closingSeq: Promise.resolve(seq) },
+        Promise.resolve(seq),
       );
     }
     return result;
@@ -782,10 +782,10 @@ export class PermissionGate implements PermissionRuntime {
   private settle(
     entry: PendingRequest,
     decision: PermissionDecision,
-    details: { answer?: AppliedAnswer; closingSeq?: Promise<number | undefined> } = {},
+    closingSeq?: Promise<number | undefined>,
   ): boolean {
-    const decided = this.decide(entry, decision, details.closingSeq);
-    decided?.complete(details.answer ? { answer: details.answer } : {});
+    const decided = this.decide(entry, decision, closingSeq);
+    decided?.complete();
     return decided !== undefined;
   }
 
@@ -848,7 +848,7 @@ export class PermissionGate implements PermissionRuntime {
           .scope()
           .service(`${PERMISSION_SETTLED_PREFIX}${decision.message ?? decision.outcome}`);
       });
-      this.settle(entry, decision, note ? { closingSeq: seqOf(note) } : {});
+      this.settle(entry, decision, note ? seqOf(note) : undefined);
     }
   }
 
