@@ -36,6 +36,7 @@ export class FaultProxy {
   /** Which server messages pass; set it at any time. Default: all of them. */
   frames: FrameFilter = () => true;
   private server: Server | undefined;
+  private holding: { from: FrameFilter; held: Array<() => void> | undefined } | undefined;
   private readonly sockets = new WebSocketServer({ noServer: true });
   private readonly open = new Set<WebSocket>();
 
@@ -62,6 +63,20 @@ export class FaultProxy {
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
   }
 
+  /**
+   * Holds what clients send on their websockets from the first message `from` matches on (that
+   * message and every later one, in order) until the returned function is called: a server slow
+   * to read what a client sent after a point, or a slow uplink.
+   */
+  holdClientFrames(from: FrameFilter): () => void {
+    const hold: { from: FrameFilter; held: Array<() => void> | undefined } = { from, held: undefined };
+    this.holding = hold;
+    return () => {
+      if (this.holding === hold) this.holding = undefined;
+      for (const send of hold.held ?? []) send();
+    };
+  }
+
   /** Requests seen with this method whose path contains `part`. */
   count(method: string, part: string): number {
     return this.seen.filter((r) => r.method === method && r.url.includes(part)).length;
@@ -75,9 +90,15 @@ export class FaultProxy {
     upstream.once('open', () => {
       this.sockets.handleUpgrade(req, socket, head, (client) => {
         this.open.add(client).add(upstream);
-        const relay = (from: WebSocket, to: WebSocket, keep: (data: RawData) => boolean): void => {
+        const relay = (
+          from: WebSocket,
+          to: WebSocket,
+          pass: (data: RawData, send: () => void) => void,
+        ): void => {
           from.on('message', (data, isBinary) => {
-            if (to.readyState === WebSocket.OPEN && keep(data)) to.send(data, { binary: isBinary });
+            pass(data, () => {
+              if (to.readyState === WebSocket.OPEN) to.send(data, { binary: isBinary });
+            });
           });
           from.on('close', () => {
             this.open.delete(from);
@@ -85,10 +106,18 @@ export class FaultProxy {
           });
           from.on('error', () => to.terminate());
         };
-        relay(client, upstream, () => true);
-        relay(upstream, client, (data) => this.frames(dataText(data)));
+        relay(client, upstream, (data, send) => this.fromClient(data, send));
+        relay(upstream, client, (data, send) => {
+          if (this.frames(dataText(data))) send();
+        });
       });
     });
+  }
+
+  private fromClient(data: RawData, send: () => void): void {
+    const hold = this.holding;
+    if (hold && (hold.held || hold.from(dataText(data)))) (hold.held ??= []).push(send);
+    else send();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { deriveAccountKeys } from '../../packages/sdk/src/crypto/accountKeys.js';
 import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
 import { SdkError } from '../../packages/sdk/src/errors.js';
+import { silentLogger } from '../../packages/sdk/src/logger.js';
 import { connect } from '../../packages/sdk/src/session/connect.js';
 import type { Session } from '../../packages/sdk/src/session/session.js';
 import type { Prompt } from '../../packages/sdk/src/session/userInbox.js';
@@ -85,6 +86,35 @@ describe('connect() on the relay', () => {
     // A method the server routes here but no handler knows.
     session.transport.socket.emit('rpc-register', { method: `${session.id}:ghost` });
     expect(await app.call(session.id, 'ghost', {}, key)).toEqual({ error: 'Method not found' });
+  });
+
+  test("a handler's afterAnswer tasks run in order after its answer; one that throws is logged, the others still run", async () => {
+    const errors: Array<Record<string, unknown> | undefined> = [];
+    const session = await open({
+      logger: { ...silentLogger, error: (_message, fields) => errors.push(fields) },
+    });
+    const key = await app.keyOf(session.id);
+    const ran: string[] = [];
+    session.rpc.register('follow', (params, { afterAnswer }) => {
+      afterAnswer(() => ran.push('first'));
+      afterAnswer(() => {
+        throw new Error('the mirror is gone');
+      });
+      afterAnswer(() => ran.push('third'));
+      ran.push('handler');
+      return { got: params };
+    });
+    session.rpc.register('later', async (_params, { afterAnswer }) => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      afterAnswer(() => ran.push('after an async handler'));
+      return 'late';
+    });
+
+    expect(await app.call(session.id, 'follow', 7, key)).toEqual({ got: 7 });
+    expect(await app.call(session.id, 'later', null, key)).toBe('late');
+    await session.rpc.idle();
+    expect(ran).toEqual(['handler', 'first', 'third', 'after an async handler']);
+    expect(errors).toEqual([{ method: `${session.id}:follow`, error: 'Error: the mirror is gone' }]);
   });
 
   test('RPC handlers are registered again after a reconnect', async () => {

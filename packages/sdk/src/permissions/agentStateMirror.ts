@@ -45,39 +45,38 @@ export class AgentStateMirror {
     private readonly shown: (call: ToolCall) => unknown = (call) => call.args,
   ) {}
 
-  /** Follows the broker: each request is added when made and moved to `completedRequests` when settled. */
+  /**
+   * Follows the broker: each request is added when made and moved to `completedRequests` when
+   * settled. The arguments are redacted when the write is made, not when the event comes: a
+   * settled request's tool starts first (docs/permissions.md, "What follows an answer").
+   */
   follow(events$: Observable<BrokerEvent>): Subscription {
     return events$.subscribe((event) => {
       const call = event.request.call;
+      const createdAt = event.request.createdAt;
       if (event.kind === 'requested') {
-        void this.added(call.callId, call.toolName, this.shown(call), event.request.createdAt);
+        void this.update((s) => this.addedTo(s, call.callId, call.toolName, this.shown(call), createdAt));
         return;
       }
       const { decision } = event.settled;
-      const args = this.shown(call);
-      // The rule an allow-always answer grants: what today's app shows as "don't ask again".
-      const rule =
-        decision.kind === 'allow-always' && event.answer?.updatedInput === undefined
-          ? ruleForCall(call.toolName, args)
-          : undefined;
-      void this.completed(call.callId, decision, rule !== undefined ? { allowTools: [rule] } : {}, {
-        toolName: call.toolName,
-        args,
-        createdAt: event.request.createdAt,
+      const edited = event.answer?.updatedInput !== undefined;
+      void this.update((s) => {
+        const args = this.shown(call);
+        // The rule an allow-always answer grants: what today's app shows as "don't ask again".
+        const rule =
+          decision.kind === 'allow-always' && !edited ? ruleForCall(call.toolName, args) : undefined;
+        return this.completedIn(s, call.callId, decision, rule !== undefined ? { allowTools: [rule] } : {}, {
+          toolName: call.toolName,
+          args,
+          createdAt,
+        });
       });
     });
   }
 
   /** Adds a pending request (and drops a completed entry of the same id, so a re-raise shows). */
   added(callId: string, toolName: string, args: unknown, createdAt: number): Promise<void> {
-    return this.update((s) => {
-      const requests = record(s.requests);
-      const completed = record(s.completedRequests);
-      delete completed[callId];
-      const entry: MirroredRequest = { tool: toolName, arguments: args, createdAt, toolUseId: callId };
-      requests[callId] = entry;
-      return { ...s, requests, completedRequests: completed };
-    });
+    return this.update((s) => this.addedTo(s, callId, toolName, args, createdAt));
   }
 
   /**
@@ -91,30 +90,53 @@ export class AgentStateMirror {
     extra: { allowTools?: string[]; mode?: string } = {},
     request?: { toolName: string; args: unknown; createdAt: number },
   ): Promise<void> {
-    return this.update((s) => {
-      const requests = record(s.requests);
-      const completedRequests = record(s.completedRequests);
-      const previous = {
-        ...(request ? { tool: request.toolName, arguments: request.args, createdAt: request.createdAt } : {}),
-        ...record(requests[callId]),
-      };
-      delete requests[callId];
-      const status =
-        decision.outcome === 'allow' ? 'approved' : decision.outcome === 'deny' ? 'denied' : 'canceled';
-      const legacy = legacyDecision(decision);
-      completedRequests[callId] = {
-        ...previous,
-        toolUseId: callId,
-        completedAt: Date.now(),
-        status,
-        ...(decision.message !== undefined ? { reason: decision.message } : {}),
-        ...(legacy !== undefined ? { decision: legacy } : {}),
-        ...(extra.mode !== undefined ? { mode: extra.mode } : {}),
-        // The CLI writes allowTools and the app reads allowedTools (docs/wire.md §4.3): write both.
-        ...(extra.allowTools ? { allowTools: extra.allowTools, allowedTools: extra.allowTools } : {}),
-      };
-      return { ...s, requests, completedRequests };
-    });
+    return this.update((s) => this.completedIn(s, callId, decision, extra, request));
+  }
+
+  private addedTo(
+    s: StateObject,
+    callId: string,
+    toolName: string,
+    args: unknown,
+    createdAt: number,
+  ): StateObject {
+    const requests = record(s.requests);
+    const completed = record(s.completedRequests);
+    delete completed[callId];
+    const entry: MirroredRequest = { tool: toolName, arguments: args, createdAt, toolUseId: callId };
+    requests[callId] = entry;
+    return { ...s, requests, completedRequests: completed };
+  }
+
+  private completedIn(
+    s: StateObject,
+    callId: string,
+    decision: PermissionDecision,
+    extra: { allowTools?: string[]; mode?: string },
+    request: { toolName: string; args: unknown; createdAt: number } | undefined,
+  ): StateObject {
+    const requests = record(s.requests);
+    const completedRequests = record(s.completedRequests);
+    const previous = {
+      ...(request ? { tool: request.toolName, arguments: request.args, createdAt: request.createdAt } : {}),
+      ...record(requests[callId]),
+    };
+    delete requests[callId];
+    const status =
+      decision.outcome === 'allow' ? 'approved' : decision.outcome === 'deny' ? 'denied' : 'canceled';
+    const legacy = legacyDecision(decision);
+    completedRequests[callId] = {
+      ...previous,
+      toolUseId: callId,
+      completedAt: Date.now(),
+      status,
+      ...(decision.message !== undefined ? { reason: decision.message } : {}),
+      ...(legacy !== undefined ? { decision: legacy } : {}),
+      ...(extra.mode !== undefined ? { mode: extra.mode } : {}),
+      // The CLI writes allowTools and the app reads allowedTools (docs/wire.md §4.3): write both.
+      ...(extra.allowTools ? { allowTools: extra.allowTools, allowedTools: extra.allowTools } : {}),
+    };
+    return { ...s, requests, completedRequests };
   }
 
   /** Moves every pending request to `completedRequests` as canceled (start-up, shutdown). */

@@ -50,6 +50,18 @@ export type BrokerEvent =
       readonly answer?: AppliedAnswer;
     };
 
+/** A request whose decision is taken ({@link PermissionBroker.decide}) but not yet released. */
+export interface DecidedRequest {
+  /** What is kept of it; later answers get `already_resolved` with its decision. */
+  readonly settled: SettledRequest;
+  /**
+   * Releases the waiter and tells the adapters (`settled` event), once, with the agent's record of
+   * the answer (`answer.record`, appended by now). `decision` replaces the decision taken when it
+   * could not be carried out (its record could not be appended): the gate fails closed.
+   */
+  release(outcome?: { answer?: AppliedAnswer; decision?: PermissionDecision }): void;
+}
+
 /** How many settled requests are remembered; older ones are forgotten (later answers get `unknown_request`). */
 export const MAX_SETTLED_REQUESTS = 10_000;
 
@@ -98,39 +110,70 @@ export class PermissionBroker {
   }
 
   /**
-   * Settles a pending request with `decision` if nothing settled it first; returns what is kept of
-   * it, or undefined when it was already settled.
+   * Settles a request that was never stored (its `permission-request` delivery failed), unless a
+   * decision was taken first: its wait rejects with `error`, and `decision` is what is kept.
+   * Returns what is kept, or undefined when it was already settled.
    */
-  settle(
+  fail(request: PendingRequest, decision: PermissionDecision, error: unknown): SettledRequest | undefined {
+    if (!request.fail(error)) return undefined;
+    const settled = this.keep(request, decision, undefined, undefined);
+    this.subject.next({ kind: 'settled', request, settled });
+    return settled;
+  }
+
+  /**
+   * Takes `decision` for a pending request if nothing took one first: from now on it is settled
+   * for every later answer (`already_resolved`). Its waiter and the adapters hear of it only at
+   * `release`, once the caller has recorded the decision (the gate answers the RPC in between,
+   * docs/permissions.md, "What a request does"). Returns undefined when it was already taken.
+   */
+  decide(
     request: PendingRequest,
     decision: PermissionDecision,
-    details: {
-      answer?: AppliedAnswer;
-      closingSeq?: Promise<number | undefined>;
-      /** The request was never stored: its wait rejects with `error`; `decision` is what is kept. */
-      failure?: { error: unknown };
-    } = {},
-  ): SettledRequest | undefined {
-    const first = details.failure ? request.fail(details.failure.error) : request.settle(decision);
-    if (!first) return undefined;
+    closingSeq?: Promise<number | undefined>,
+  ): DecidedRequest | undefined {
+    if (!request.claim()) return undefined;
+    let settled = this.keep(request, decision, closingSeq, undefined);
+    let released = false;
+    return {
+      get settled() {
+        return settled;
+      },
+      release: (outcome = {}) => {
+        if (released) return;
+        released = true;
+        const recordId = outcome.answer?.record?.id;
+        if (outcome.decision || recordId !== undefined) {
+          settled = this.keep(request, outcome.decision ?? settled.decision, settled.closingSeq, recordId);
+        }
+        request.resolve(settled.decision);
+        this.subject.next({
+          kind: 'settled',
+          request,
+          settled,
+          ...(outcome.answer ? { answer: outcome.answer } : {}),
+        });
+      },
+    };
+  }
+
+  private keep(
+    request: PendingRequest,
+    decision: PermissionDecision,
+    closingSeq: Promise<number | undefined> | undefined,
+    recordId: string | undefined,
+  ): SettledRequest {
     const call = request.call;
     this.pending.delete(call.callId);
-    const settled = this.remember(call.callId, {
+    return this.remember(call.callId, {
       toolName: call.toolName,
       args: call.args,
       options: request.options,
       decision,
       requestSeq: request.requestSeq,
-      closingSeq: details.closingSeq ?? NO_SEQ,
-      recordId: details.answer?.record?.id,
+      closingSeq: closingSeq ?? NO_SEQ,
+      recordId,
     });
-    this.subject.next({
-      kind: 'settled',
-      request,
-      settled,
-      ...(details.answer ? { answer: details.answer } : {}),
-    });
-    return settled;
   }
 
   /** Remembers a decision taken without a pending request (by policy, or closing a dead process's request). */

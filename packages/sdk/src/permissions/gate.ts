@@ -2,6 +2,7 @@ import type { Observable, Subscription } from 'rxjs';
 import { SdkError } from '../errors.js';
 import type { IterateOptions } from '../ports/asyncIterable.js';
 import type { Logger } from '../logger.js';
+import type { RpcContext } from '../ports/rpc.js';
 import { silentLogger } from '../logger.js';
 import type { PermissionOption, PermissionResponseMessage } from '../protocol/sessionMessage.js';
 import { PERMISSION_SETTLED_PREFIX } from '../stream/permissionLedger.js';
@@ -44,6 +45,24 @@ export type { PermissionGateOptions, StreamInput } from './gateOptions.js';
 export type ModeSource = 'host' | 'user';
 
 const CANCELLED = 'cancelled';
+const NOT_RECORDED = 'The decision could not be recorded in the stream.';
+
+/** A decision taken for a pending request, to complete once it is recorded ({@link PermissionGate}). */
+interface GateDecision {
+  /**
+   * Releases the waiter and the adapters and ends the call unless allowed; `decision` replaces the
+   * decision taken (failing closed), `closedBy` is the `seq` of the record that closes the request.
+   */
+  complete(outcome?: {
+    answer?: AppliedAnswer;
+    decision?: PermissionDecision;
+    closedBy?: Promise<number | undefined>;
+  }): void;
+}
+
+function runNow(task: () => void): void {
+  task();
+}
 
 /**
  * Holds every gated tool call until the person on the other end says so (docs/permissions.md).
@@ -304,12 +323,18 @@ export class PermissionGate implements PermissionRuntime {
     return this.apply({ ...input, via: 'local' });
   }
 
-  /** The `permission` RPC handler: v2 `{ callId, optionId, updatedInput? }` or today's legacy body. */
-  handleRpc(body: unknown): RespondResult {
+  /**
+   * The `permission` RPC handler: v2 `{ callId, optionId, updatedInput? }` or today's legacy body.
+   * Returns as soon as the decision is taken. With `context` (what the registry hands a handler),
+   * the decision is recorded and carried out once the answer is sent (`afterAnswer`); without it,
+   * before this returns. Either way the tool starts only after its record is appended
+   * (docs/permissions.md, "What follows an answer").
+   */
+  handleRpc(body: unknown, context?: Pick<RpcContext, 'afterAnswer'>): RespondResult {
     if (!this.remoteAllowed()) return refuse('not_allowed', 'Remote answers are not accepted right now.');
     const answer = answerFromRpcBody(body, (callId) => this.pendingOrResult(callId));
     if ('status' in answer) return answer;
-    return this.apply(answer);
+    return this.apply(answer, context ? (task) => context.afterAnswer(task) : runNow);
   }
 
   /**
@@ -369,7 +394,7 @@ export class PermissionGate implements PermissionRuntime {
           via: 'stream',
           message: 'An answer recorded in the stream edits the arguments in a way the agent refuses.',
         },
-        { closingSeq: Promise.resolve(seq) },
+        Promise.resolve(seq),
       );
     }
     return result;
@@ -438,7 +463,9 @@ export class PermissionGate implements PermissionRuntime {
       );
     }
     if (this.options.rpc)
-      this.unregister.push(this.options.rpc.register('permission', (body) => this.handleRpc(body)));
+      this.unregister.push(
+        this.options.rpc.register('permission', (body, context) => this.handleRpc(body, context)),
+      );
     this.publishMode();
   }
 
@@ -505,8 +532,13 @@ export class PermissionGate implements PermissionRuntime {
     return refuse('unknown_request', `No permission request for call ${callId}.`);
   }
 
-  /** Validates and applies one answer; the first valid one settles the request. */
-  private apply(answer: Answer): RespondResult {
+  /**
+   * Validates and applies one answer; the first valid one takes the decision at once (later
+   * answers get `already_resolved`). Recording it and what follows from it run through `after`:
+   * the RPC channel hands them to its registry, which runs them once the answer is sent; the other
+   * channels run them at once.
+   */
+  private apply(answer: Answer, after: (task: () => void) => void = runNow): RespondResult {
     try {
       const found = this.pendingOrResult(answer.callId);
       if ('status' in found) return found;
@@ -536,34 +568,57 @@ export class PermissionGate implements PermissionRuntime {
         ...(updated ? { updatedInput: updated.value } : {}),
         ...(answer.interrupt ? { interrupt: true } : {}),
       };
-      const record = answer.record
-        ? {
-            message: { id: answer.record.id, time: answer.record.time },
-            seq: Promise.resolve(answer.record.seq),
-          }
-        : this.recordResponse(found, option, answer.via, updated?.value);
-      const applied: AppliedAnswer = {
-        option,
-        record: record?.message,
-        ...(updated ? { updatedInput: updated.value } : {}),
-      };
-      if (
-        !this.settle(found, decision, {
-          answer: applied,
-          closingSeq: record?.seq,
-        })
-      ) {
-        const after = this.pendingOrResult(answer.callId);
-        return 'status' in after ? after : refuse('invalid_payload', 'The answer could not be applied.');
+      const decided = this.decide(
+        found,
+        decision,
+        answer.record ? Promise.resolve(answer.record.seq) : undefined,
+      );
+      if (!decided) {
+        const now = this.pendingOrResult(answer.callId);
+        return 'status' in now ? now : refuse('invalid_payload', 'The answer could not be applied.');
       }
-      if (answer.mode !== undefined) this.setMode(answer.mode, 'user');
-      if (answer.interrupt) this.interruptTurn(found.call);
+      after(() => this.carryOut(found, decided, answer, option, updated?.value));
       return { status: 'applied', callId: answer.callId, decision };
     } catch (error) {
       // Fail closed: an internal error never approves anything.
       this.logger.error('permission answer failed', { error: String(error) });
       return refuse('invalid_payload', 'The answer could not be applied.');
     }
+  }
+
+  /**
+   * Carries out the decision an answer took: appends the agent's record of it (unless the answer
+   * is such a record already), then releases the waiter and the adapters, then applies the
+   * answer's mode switch and interrupt. The record precedes whatever the tool writes once it runs.
+   * When the record cannot be appended, the request is cancelled instead: no tool runs on a
+   * decision the stream does not hold.
+   */
+  private carryOut(
+    entry: PendingRequest,
+    decided: GateDecision,
+    answer: Answer,
+    option: PermissionOption,
+    updatedInput: Readonly<Record<string, unknown>> | undefined,
+  ): void {
+    try {
+      const record = answer.record
+        ? { message: { id: answer.record.id, time: answer.record.time }, seq: undefined }
+        : this.recordResponse(entry, option, answer.via, updatedInput);
+      if (!record) {
+        decided.complete({ decision: cancelledDecision('cancel', NOT_RECORDED) });
+        return;
+      }
+      decided.complete({
+        answer: { option, record: record.message, ...(updatedInput ? { updatedInput } : {}) },
+        ...(record.seq ? { closedBy: record.seq } : {}),
+      });
+    } catch (error) {
+      this.logger.error('permission decision could not be carried out', { error: String(error) });
+      decided.complete({ decision: cancelledDecision('cancel', NOT_RECORDED) });
+      return;
+    }
+    if (answer.mode !== undefined) this.setMode(answer.mode, 'user');
+    if (answer.interrupt) this.interruptTurn(entry.call);
   }
 
   /**
@@ -727,24 +782,44 @@ export class PermissionGate implements PermissionRuntime {
   private settle(
     entry: PendingRequest,
     decision: PermissionDecision,
-    details: { answer?: AppliedAnswer; closingSeq?: Promise<number | undefined> } = {},
+    closingSeq?: Promise<number | undefined>,
   ): boolean {
+    const decided = this.decide(entry, decision, closingSeq);
+    decided?.complete();
+    return decided !== undefined;
+  }
+
+  /**
+   * Takes `decision` for a request if nothing took one first (see {@link PermissionBroker.decide});
+   * `complete` then releases it and ends the call on every outcome but allow. Without `closingSeq`,
+   * the request closes in the stream with the record `complete` names, or the call's end.
+   */
+  private decide(
+    entry: PendingRequest,
+    decision: PermissionDecision,
+    closingSeq?: Promise<number | undefined>,
+  ): GateDecision | undefined {
     let closeWith!: (seq: Promise<number | undefined>) => void;
-    const closingSeq =
-      details.closingSeq ??
-      new Promise<number | undefined>((resolve) => (closeWith = (s) => void s.then(resolve)));
-    const settled = this.broker.settle(entry, decision, {
-      ...(details.answer ? { answer: details.answer } : {}),
-      closingSeq,
-    });
-    if (!settled) return false;
-    let end: Delivery | undefined;
-    if (decision.outcome !== 'allow') {
-      const error = decision.outcome === 'cancelled' ? CANCELLED : (decision.message ?? 'Denied.');
-      this.safely(() => (end = entry.call.end({ error })));
-    }
-    if (details.closingSeq === undefined) closeWith(end ? seqOf(end) : Promise.resolve(undefined));
-    return true;
+    const closing =
+      closingSeq ?? new Promise<number | undefined>((resolve) => (closeWith = (s) => void s.then(resolve)));
+    const decided = this.broker.decide(entry, decision, closing);
+    if (!decided) return undefined;
+    return {
+      complete: (outcome = {}) => {
+        decided.release({
+          ...(outcome.answer ? { answer: outcome.answer } : {}),
+          ...(outcome.decision ? { decision: outcome.decision } : {}),
+        });
+        const final = decided.settled.decision;
+        let end: Delivery | undefined;
+        if (final.outcome !== 'allow') {
+          const error = final.outcome === 'cancelled' ? CANCELLED : (final.message ?? 'Denied.');
+          this.safely(() => (end = entry.call.end({ error })));
+        }
+        if (closingSeq === undefined)
+          closeWith(outcome.closedBy ?? (end ? seqOf(end) : Promise.resolve(undefined)));
+      },
+    };
   }
 
   /**
@@ -753,7 +828,7 @@ export class PermissionGate implements PermissionRuntime {
    */
   private fail(entry: PendingRequest, error: unknown): void {
     const decision = cancelledDecision('cancel', 'The permission request could not be stored.');
-    if (!this.broker.settle(entry, decision, { failure: { error } })) return;
+    if (!this.broker.fail(entry, decision, error)) return;
     this.logger.warn('permission request not stored', { callId: entry.call.callId, error: String(error) });
     this.safely(() => entry.call.end({ error: 'permission request not stored' }));
   }
@@ -773,7 +848,7 @@ export class PermissionGate implements PermissionRuntime {
           .scope()
           .service(`${PERMISSION_SETTLED_PREFIX}${decision.message ?? decision.outcome}`);
       });
-      this.settle(entry, decision, note ? { closingSeq: seqOf(note) } : {});
+      this.settle(entry, decision, note ? seqOf(note) : undefined);
     }
   }
 

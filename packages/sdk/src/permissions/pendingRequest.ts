@@ -4,9 +4,11 @@ import type { PermissionDecision } from '../stream/plugins.js';
 import type { ToolCall } from '../stream/toolCall.js';
 
 /**
- * One permission request waiting for its first valid answer. It settles once: `settle` returns
- * false for every later attempt, which is what makes "first valid answer wins" atomic. Settling
- * releases its timer and its abort listeners, so nothing of it outlives the request.
+ * One permission request waiting for its first valid answer. It is claimed once: `claim` (and
+ * `fail`, which claims) returns false for every later attempt, which is what makes "first
+ * valid answer wins" atomic. Claiming releases its timer and its abort listeners, so nothing of it
+ * outlives the request; the waiter is released separately, once the decision is recorded
+ * ({@link PendingRequest.resolve}).
  */
 export class PendingRequest {
   readonly promise: Promise<PermissionDecision>;
@@ -49,21 +51,23 @@ export class PendingRequest {
     this.unwatch.push(watchAbort(signal, onAbort));
   }
 
-  /** Resolves with `decision` if nothing resolved it before; false otherwise. */
-  settle(decision: PermissionDecision): boolean {
-    if (!this.finish()) return false;
-    this.resolvePromise(decision);
-    return true;
-  }
-
-  /** Rejects with `error` (the request was never stored, so nobody can answer it) unless settled first. */
+  /** Claims and rejects with `error` (the request was never stored, so nobody can answer it) unless claimed first. */
   fail(error: unknown): boolean {
-    if (!this.finish()) return false;
+    if (!this.claim()) return false;
     this.rejectPromise(error);
     return true;
   }
 
-  private finish(): boolean {
+  /** Releases the waiter with `decision`, after a {@link PendingRequest.claim} that returned true. */
+  resolve(decision: PermissionDecision): void {
+    this.resolvePromise(decision);
+  }
+
+  /**
+   * Takes the request for one decision if nothing took it before (false otherwise); the waiter
+   * stays waiting until {@link PendingRequest.resolve}.
+   */
+  claim(): boolean {
     if (this.done) return false;
     this.done = true;
     if (this.timer !== undefined) clearTimeout(this.timer);

@@ -1,7 +1,17 @@
+import type { MaybePromise } from '../crypto/aesGcm.js';
+
 /** Context handed to an RPC handler. */
 export interface RpcContext {
   /** The bare method name, without the `<sessionId>:` prefix. */
   readonly method: string;
+  /**
+   * Runs `task` once the handler's answer is on its way to the caller: work that follows from the
+   * answer (records, mirrors, notifications) then does not hold it back. Tasks run in the order
+   * they were added, right after the answer is sent, also when it could not be sent (a result too
+   * large, a closed socket); a task that throws does not stop the others. The permission gate
+   * answers this way (docs/permissions.md, "What a request does").
+   */
+  afterAnswer(task: () => void): void;
 }
 
 /**
@@ -32,18 +42,63 @@ export type RpcOutcome =
  */
 export type SessionRpcCaller = (method: string, params: unknown) => Promise<RpcOutcome>;
 
-/** Runs a handler with the wire's error convention: a throw becomes `{ error: message }`. */
-export async function invokeRpcHandler(
+/**
+ * The tasks handlers asked to run after their answer ({@link RpcContext.afterAnswer}), run by the
+ * registry once it has sent the answer.
+ */
+export class AnswerFollowUps {
+  private readonly tasks: Array<() => void> = [];
+
+  constructor(private readonly onError: (error: unknown) => void) {}
+
+  /** Adds a task. */
+  add(task: () => void): void {
+    this.tasks.push(task);
+  }
+
+  /** Runs every task added so far, once, in order; errors go to `onError`. */
+  run(): void {
+    for (const task of this.tasks.splice(0)) {
+      try {
+        task();
+      } catch (error) {
+        this.onError(error);
+      }
+    }
+  }
+}
+
+/**
+ * Runs a handler with the wire's error convention: a throw becomes `{ error: message }`. The
+ * result comes back without a promise when the handler returns one without a promise, so a
+ * registry can answer in the same tick. Tasks the handler asks for go to `followUps`.
+ */
+export function invokeRpcHandler(
   handler: RpcHandler | undefined,
   method: string,
   params: unknown,
-): Promise<unknown> {
+  followUps: AnswerFollowUps,
+): MaybePromise<unknown> {
   if (!handler) return { error: 'Method not found' };
+  let result: unknown;
   try {
-    return await handler(params, { method });
+    result = handler(params, { method, afterAnswer: (task) => followUps.add(task) });
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+    return errorResult(error);
   }
+  return isThenable(result) ? Promise.resolve(result).then(undefined, errorResult) : result;
+}
+
+function errorResult(error: unknown): { error: string } {
+  return { error: error instanceof Error ? error.message : String(error) };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /**
@@ -61,11 +116,25 @@ export class MemoryRpc implements RpcRegistry {
     };
   }
 
-  /** Calls `method` as the app would; resolves with the handler's result (or `{ error }`). */
+  /**
+   * Calls `method` as the app would; resolves with the handler's result (or `{ error }`). The
+   * handler's {@link RpcContext.afterAnswer} tasks run once the result is serialised, as the
+   * socket registry runs them once the answer is sent; an error in one is thrown from `call` after
+   * the others ran (a test should see it).
+   */
   async call(method: string, params: unknown): Promise<unknown> {
     const wireParams: unknown = JSON.parse(JSON.stringify(params ?? null));
-    const result = await invokeRpcHandler(this.handlers.get(method), method, wireParams);
-    return result === undefined ? null : JSON.parse(JSON.stringify(result));
+    const failures: unknown[] = [];
+    const followUps = new AnswerFollowUps((error) => failures.push(error));
+    let answer: unknown;
+    try {
+      const result = await invokeRpcHandler(this.handlers.get(method), method, wireParams, followUps);
+      answer = result === undefined ? null : JSON.parse(JSON.stringify(result));
+    } finally {
+      followUps.run();
+    }
+    if (failures.length > 0) throw failures[0];
+    return answer;
   }
 
   /** True when a handler is registered for `method`. */

@@ -1,9 +1,10 @@
 import type { Subscription } from 'rxjs';
-import { decryptRecord, encryptRecordBase64 } from '../crypto/records.js';
+import type { MaybePromise } from '../crypto/aesGcm.js';
+import { decryptRecordNow, encryptRecordBase64Now } from '../crypto/records.js';
 import type { RecordKey } from '../crypto/records.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
-import { invokeRpcHandler } from '../ports/rpc.js';
+import { AnswerFollowUps, invokeRpcHandler } from '../ports/rpc.js';
 import type { RpcHandler, RpcRegistry } from '../ports/rpc.js';
 import type { SessionSocket } from './sessionSocket.js';
 
@@ -16,7 +17,10 @@ type Ack = (result: string) => void;
  * Session RPC over the session socket (docs/wire.md §7): methods are registered as
  * `<sessionId>:<method>` on every (re)connect; params are decrypted and results encrypted with the
  * session key and variant; an unknown method answers `{error: 'Method not found'}` and a throwing
- * handler `{error: message}`, both encrypted, as the CLI does.
+ * handler `{error: message}`, both encrypted, as the CLI does. With a synchronous cipher (Node) and
+ * a handler that returns without a promise, the answer is sent in the tick the request arrived,
+ * before anything else queued runs; a handler's `afterAnswer` tasks run right after it
+ * (docs/transport.md, "Session RPC").
  */
 export class SocketRpc implements RpcRegistry {
   private readonly handlers = new Map<string, RpcHandler>();
@@ -41,10 +45,13 @@ export class SocketRpc implements RpcRegistry {
     socket.socket.on('rpc-request', (payload: unknown, ack: unknown) => {
       if (typeof ack !== 'function') return;
       this.inFlight += 1;
-      void this.handle(payload, ack as Ack).finally(() => {
+      const done = (): void => {
         this.inFlight -= 1;
         if (this.inFlight === 0) this.notifyIdle();
-      });
+      };
+      const handled = this.handle(payload, ack as Ack);
+      if (handled instanceof Promise) void handled.finally(done);
+      else done();
     });
     socket.socket.on('rpc-error', (error: unknown) => this.logger.warn('rpc error from server', { error }));
   }
@@ -81,37 +88,59 @@ export class SocketRpc implements RpcRegistry {
     this.socket.emit('rpc-register', { method: this.prefix + method });
   }
 
-  private async handle(payload: unknown, ack: Ack): Promise<void> {
+  /** Answers one request; without a promise when nothing on the way needs one. */
+  private handle(payload: unknown, ack: Ack): MaybePromise<void> {
     const { method, params } = (payload ?? {}) as { method?: unknown; params?: unknown };
+    const followUps = new AnswerFollowUps((error) =>
+      this.logger.error('rpc follow-up failed', { method, error: String(error) }),
+    );
+    const send = (encrypted: string): void => {
+      try {
+        ack(encrypted);
+      } finally {
+        followUps.run();
+      }
+    };
+    const sealed = then(this.result(method, params, followUps), (result) => this.seal(method, result));
+    if (!(sealed instanceof Promise)) return send(sealed);
+    // An async cipher (the browser's WebCrypto) failing is no answer either way: the tasks still run.
+    return sealed.then(send, (error: unknown) => {
+      this.logger.error('rpc answer could not be sealed', { method, error: String(error) });
+      followUps.run();
+    });
+  }
+
+  /** The handler's result for a request, or the wire's error for bad parameters. */
+  private result(method: unknown, params: unknown, followUps: AnswerFollowUps): MaybePromise<unknown> {
     const bare =
       typeof method === 'string' && method.startsWith(this.prefix) ? method.slice(this.prefix.length) : '';
-    let result: unknown;
-    if (typeof params !== 'string') {
-      result = { error: 'Invalid parameters' };
-    } else {
-      const decrypted = await decryptRecord(params, this.key);
+    if (typeof params !== 'string') return { error: 'Invalid parameters' };
+    return then(decryptRecordNow(params, this.key), (decrypted) => {
       if (!decrypted.ok) {
         this.logger.warn('rpc params do not decrypt', { method, code: decrypted.error.code });
-        result = { error: 'Invalid parameters' };
-      } else {
-        result = await invokeRpcHandler(this.handlers.get(bare), bare, decrypted.value);
+        return { error: 'Invalid parameters' };
       }
-    }
-    let encrypted: string;
+      return invokeRpcHandler(this.handlers.get(bare), bare, decrypted.value, followUps);
+    });
+  }
+
+  /** The result encrypted for the wire; a result JSON cannot carry or too large for a packet is an error. */
+  private seal(method: unknown, result: unknown): MaybePromise<string> {
+    let encrypted: MaybePromise<string>;
     try {
-      encrypted = await encryptRecordBase64(result, this.key);
+      encrypted = encryptRecordBase64Now(result, this.key);
     } catch (error) {
       // A result JSON cannot carry (a BigInt, a cycle) is the handler's error, not silence.
-      encrypted = await encryptRecordBase64(
+      encrypted = encryptRecordBase64Now(
         { error: error instanceof Error ? error.message : String(error) },
         this.key,
       );
     }
-    if (encrypted.length > MAX_PACKET_BYTES) {
-      this.logger.warn('rpc result too large for one socket packet', { method, bytes: encrypted.length });
-      encrypted = await encryptRecordBase64({ error: 'Result too large' }, this.key);
-    }
-    ack(encrypted);
+    return then(encrypted, (sealed) => {
+      if (sealed.length <= MAX_PACKET_BYTES) return sealed;
+      this.logger.warn('rpc result too large for one socket packet', { method, bytes: sealed.length });
+      return encryptRecordBase64Now({ error: 'Result too large' }, this.key);
+    });
   }
 
   private notifyIdle(): void {
@@ -119,4 +148,9 @@ export class SocketRpc implements RpcRegistry {
     this.idleWaiters = [];
     for (const w of waiters) w();
   }
+}
+
+/** `fn` applied to a value now, or once its promise resolves. */
+function then<T, U>(value: MaybePromise<T>, fn: (value: T) => MaybePromise<U>): MaybePromise<U> {
+  return value instanceof Promise ? value.then(fn) : fn(value);
 }

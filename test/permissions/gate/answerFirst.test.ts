@@ -1,0 +1,186 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { generateDataKey } from '../../../packages/sdk/src/crypto/dataKey.js';
+import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
+import { MemoryTransport } from '../../../packages/sdk/src/ports/memoryTransport.js';
+import type { RpcHandler, RpcRegistry } from '../../../packages/sdk/src/ports/rpc.js';
+import { SessionReader } from '../../../packages/sdk/src/stream/sessionReader.js';
+import { SessionWriter } from '../../../packages/sdk/src/stream/sessionWriter.js';
+import type { SessionMessage } from '../../../packages/sdk/src/protocol/sessionMessage.js';
+import { connect } from '../../../packages/sdk/src/session/connect.js';
+import type { Session } from '../../../packages/sdk/src/session/session.js';
+import { FaultProxy } from '../../helpers/faultProxy.js';
+import { AppClient } from '../../transport/appClient.js';
+import { relayWithAccount, storedOnRelay } from '../../transport/helpers.js';
+import type { RelayAccount } from '../../transport/helpers.js';
+
+/** What the stream holds, one word per message: its type, and `via` for a recorded answer. */
+function shape(messages: readonly SessionMessage[]): string[] {
+  return messages.map((m) => (m.type === 'permission-response' ? `${m.type} via ${m.via}` : m.type));
+}
+
+/**
+ * A registry that sends its answers later than its handlers return, as one with an asynchronous
+ * cipher (the browser's WebCrypto) does: the test decides when the follow-ups run.
+ */
+class LateRegistry implements RpcRegistry {
+  private readonly handlers = new Map<string, RpcHandler>();
+
+  register(method: string, handler: RpcHandler): () => void {
+    this.handlers.set(method, handler);
+    return () => this.handlers.delete(method);
+  }
+
+  /** Calls `method`; returns its result and the follow-ups it asked for, not yet run. */
+  call(method: string, params: unknown): { result: unknown; sent: () => void } {
+    const tasks: Array<() => void> = [];
+    const result = this.handlers.get(method)?.(params, { method, afterAnswer: (task) => tasks.push(task) });
+    return { result, sent: () => tasks.splice(0).forEach((task) => task()) };
+  }
+}
+
+describe('the permission RPC is answered as soon as the decision is taken', () => {
+  let account: RelayAccount | undefined;
+  let proxy: FaultProxy | undefined;
+  let session: Session | undefined;
+  let app: AppClient | undefined;
+  afterEach(async () => {
+    app?.close();
+    await session?.close({ archive: false });
+    await proxy?.close();
+    await account?.relay.close();
+    account = proxy = session = app = undefined;
+  });
+
+  it('while the server holds the agentState write, the app has its answer and the tool runs after its record', async () => {
+    account = await relayWithAccount();
+    proxy = await new FaultProxy(account.relay.url).start();
+    // The agent talks to the relay through the proxy; the app directly.
+    session = await connect({ server: proxy.url, credentials: account.credentials, archiveOnClose: false });
+    app = await AppClient.open(account.relay.url, account.http, account.token, account.masterSecret);
+    const key = await app.keyOf(session.id);
+    const gate = session.gate!;
+    const appended: string[] = [];
+    session.writer.messages$.subscribe((m) => appended.push(...shape([m])));
+    const agentState = async (): Promise<Record<string, Record<string, unknown>>> =>
+      ((await app!.decrypt((await app!.session(session!.id)).agentState, key)) ?? {}) as Record<
+        string,
+        Record<string, unknown>
+      >;
+
+    const turn = session.turn();
+    const call = turn.toolCall({ toolName: 'Bash', title: 'Run make', args: { command: 'make' } });
+    let appendedBeforeStart: string[] | undefined;
+    const run = call.run(() => {
+      appendedBeforeStart = [...appended];
+      call.scope().text('built');
+      return 'built';
+    });
+    await session.writer.flush();
+    await gate.settled();
+    expect(Object.keys((await agentState()).requests ?? {})).toEqual([call.callId]);
+
+    // From the agent's next agentState write on, nothing it sends on its socket reaches the server.
+    const release = proxy.holdClientFrames((frame) => frame.includes('"update-state"'));
+    const answer = await app.call(
+      session.id,
+      'permission',
+      { callId: call.callId, optionId: 'allow-once' },
+      key,
+    );
+
+    expect(answer).toMatchObject({ status: 'applied', decision: { outcome: 'allow', via: 'rpc' } });
+    expect(await run).toMatchObject({ status: 'done', value: 'built' });
+    expect(appendedBeforeStart?.slice(-2)).toEqual(['permission-request', 'permission-response via rpc']);
+    // The server has not read the mirror's write yet: the app still sees the request pending.
+    expect(Object.keys((await agentState()).requests ?? {})).toEqual([call.callId]);
+
+    release();
+    await session.writer.flush();
+    await gate.settled();
+    const state = await agentState();
+    expect(state.requests).toEqual({});
+    expect(state.completedRequests?.[call.callId]).toMatchObject({
+      status: 'approved',
+      decision: 'approved',
+    });
+    expect(shape(await storedOnRelay(account, session.id, session.key)).slice(-5)).toEqual([
+      'tool-call-start',
+      'permission-request',
+      'permission-response via rpc',
+      'text',
+      'tool-call-end',
+    ]);
+    turn.end();
+  });
+});
+
+describe('between the answer and its record', () => {
+  it('the decision is taken: another answer gets already_resolved, and the tool starts only once the record is appended', async () => {
+    const transport = new MemoryTransport();
+    const key = { variant: 'dataKey', key: generateDataKey() } as const;
+    const writer = new SessionWriter({ transport, key });
+    const rpc = new LateRegistry();
+    const gate = await PermissionGate.create({ writer, rpc });
+    const turn = writer.turn();
+    const call = turn.toolCall({ toolName: 'Bash', args: { command: 'make' } });
+    let started = false;
+    const run = call.run(() => (started = true));
+    await writer.flush();
+
+    const { result, sent } = rpc.call('permission', { callId: call.callId, optionId: 'allow-once' });
+    expect(result).toMatchObject({ status: 'applied', decision: { outcome: 'allow', via: 'rpc' } });
+    expect(gate.respond({ callId: call.callId, optionId: 'reject-once' })).toMatchObject({
+      status: 'already_resolved',
+      decision: { outcome: 'allow', via: 'rpc' },
+    });
+    expect(gate.pendingCallIds).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(started).toBe(false);
+
+    sent();
+    expect(await run).toMatchObject({ status: 'done', decision: { outcome: 'allow' } });
+    expect(started).toBe(true);
+    turn.end();
+    await writer.flush();
+    const stream = await new SessionReader({ transport, key }).messages();
+    expect(shape(stream)).toEqual([
+      'turn-start',
+      'tool-call-start',
+      'permission-request',
+      'permission-response via rpc',
+      'tool-call-end',
+      'turn-end',
+    ]);
+    gate.dispose();
+  });
+
+  it('when the record cannot be appended, the call is cancelled: the tool never runs, though the RPC said applied', async () => {
+    const transport = new MemoryTransport();
+    const key = { variant: 'dataKey', key: generateDataKey() } as const;
+    const writer = new SessionWriter({ transport, key });
+    const rpc = new LateRegistry();
+    const gate = await PermissionGate.create({ writer, rpc });
+    const call = writer.turn().toolCall({ toolName: 'Bash', args: { command: 'make' } });
+    let started = false;
+    const run = call.run(() => (started = true));
+    await writer.flush();
+
+    const { result, sent } = rpc.call('permission', { callId: call.callId, optionId: 'allow-once' });
+    expect(result).toMatchObject({ status: 'applied', decision: { outcome: 'allow' } });
+    const closed = writer.close();
+    sent();
+
+    expect(await run).toMatchObject({
+      status: 'cancelled',
+      decision: { outcome: 'cancelled', message: 'The decision could not be recorded in the stream.' },
+    });
+    expect(started).toBe(false);
+    expect(gate.respond({ callId: call.callId, optionId: 'allow-once' })).toMatchObject({
+      status: 'already_resolved',
+      decision: { outcome: 'cancelled' },
+    });
+    await closed;
+    const stream = await new SessionReader({ transport, key }).messages();
+    expect(shape(stream).filter((t) => t.startsWith('permission'))).toEqual(['permission-request']);
+  });
+});
