@@ -11,7 +11,7 @@ import { HappyHttp } from './httpClient.js';
 import { SessionSocket } from './sessionSocket.js';
 import type { AppendAck, OutgoingRecord, ReadPage, StoredRecord, Transport } from '../ports/transport.js';
 import { UpdateSessionBodySchema } from '../wire/updates.js';
-import type { z } from 'zod';
+import type * as z from '../zod.js';
 
 /** Options of a {@link HappyServerTransport}. */
 export interface HappyServerTransportOptions {

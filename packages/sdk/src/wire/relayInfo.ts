@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../zod.js';
 
 /**
  * Where the embedded relay describes itself: `GET /v1/happy-session/relay`, no token needed. It is
