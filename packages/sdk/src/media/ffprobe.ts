@@ -29,7 +29,7 @@ const reportSchema = z.object({
 });
 
 /** One stream as ffprobe describes it (the fields video probing reads). */
-export type ProbedStream = z.infer<typeof streamSchema>;
+export type ProbedStream = z.output<typeof streamSchema>;
 
 /** What ffprobe reports about a media file, after every packet has been read. */
 export interface ProbeReport {
@@ -68,7 +68,7 @@ export async function runFfprobe(
     signal,
   );
   if (run.code !== 0) throw unreadableVideo(run.stderr.replaceAll(`${path}: `, ''));
-  let parsed: z.infer<typeof reportSchema>;
+  let parsed: z.output<typeof reportSchema>;
   try {
     parsed = reportSchema.parse(JSON.parse(run.stdout.toString('utf8')));
   } catch (cause) {

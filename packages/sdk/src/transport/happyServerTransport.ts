@@ -31,7 +31,7 @@ export interface HappyServerTransportOptions {
 }
 
 /** An `update-session` body for this session (docs/wire.md §2.3). */
-export type SessionUpdate = z.infer<typeof UpdateSessionBodySchema>;
+export type SessionUpdate = z.output<typeof UpdateSessionBodySchema>;
 
 /** How {@link HappyServerTransport.close} ends the session. */
 export interface TransportCloseOptions {

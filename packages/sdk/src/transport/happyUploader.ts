@@ -246,7 +246,7 @@ export class HappyUploader implements MediaUploader {
   }
 }
 
-function parseTicket<S extends z.ZodMiniType>(schema: S, answer: unknown, route: string): z.infer<S> {
+function parseTicket<S extends z.ZodMiniType>(schema: S, answer: unknown, route: string): z.output<S> {
   const parsed = schema.safeParse(answer);
   if (parsed.success) return parsed.data;
   throw mediaError(

@@ -18,7 +18,7 @@ export const UploadTicketSchema = z.object({
   formFields: z.optional(z.record(z.string(), z.string())),
 });
 /** An upload ticket. */
-export type UploadTicket = z.infer<typeof UploadTicketSchema>;
+export type UploadTicket = z.output<typeof UploadTicketSchema>;
 
 /** `POST /v1/sessions/:id/attachments/request-download` body (docs/wire.md §8.2). */
 export const DownloadRequestBodySchema = z.object({ ref: z.string() });

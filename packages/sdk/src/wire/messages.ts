@@ -18,7 +18,7 @@ export const StoredMessageSchema = z.object({
   updatedAt: z.number(),
 });
 /** A stored message. */
-export type StoredMessage = z.infer<typeof StoredMessageSchema>;
+export type StoredMessage = z.output<typeof StoredMessageSchema>;
 
 /** `POST /v3/sessions/:id/messages` body: 1 to 100 records, idempotent per `localId` (docs/wire.md §5.2). */
 export const AppendMessagesBodySchema = z.object({
@@ -27,7 +27,7 @@ export const AppendMessagesBodySchema = z.object({
     .check(z.minLength(1), z.maxLength(MAX_APPEND_BATCH)),
 });
 /** A `POST /v3/sessions/:id/messages` body. */
-export type AppendMessagesBody = z.infer<typeof AppendMessagesBodySchema>;
+export type AppendMessagesBody = z.output<typeof AppendMessagesBodySchema>;
 
 /**
  * One row of a write's answer: the row without its content. A row without `localId` is read as
@@ -38,7 +38,7 @@ export const AppendedMessageSchema = z.extend(z.omit(StoredMessageSchema, { cont
   localId: z._default(z.nullable(z.string()), null),
 });
 /** One row of a write's answer. */
-export type AppendedMessage = z.infer<typeof AppendedMessageSchema>;
+export type AppendedMessage = z.output<typeof AppendedMessageSchema>;
 
 /** `POST /v3/sessions/:id/messages` answer: existing and new rows, by seq (docs/wire.md §5.2). */
 export const AppendResponseSchema = z.object({ messages: z.array(AppendedMessageSchema) });
@@ -46,4 +46,4 @@ export const AppendResponseSchema = z.object({ messages: z.array(AppendedMessage
 /** `GET /v3/sessions/:id/messages` answer. */
 export const ReadResponseSchema = z.object({ messages: z.array(StoredMessageSchema), hasMore: z.boolean() });
 /** A `GET /v3/sessions/:id/messages` answer. */
-export type ReadResponse = z.infer<typeof ReadResponseSchema>;
+export type ReadResponse = z.output<typeof ReadResponseSchema>;

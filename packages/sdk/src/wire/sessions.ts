@@ -8,7 +8,7 @@ export const CreateSessionBodySchema = z.object({
   dataEncryptionKey: z.nullish(z.string()),
 });
 /** A `POST /v1/sessions` body. */
-export type CreateSessionBody = z.infer<typeof CreateSessionBodySchema>;
+export type CreateSessionBody = z.output<typeof CreateSessionBodySchema>;
 
 /** A session row as the server returns it (docs/wire.md §4.1); the v1 routes add `lastMessage: null`. */
 export const SessionRowSchema = z.object({
@@ -26,7 +26,7 @@ export const SessionRowSchema = z.object({
   lastMessage: z.optional(z.null()),
 });
 /** A session row. */
-export type SessionRow = z.infer<typeof SessionRowSchema>;
+export type SessionRow = z.output<typeof SessionRowSchema>;
 
 /** `POST /v1/sessions` answer. */
 export const CreateSessionResponseSchema = z.object({ session: SessionRowSchema });

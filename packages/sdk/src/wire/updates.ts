@@ -16,4 +16,4 @@ export const UpdateSessionBodySchema = z.object({
   agentState: z.nullish(z.object({ value: z.nullable(z.string()), version: z.int().check(z.nonnegative()) })),
 });
 /** An `update-session` body. */
-export type UpdateSessionBody = z.infer<typeof UpdateSessionBodySchema>;
+export type UpdateSessionBody = z.output<typeof UpdateSessionBodySchema>;

@@ -230,26 +230,26 @@ export const V1RecordSchema = z.union([
 ]);
 
 /** The v2 attachment kept on a v1 record for readers. */
-export type V1Media = z.infer<typeof V1MediaSchema>;
+export type V1Media = z.output<typeof V1MediaSchema>;
 /** One v1 event (`ev`). */
-export type V1Event = z.infer<typeof V1EventSchema>;
+export type V1Event = z.output<typeof V1EventSchema>;
 /** The nine values of `ev.t`. */
 export type V1EventKind = V1Event['t'];
 /** A v1 envelope: `{id, time, role, turn?, subagent?, usage?, ev}`. */
-export type V1Envelope = z.infer<typeof V1EnvelopeSchema>;
+export type V1Envelope = z.output<typeof V1EnvelopeSchema>;
 /** Token usage on an envelope. */
-export type V1Usage = z.infer<typeof V1UsageSchema>;
+export type V1Usage = z.output<typeof V1UsageSchema>;
 /** A record's `meta`. */
-export type V1Meta = z.infer<typeof V1MetaSchema>;
+export type V1Meta = z.output<typeof V1MetaSchema>;
 /** `{role: 'session', content: envelope, meta?}`. */
-export type V1SessionRecord = z.infer<typeof V1SessionRecordSchema>;
+export type V1SessionRecord = z.output<typeof V1SessionRecordSchema>;
 /** `{role: 'session', content: {type: 'session', data: envelope}, meta?}`. */
-export type V1WrappedSessionRecord = z.infer<typeof V1WrappedSessionRecordSchema>;
+export type V1WrappedSessionRecord = z.output<typeof V1WrappedSessionRecordSchema>;
 /** The `provider` of a legacy `acp` record. */
-export type V1AcpProvider = z.infer<typeof V1AcpProviderSchema>;
+export type V1AcpProvider = z.output<typeof V1AcpProviderSchema>;
 /** A legacy `acp` `tool-result` record. */
-export type V1AcpToolResultRecord = z.infer<typeof V1AcpToolResultRecordSchema>;
+export type V1AcpToolResultRecord = z.output<typeof V1AcpToolResultRecordSchema>;
 /** A legacy `event` `message` record (a status line). */
-export type V1EventMessageRecord = z.infer<typeof V1EventMessageRecordSchema>;
+export type V1EventMessageRecord = z.output<typeof V1EventMessageRecordSchema>;
 /** Any record the v1 encoder writes. */
-export type V1Record = z.infer<typeof V1RecordSchema>;
+export type V1Record = z.output<typeof V1RecordSchema>;
