@@ -2,7 +2,7 @@
 // the SDK"). `npm run lint` runs it; test/layers/layers.test.ts shows each rule catches what it
 // is for. Paths are relative to the repository root.
 const SDK = '^packages/sdk/src/';
-const GROUND = `${SDK}(errors|errorCodes|logger|result)\\.ts$`;
+const GROUND = `${SDK}(errors|errorCodes|logger|result|zod)\\.ts$`;
 /** The entry files: what the package exports, never imported from inside the SDK. */
 const ENTRIES = `${SDK}(index|node|permissions/index|media/index|crypto/index|protocol/v1/index|wire/index)\\.ts$`;
 const folder = (names) => `${SDK}(${names.join('|')})/`;

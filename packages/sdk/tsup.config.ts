@@ -15,6 +15,10 @@ export default defineConfig({
     crypto: 'src/crypto/index.ts',
     v1: 'src/protocol/v1/index.ts',
     wire: 'src/wire/index.ts',
+    // How tweetnacl is loaded: on Node with `require` on first use, in a browser bundle statically.
+    // Two files of their own, so the package's `browser` field can swap one for the other.
+    naclLoader: 'src/crypto/naclLoader.ts',
+    'naclLoader.browser': 'src/crypto/naclLoader.browser.ts',
   },
   tsconfig: 'tsconfig.build.json',
   format: ['esm'],
@@ -30,8 +34,8 @@ export default defineConfig({
   // the time the module loader needs for a hundred files (docs/performance.md). It stays a
   // dependency: the declarations name its types, and zod v4 recognises its schemas by their traits,
   // not by which copy made them, so a program's own zod composes with the SDK's (the packed-install
-  // test checks it). CommonJS dependencies (cuid2, tweetnacl) stay external: an ES bundle cannot
-  // hold their require() calls.
+  // test checks it). tweetnacl, a CommonJS package, stays external: an ES bundle cannot hold its
+  // require() calls; it loads on first use (src/crypto/naclLoader.ts).
   noExternal: ['rxjs', 'zod'],
   esbuildPlugins: [
     {
@@ -49,6 +53,15 @@ export default defineConfig({
           contents: `export { default as en } from ${JSON.stringify(args.path)};`,
           resolveDir: dirname(args.path),
         }));
+      },
+    },
+    {
+      // The chunks import the loader by its file name rather than bundle it, for the same reason.
+      name: 'nacl-loader-apart',
+      setup(build) {
+        build.onResolve({ filter: /^\.\/naclLoader\.js$/ }, (args) =>
+          args.importer.endsWith('nacl.ts') ? { path: './naclLoader.js', external: true } : undefined,
+        );
       },
     },
     {

@@ -1,13 +1,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
 const cryptoDir = fileURLToPath(new URL('../../packages/sdk/src/crypto/', import.meta.url));
 const sources = readdirSync(cryptoDir).filter((name) => name.endsWith('.ts'));
+/** The one file that reaches Node (its `require`, for tweetnacl on first use). */
+const NODE_LOADER = 'naclLoader.ts';
 
 describe('the SDK crypto layer is browser-safe (docs/architecture.md: the root export runs in a browser)', () => {
   it('has source files to check', () => {
     expect(sources).toContain('records.ts');
+    expect(sources).toContain(NODE_LOADER);
   });
 
   it.each(sources)(
@@ -18,7 +22,22 @@ describe('the SDK crypto layer is browser-safe (docs/architecture.md: the root e
       for (const specifier of imports) {
         expect(specifier).toMatch(/^(\.\.?\/|tweetnacl$|@noble\/(hashes|ciphers)\/)/);
       }
-      expect(text).not.toMatch(/\bBuffer\b|\brequire\(|\bprocess\./);
+      expect(text).not.toMatch(/\bBuffer\b|\brequire\(/);
+      if (name !== NODE_LOADER) expect(text).not.toMatch(/\bprocess\b|getBuiltinModule/);
     },
   );
+
+  it("is bundled for a browser with tweetnacl inside and without the Node loader (the package's browser field)", async () => {
+    const bundle = await build({
+      entryPoints: [`${cryptoDir}index.ts`],
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      write: false,
+      logLevel: 'silent',
+    });
+    const js = bundle.outputFiles[0]!.text;
+    expect(js).toContain('nacl-fast.js');
+    expect(js).not.toContain('getBuiltinModule');
+  });
 });

@@ -165,6 +165,12 @@ describe('every entry of the packed SDK, from ESM and from CommonJS', () => {
     expect(found.ownZod).toEqual({ instanceOf: true, refused: true });
     // Importing happy-session/node made records seal with node:crypto (docs/crypto.md).
     expect(found.cipher).toBe('node:crypto');
+    // tweetnacl loads on first use, not at import (docs/performance.md).
+    expect(found.nacl).toEqual({ atImport: false, afterFirstUse: true, publicKeyBytes: 32 });
+    // The SDK's zod/mini schemas speak English before any other zod is loaded.
+    expect(found.english).toBe(
+      'Invalid turn-start message: turn: Invalid input: expected string, received undefined',
+    );
   });
 
   it('requires from CommonJS, as the same modules an import gets', async () => {

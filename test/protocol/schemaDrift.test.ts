@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { sessionMessageJsonSchema } from '../../packages/sdk/src/protocol/jsonSchema.js';
 import { SessionMessageSchema } from '../../packages/sdk/src/protocol/sessionMessage.js';
 
@@ -18,7 +18,7 @@ describe('schema/session-protocol-v2.schema.json', () => {
 
   it('would differ if a schema changed without regenerating', () => {
     const changed = z.discriminatedUnion('type', [
-      ...SessionMessageSchema.options,
+      ...SessionMessageSchema.def.options,
       z.object({ type: z.literal('extra'), role: z.literal('agent') }),
     ]);
     const changedJson = JSON.stringify(z.toJSONSchema(changed, { io: 'input', target: 'draft-2020-12' }));

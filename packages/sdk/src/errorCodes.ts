@@ -22,7 +22,8 @@ export type CryptoErrorCode =
   | 'crypto.auth_failed'
   | 'crypto.invalid_utf8'
   | 'crypto.invalid_json'
-  | 'crypto.bad_key';
+  | 'crypto.bad_key'
+  | 'crypto.unavailable';
 
 /** Failures of the writer, its builders and its readers. */
 export type StreamErrorCode =

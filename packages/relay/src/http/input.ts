@@ -1,17 +1,21 @@
-import type { ZodType } from 'zod';
+import { safeParse } from 'zod';
+import type { core } from 'zod';
 import { bodyTooLarge, errorAnswer } from './answers.js';
 import type { RelayContextHttp } from './env.js';
 
-/** The schemas a route checks its input against; each part is optional. */
+/**
+ * The schemas a route checks its input against; each part is optional. Any zod v4 schema: the
+ * relay's own (classic zod) and the shared wire shapes of `happy-session/wire` (zod/mini).
+ */
 export interface InputSchemas {
-  readonly params?: ZodType;
-  readonly query?: ZodType;
-  readonly body?: ZodType;
+  readonly params?: core.$ZodType;
+  readonly query?: core.$ZodType;
+  readonly body?: core.$ZodType;
 }
 
 /** The parsed input of a route: one field per schema given. */
 export type Input<S extends InputSchemas> = {
-  [K in keyof S]: S[K] extends ZodType<infer T> ? T : never;
+  [K in keyof S]: S[K] extends core.$ZodType<infer T> ? T : never;
 };
 
 /** Where a value came from, as the real server names it in a validation message. */
@@ -74,10 +78,10 @@ export async function readInput<S extends InputSchemas>(
   const check = (
     part: Part,
     key: keyof InputSchemas,
-    schema: ZodType,
+    schema: core.$ZodType,
     value: unknown,
   ): Response | undefined => {
-    const result = schema.safeParse(value);
+    const result = safeParse(schema, value);
     if (!result.success) return errorAnswer(c, 400, 'Error', validationMessage(part, result.error.issues));
     parsed[key] = result.data;
     return undefined;

@@ -1,5 +1,5 @@
 import { sha512 } from '@noble/hashes/sha2.js';
-import nacl from 'tweetnacl';
+import { SIGN_SECRET_KEY_LENGTH, SIGN_PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, nacl } from './nacl.js';
 import { decodeBase64, encodeBase64 } from './base64.js';
 import { masterBlobKey } from './blob.js';
 import { deriveKey } from './deriveKey.js';
@@ -39,7 +39,7 @@ function contentKeyPair(masterSecret: Uint8Array): KeyPair {
   const seed = deriveKey(masterSecret, 'Happy EnCoder', ['content']);
   // SHA-512 then truncate: what libsodium's crypto_box_seed_keypair does, so the app agrees.
   const secretKey = sha512(seed).slice(0, KEY_LENGTH);
-  return { publicKey: nacl.box.keyPair.fromSecretKey(secretKey).publicKey, secretKey };
+  return { publicKey: nacl().box.keyPair.fromSecretKey(secretKey).publicKey, secretKey };
 }
 
 /**
@@ -50,7 +50,7 @@ function contentKeyPair(masterSecret: Uint8Array): KeyPair {
  */
 export function deriveAccountKeys(masterSecret: Uint8Array): AccountKeys {
   assertLength(masterSecret, KEY_LENGTH, 'master secret');
-  const auth = nacl.sign.keyPair.fromSeed(masterSecret);
+  const auth = nacl().sign.keyPair.fromSeed(masterSecret);
   return {
     masterSecret,
     auth: { publicKey: auth.publicKey, secretKey: auth.secretKey },
@@ -66,8 +66,8 @@ export function deriveAccountKeys(masterSecret: Uint8Array): AccountKeys {
  * @see docs/wire.md §1.2
  */
 export function signChallenge(authSecretKey: Uint8Array, challenge: Uint8Array): Uint8Array {
-  assertLength(authSecretKey, nacl.sign.secretKeyLength, 'Ed25519 auth secret key');
-  return nacl.sign.detached(challenge, authSecretKey);
+  assertLength(authSecretKey, SIGN_SECRET_KEY_LENGTH, 'Ed25519 auth secret key');
+  return nacl().sign.detached(challenge, authSecretKey);
 }
 
 /**
@@ -80,7 +80,7 @@ export function signChallenge(authSecretKey: Uint8Array, challenge: Uint8Array):
  */
 export function authChallengeBody(masterSecret: Uint8Array, challenge?: Uint8Array): AuthChallengeBody {
   assertLength(masterSecret, KEY_LENGTH, 'master secret');
-  const auth = nacl.sign.keyPair.fromSeed(masterSecret);
+  const auth = nacl().sign.keyPair.fromSeed(masterSecret);
   const c = challenge ?? randomBytes(KEY_LENGTH);
   return {
     publicKey: encodeBase64(auth.publicKey),
@@ -104,8 +104,8 @@ export function verifyChallenge(body: unknown): boolean {
   try {
     const pk = decodeBase64(publicKey);
     const sig = decodeBase64(signature);
-    if (pk.length !== nacl.sign.publicKeyLength || sig.length !== nacl.sign.signatureLength) return false;
-    return nacl.sign.detached.verify(decodeBase64(challenge), sig, pk);
+    if (pk.length !== SIGN_PUBLIC_KEY_LENGTH || sig.length !== SIGNATURE_LENGTH) return false;
+    return nacl().sign.detached.verify(decodeBase64(challenge), sig, pk);
   } catch {
     return false;
   }

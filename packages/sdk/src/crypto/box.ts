@@ -1,13 +1,13 @@
-import nacl from 'tweetnacl';
+import { NACL_NONCE_LENGTH, NACL_TAG_LENGTH, nacl } from './nacl.js';
 import { ok, type Result } from '../result.js';
 import { cryptoFailure, type CryptoFailure } from './failure.js';
 import { assertLength, hasLength, KEY_LENGTH } from './keyLength.js';
 import { randomBytes } from './random.js';
 
 /** NaCl box nonce length. */
-export const BOX_NONCE_LENGTH = nacl.box.nonceLength;
+export const BOX_NONCE_LENGTH = NACL_NONCE_LENGTH;
 /** `ephPk(32) || nonce(24) || tag(16)`: the smallest anonymous box bundle. */
-export const ANONYMOUS_BOX_OVERHEAD = KEY_LENGTH + BOX_NONCE_LENGTH + nacl.box.overheadLength;
+export const ANONYMOUS_BOX_OVERHEAD = KEY_LENGTH + BOX_NONCE_LENGTH + NACL_TAG_LENGTH;
 
 /** Options that pin the random parts of an anonymous box, for test vectors only. */
 export interface AnonymousBoxOptions {
@@ -35,8 +35,8 @@ export function sealAnonymousBox(
   assertLength(ephemeralSecretKey, KEY_LENGTH, 'ephemeral secret key');
   const nonce = options.nonce ?? randomBytes(BOX_NONCE_LENGTH);
   assertLength(nonce, BOX_NONCE_LENGTH, 'box nonce');
-  const ephemeral = nacl.box.keyPair.fromSecretKey(ephemeralSecretKey);
-  const box = nacl.box(plain, nonce, recipientPublicKey, ephemeral.secretKey);
+  const ephemeral = nacl().box.keyPair.fromSecretKey(ephemeralSecretKey);
+  const box = nacl().box(plain, nonce, recipientPublicKey, ephemeral.secretKey);
   const bundle = new Uint8Array(KEY_LENGTH + BOX_NONCE_LENGTH + box.length);
   bundle.set(ephemeral.publicKey, 0);
   bundle.set(nonce, KEY_LENGTH);
@@ -63,7 +63,7 @@ export function openAnonymousBox(
       `A box bundle needs at least ${ANONYMOUS_BOX_OVERHEAD} bytes (sender key, nonce and tag).`,
     );
   }
-  const plain = nacl.box.open(
+  const plain = nacl().box.open(
     bundle.subarray(KEY_LENGTH + BOX_NONCE_LENGTH),
     bundle.subarray(KEY_LENGTH, KEY_LENGTH + BOX_NONCE_LENGTH),
     bundle.subarray(0, KEY_LENGTH),

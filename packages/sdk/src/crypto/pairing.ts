@@ -1,4 +1,4 @@
-import nacl from 'tweetnacl';
+import { nacl } from './nacl.js';
 import { ok, type Result } from '../result.js';
 import type { KeyPair } from './accountKeys.js';
 import { encodeBase64Url } from './base64.js';
@@ -31,7 +31,7 @@ const V2_MARKER = 0x00;
 export function pairingKeyPair(secretKey?: Uint8Array): KeyPair {
   const sk = secretKey ?? randomBytes(KEY_LENGTH);
   assertLength(sk, KEY_LENGTH, 'pairing secret key');
-  const pair = nacl.box.keyPair.fromSecretKey(sk);
+  const pair = nacl().box.keyPair.fromSecretKey(sk);
   return { publicKey: pair.publicKey, secretKey: pair.secretKey };
 }
 

@@ -1,13 +1,13 @@
-import nacl from 'tweetnacl';
+import { NACL_NONCE_LENGTH, NACL_TAG_LENGTH, nacl } from './nacl.js';
 import { ok, type Result } from '../result.js';
 import { cryptoFailure, type CryptoFailure } from './failure.js';
 import { assertLength, hasLength, KEY_LENGTH } from './keyLength.js';
 import { randomBytes } from './random.js';
 
 /** XSalsa20 nonce length. */
-export const SECRETBOX_NONCE_LENGTH = nacl.secretbox.nonceLength;
+export const SECRETBOX_NONCE_LENGTH = NACL_NONCE_LENGTH;
 /** Poly1305 tag length; the smallest possible bundle is nonce + tag. */
-export const SECRETBOX_OVERHEAD = SECRETBOX_NONCE_LENGTH + nacl.secretbox.overheadLength;
+export const SECRETBOX_OVERHEAD = SECRETBOX_NONCE_LENGTH + NACL_TAG_LENGTH;
 
 /**
  * Seals `plain` with NaCl secretbox (XSalsa20-Poly1305): `nonce(24) || tag(16) || ciphertext`.
@@ -21,7 +21,7 @@ export function secretboxSeal(plain: Uint8Array, key: Uint8Array, nonce?: Uint8A
   assertLength(key, KEY_LENGTH, 'secretbox key');
   const n = nonce ?? randomBytes(SECRETBOX_NONCE_LENGTH);
   assertLength(n, SECRETBOX_NONCE_LENGTH, 'secretbox nonce');
-  const box = nacl.secretbox(plain, n, key);
+  const box = nacl().secretbox(plain, n, key);
   const bundle = new Uint8Array(n.length + box.length);
   bundle.set(n, 0);
   bundle.set(box, n.length);
@@ -44,7 +44,7 @@ export function secretboxOpen(bundle: Uint8Array, key: Uint8Array): Result<Uint8
       `A secretbox bundle needs at least ${SECRETBOX_OVERHEAD} bytes (nonce and tag).`,
     );
   }
-  const plain = nacl.secretbox.open(
+  const plain = nacl().secretbox.open(
     bundle.subarray(SECRETBOX_NONCE_LENGTH),
     bundle.subarray(0, SECRETBOX_NONCE_LENGTH),
     key,

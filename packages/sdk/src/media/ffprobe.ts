@@ -1,35 +1,35 @@
-import { z } from 'zod';
+import * as z from '../zod.js';
 import { mediaError } from './mediaError.js';
 import type { MediaError } from './mediaError.js';
 import { runTool } from './runTool.js';
 
 /** ffprobe prints most numbers as strings, and "N/A" where it has none. */
-const numberLike = z.union([z.number(), z.string()]).optional();
+const numberLike = z.optional(z.union([z.number(), z.string()]));
 
 const streamSchema = z.object({
   index: z.number(),
-  codec_type: z.string().optional(),
-  width: z.number().optional(),
-  height: z.number().optional(),
-  sample_aspect_ratio: z.string().optional(),
-  avg_frame_rate: z.string().optional(),
+  codec_type: z.optional(z.string()),
+  width: z.optional(z.number()),
+  height: z.optional(z.number()),
+  sample_aspect_ratio: z.optional(z.string()),
+  avg_frame_rate: z.optional(z.string()),
   duration: numberLike,
   nb_frames: numberLike,
   nb_read_packets: numberLike,
-  disposition: z.object({ attached_pic: z.number().optional() }).optional(),
-  tags: z.record(z.string(), z.string()).optional(),
-  side_data_list: z
-    .array(z.object({ side_data_type: z.string().optional(), rotation: z.number().optional() }))
-    .optional(),
+  disposition: z.optional(z.object({ attached_pic: z.optional(z.number()) })),
+  tags: z.optional(z.record(z.string(), z.string())),
+  side_data_list: z.optional(
+    z.array(z.object({ side_data_type: z.optional(z.string()), rotation: z.optional(z.number()) })),
+  ),
 });
 
 const reportSchema = z.object({
-  streams: z.array(streamSchema).default([]),
-  format: z.object({ format_name: z.string().optional(), duration: numberLike }).optional(),
+  streams: z._default(z.array(streamSchema), []),
+  format: z.optional(z.object({ format_name: z.optional(z.string()), duration: numberLike })),
 });
 
 /** One stream as ffprobe describes it (the fields video probing reads). */
-export type ProbedStream = z.infer<typeof streamSchema>;
+export type ProbedStream = z.output<typeof streamSchema>;
 
 /** What ffprobe reports about a media file, after every packet has been read. */
 export interface ProbeReport {
@@ -68,7 +68,7 @@ export async function runFfprobe(
     signal,
   );
   if (run.code !== 0) throw unreadableVideo(run.stderr.replaceAll(`${path}: `, ''));
-  let parsed: z.infer<typeof reportSchema>;
+  let parsed: z.output<typeof reportSchema>;
   try {
     parsed = reportSchema.parse(JSON.parse(run.stdout.toString('utf8')));
   } catch (cause) {

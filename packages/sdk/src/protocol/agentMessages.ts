@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../zod.js';
 import { agentBaseShape, messageBaseShape } from './base.js';
 import { fileShape, photoShape, videoShape } from './media.js';
 
@@ -15,8 +15,8 @@ export const PermissionOptionKindSchema = z.enum([
 
 /** One choice offered to the user in a `permission-request`. */
 export const PermissionOptionSchema = z.object({
-  id: z.string().min(1),
-  label: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  label: z.string().check(z.minLength(1)),
   kind: PermissionOptionKindSchema,
 });
 
@@ -38,40 +38,40 @@ export const AgentTextSchema = z.object({
   ...agentBaseShape,
   type: z.literal('text'),
   text: z.string(),
-  thinking: z.boolean().optional(),
+  thinking: z.optional(z.boolean()),
 });
 
 /** `tool-call-start`: the model decided to call a tool; it runs only after any permission. */
 export const ToolCallStartSchema = z.object({
   ...agentBaseShape,
   type: z.literal('tool-call-start'),
-  callId: z.string().min(1),
-  toolName: z.string().min(1),
+  callId: z.string().check(z.minLength(1)),
+  toolName: z.string().check(z.minLength(1)),
   title: z.string(),
   description: z.string(),
   args: ArgsSchema,
   /** Human-readable label when this call spawns a subagent. */
-  agentTitle: z.string().optional(),
+  agentTitle: z.optional(z.string()),
 });
 
 /** `tool-call-end`: the call is over; `error` says why when it failed. */
 export const ToolCallEndSchema = z.object({
   ...agentBaseShape,
   type: z.literal('tool-call-end'),
-  callId: z.string().min(1),
-  error: z.string().optional(),
+  callId: z.string().check(z.minLength(1)),
+  error: z.optional(z.string()),
 });
 
 /** `permission-request`: the agent asks the user before a tool call runs. */
 export const PermissionRequestSchema = z.object({
   ...agentBaseShape,
   type: z.literal('permission-request'),
-  callId: z.string().min(1),
-  toolName: z.string().min(1),
+  callId: z.string().check(z.minLength(1)),
+  toolName: z.string().check(z.minLength(1)),
   title: z.string(),
-  description: z.string().optional(),
-  args: ArgsSchema.optional(),
-  options: z.array(PermissionOptionSchema).min(1),
+  description: z.optional(z.string()),
+  args: z.optional(ArgsSchema),
+  options: z.array(PermissionOptionSchema).check(z.minLength(1)),
 });
 
 /** `photo` from the agent. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../zod.js';
 import { SessionMessageSchema } from './sessionMessage.js';
 
 /**

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../zod.js';
 import type { PermissionOptionSchema } from './agentMessages.js';
 import {
   AgentFileSchema,
@@ -56,27 +56,27 @@ export const SESSION_MESSAGE_TYPES = [
 ] as const;
 
 export type SessionMessageType = (typeof SESSION_MESSAGE_TYPES)[number];
-export type SessionMessage = z.infer<typeof SessionMessageSchema>;
-export type TurnStartMessage = z.infer<typeof TurnStartSchema>;
-export type TurnEndMessage = z.infer<typeof TurnEndSchema>;
-export type AgentTextMessage = z.infer<typeof AgentTextSchema>;
-export type UserTextMessage = z.infer<typeof UserTextSchema>;
-export type ToolCallStartMessage = z.infer<typeof ToolCallStartSchema>;
-export type ToolCallEndMessage = z.infer<typeof ToolCallEndSchema>;
-export type PermissionRequestMessage = z.infer<typeof PermissionRequestSchema>;
-export type PermissionResponseMessage = z.infer<typeof PermissionResponseSchema>;
-export type AgentPhotoMessage = z.infer<typeof AgentPhotoSchema>;
-export type UserPhotoMessage = z.infer<typeof UserPhotoSchema>;
-export type AgentVideoMessage = z.infer<typeof AgentVideoSchema>;
-export type UserVideoMessage = z.infer<typeof UserVideoSchema>;
-export type AgentFileMessage = z.infer<typeof AgentFileSchema>;
-export type UserFileMessage = z.infer<typeof UserFileSchema>;
-export type ServiceMessage = z.infer<typeof ServiceSchema>;
+export type SessionMessage = z.output<typeof SessionMessageSchema>;
+export type TurnStartMessage = z.output<typeof TurnStartSchema>;
+export type TurnEndMessage = z.output<typeof TurnEndSchema>;
+export type AgentTextMessage = z.output<typeof AgentTextSchema>;
+export type UserTextMessage = z.output<typeof UserTextSchema>;
+export type ToolCallStartMessage = z.output<typeof ToolCallStartSchema>;
+export type ToolCallEndMessage = z.output<typeof ToolCallEndSchema>;
+export type PermissionRequestMessage = z.output<typeof PermissionRequestSchema>;
+export type PermissionResponseMessage = z.output<typeof PermissionResponseSchema>;
+export type AgentPhotoMessage = z.output<typeof AgentPhotoSchema>;
+export type UserPhotoMessage = z.output<typeof UserPhotoSchema>;
+export type AgentVideoMessage = z.output<typeof AgentVideoSchema>;
+export type UserVideoMessage = z.output<typeof UserVideoSchema>;
+export type AgentFileMessage = z.output<typeof AgentFileSchema>;
+export type UserFileMessage = z.output<typeof UserFileSchema>;
+export type ServiceMessage = z.output<typeof ServiceSchema>;
 export type AgentMessage = Extract<SessionMessage, { role: 'agent' }>;
 export type UserMessage = Extract<SessionMessage, { role: 'user' }>;
 /** A user's `photo`, `video` or `file`. */
 export type UserMediaMessage = UserPhotoMessage | UserVideoMessage | UserFileMessage;
-export type PermissionOption = z.infer<typeof PermissionOptionSchema>;
+export type PermissionOption = z.output<typeof PermissionOptionSchema>;
 export type PermissionOptionKind = PermissionOption['kind'];
 export type TurnEndStatus = TurnEndMessage['status'];
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../zod.js';
 import { userBaseShape } from './base.js';
 import { fileShape, photoShape, videoShape } from './media.js';
 
@@ -7,7 +7,7 @@ export const UserTextSchema = z.object({
   ...userBaseShape,
   type: z.literal('text'),
   text: z.string(),
-  thinking: z.never().optional(),
+  thinking: z.optional(z.never()),
 });
 
 /**
@@ -25,10 +25,10 @@ export const UserTextSchema = z.object({
 export const PermissionResponseSchema = z.object({
   ...userBaseShape,
   type: z.literal('permission-response'),
-  callId: z.string().min(1),
-  optionId: z.string().min(1),
-  via: z.enum(['stream', 'rpc', 'local']).optional(),
-  updatedInput: z.record(z.string(), z.unknown()).optional(),
+  callId: z.string().check(z.minLength(1)),
+  optionId: z.string().check(z.minLength(1)),
+  via: z.optional(z.enum(['stream', 'rpc', 'local'])),
+  updatedInput: z.optional(z.record(z.string(), z.unknown())),
 });
 
 /** `photo` from the user. */

@@ -11,7 +11,7 @@ import { HappyHttp } from './httpClient.js';
 import { SessionSocket } from './sessionSocket.js';
 import type { AppendAck, OutgoingRecord, ReadPage, StoredRecord, Transport } from '../ports/transport.js';
 import { UpdateSessionBodySchema } from '../wire/updates.js';
-import type { z } from 'zod';
+import type * as z from '../zod.js';
 
 /** Options of a {@link HappyServerTransport}. */
 export interface HappyServerTransportOptions {
@@ -31,7 +31,7 @@ export interface HappyServerTransportOptions {
 }
 
 /** An `update-session` body for this session (docs/wire.md §2.3). */
-export type SessionUpdate = z.infer<typeof UpdateSessionBodySchema>;
+export type SessionUpdate = z.output<typeof UpdateSessionBodySchema>;
 
 /** How {@link HappyServerTransport.close} ends the session. */
 export interface TransportCloseOptions {

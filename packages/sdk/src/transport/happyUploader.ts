@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { SealedBlob } from '../crypto/sealedBlob.js';
-import type { z } from 'zod';
+import type * as z from '../zod.js';
 import { DownloadTicketSchema, UploadTicketSchema } from '../wire/attachments.js';
 import type { UploadTicket } from '../wire/attachments.js';
 import type { Logger } from '../logger.js';
@@ -246,7 +246,7 @@ export class HappyUploader implements MediaUploader {
   }
 }
 
-function parseTicket<S extends z.ZodType>(schema: S, answer: unknown, route: string): z.infer<S> {
+function parseTicket<S extends z.ZodMiniType>(schema: S, answer: unknown, route: string): z.output<S> {
   const parsed = schema.safeParse(answer);
   if (parsed.success) return parsed.data;
   throw mediaError(

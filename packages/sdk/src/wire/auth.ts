@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../zod.js';
 
 /** `POST /v1/auth` body: the challenge signed with the account's key (docs/wire.md §1.2). */
 export const AuthChallengeBodySchema = z.object({
@@ -8,4 +8,4 @@ export const AuthChallengeBodySchema = z.object({
 });
 
 /** `POST /v1/auth` answer (docs/wire.md §1.2). */
-export const AuthResponseSchema = z.object({ token: z.string().min(1) });
+export const AuthResponseSchema = z.object({ token: z.string().check(z.minLength(1)) });

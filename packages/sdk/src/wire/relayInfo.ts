@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../zod.js';
 
 /**
  * Where the embedded relay describes itself: `GET /v1/happy-session/relay`, no token needed. It is
@@ -15,4 +15,4 @@ export const RelayInfoSchema = z.object({
   format: z.enum(['v2', 'v1']),
 });
 /** The relay's answer at {@link RELAY_INFO_PATH}. */
-export type RelayInfo = z.infer<typeof RelayInfoSchema>;
+export type RelayInfo = z.output<typeof RelayInfoSchema>;

@@ -1,32 +1,32 @@
-import { z } from 'zod';
+import * as z from '../zod.js';
 
 /** `POST /v1/sessions` body (docs/wire.md §4.1): a fresh tag, encrypted metadata, the wrapped data key. */
 export const CreateSessionBodySchema = z.object({
   tag: z.string(),
   metadata: z.string(),
-  agentState: z.string().nullish(),
-  dataEncryptionKey: z.string().nullish(),
+  agentState: z.nullish(z.string()),
+  dataEncryptionKey: z.nullish(z.string()),
 });
 /** A `POST /v1/sessions` body. */
-export type CreateSessionBody = z.infer<typeof CreateSessionBodySchema>;
+export type CreateSessionBody = z.output<typeof CreateSessionBodySchema>;
 
 /** A session row as the server returns it (docs/wire.md §4.1); the v1 routes add `lastMessage: null`. */
 export const SessionRowSchema = z.object({
-  id: z.string().min(1),
-  seq: z.number().int().nonnegative(),
+  id: z.string().check(z.minLength(1)),
+  seq: z.int().check(z.nonnegative()),
   metadata: z.string(),
-  metadataVersion: z.number().int().nonnegative(),
-  agentState: z.string().nullable(),
-  agentStateVersion: z.number().int().nonnegative(),
-  dataEncryptionKey: z.string().nullable(),
+  metadataVersion: z.int().check(z.nonnegative()),
+  agentState: z.nullable(z.string()),
+  agentStateVersion: z.int().check(z.nonnegative()),
+  dataEncryptionKey: z.nullable(z.string()),
   active: z.boolean(),
   activeAt: z.number(),
   createdAt: z.number(),
   updatedAt: z.number(),
-  lastMessage: z.null().optional(),
+  lastMessage: z.optional(z.null()),
 });
 /** A session row. */
-export type SessionRow = z.infer<typeof SessionRowSchema>;
+export type SessionRow = z.output<typeof SessionRowSchema>;
 
 /** `POST /v1/sessions` answer. */
 export const CreateSessionResponseSchema = z.object({ session: SessionRowSchema });
@@ -37,6 +37,6 @@ export const SessionListSchema = z.object({ sessions: z.array(SessionRowSchema) 
 /** `GET /v2/sessions` answer: one page by id descending (docs/wire.md §4.1). */
 export const SessionPageSchema = z.object({
   sessions: z.array(SessionRowSchema),
-  nextCursor: z.string().nullable(),
+  nextCursor: z.nullable(z.string()),
   hasNext: z.boolean(),
 });

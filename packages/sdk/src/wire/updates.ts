@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../zod.js';
 import { StoredMessageSchema } from './messages.js';
 
 /** `update new-message` body (docs/wire.md §2.3). */
@@ -12,8 +12,8 @@ export const NewMessageBodySchema = z.object({
 export const UpdateSessionBodySchema = z.object({
   t: z.literal('update-session'),
   id: z.string(),
-  metadata: z.object({ value: z.string(), version: z.number().int().nonnegative() }).nullish(),
-  agentState: z.object({ value: z.string().nullable(), version: z.number().int().nonnegative() }).nullish(),
+  metadata: z.nullish(z.object({ value: z.string(), version: z.int().check(z.nonnegative()) })),
+  agentState: z.nullish(z.object({ value: z.nullable(z.string()), version: z.int().check(z.nonnegative()) })),
 });
 /** An `update-session` body. */
-export type UpdateSessionBody = z.infer<typeof UpdateSessionBodySchema>;
+export type UpdateSessionBody = z.output<typeof UpdateSessionBodySchema>;

@@ -6,7 +6,7 @@ import {
   SessionRowSchema,
 } from 'happy-session/wire';
 import type { ReadResponse, SessionRow } from 'happy-session/wire';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { authChallengeBody } from 'happy-session/crypto';
 import { SdkError } from 'happy-session';
 
@@ -121,8 +121,8 @@ export class ViewerApi {
   }
 }
 
-function expect<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const parsed = schema.safeParse(value);
+function expect<T>(schema: z.core.$ZodType<T>, value: unknown, what: string): T {
+  const parsed = z.safeParse(schema, value);
   if (!parsed.success) throw shapeError(what);
   return parsed.data;
 }

@@ -1,5 +1,5 @@
 import type { ProtocolErrorCode } from '../../errorCodes.js';
-import type { z } from 'zod';
+import type * as z from '../../zod.js';
 import type { Result } from '../../result.js';
 import { err, ok } from '../../result.js';
 import type { ProtocolIssue } from '../parse.js';
@@ -25,7 +25,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function issuesOf(error: z.ZodError): ProtocolIssue[] {
+function issuesOf(error: z.core.$ZodError): ProtocolIssue[] {
   return error.issues.map((issue) => ({
     path: issue.path.filter((p): p is string | number => typeof p !== 'symbol'),
     message: issue.message,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../../zod.js';
 import { fileShape, photoShape, videoShape } from '../media.js';
 
 /**
@@ -23,9 +23,9 @@ export const V1MediaSchema = z.discriminatedUnion('type', [
 export const V1TextEventSchema = z.object({
   t: z.literal('text'),
   text: z.string(),
-  thinking: z.boolean().optional(),
+  thinking: z.optional(z.boolean()),
   /** Not read by the app: the attachment this line describes. */
-  media: V1MediaSchema.optional(),
+  media: z.optional(V1MediaSchema),
 });
 
 /** `service`: agent-only status text, shown as a normal agent text row. */
@@ -34,7 +34,7 @@ export const V1ServiceEventSchema = z.object({ t: z.literal('service'), text: z.
 /** `tool-call-start`: a tool card; `name` picks the app's renderer, `args` is its input. */
 export const V1ToolCallStartEventSchema = z.object({
   t: z.literal('tool-call-start'),
-  call: z.string().min(1),
+  call: z.string().check(z.minLength(1)),
   name: z.string(),
   title: z.string(),
   description: z.string(),
@@ -49,9 +49,9 @@ export const V1ToolCallStartEventSchema = z.object({
  */
 export const V1ToolCallEndEventSchema = z.object({
   t: z.literal('tool-call-end'),
-  call: z.string().min(1),
-  output: z.string().optional(),
-  isError: z.boolean().optional(),
+  call: z.string().check(z.minLength(1)),
+  output: z.optional(z.string()),
+  isError: z.optional(z.boolean()),
 });
 
 /** Image geometry of a `file` event; the wire package of the Happy monorepo requires the thumbhash when `image` is present. */
@@ -64,14 +64,14 @@ export const V1ImageSchema = z.object({
 /** `file`: an uploaded blob, rendered as a completed tool call named `file` (docs/wire.md §8.4). */
 export const V1FileEventSchema = z.object({
   t: z.literal('file'),
-  ref: z.string().min(1),
+  ref: z.string().check(z.minLength(1)),
   name: z.string(),
   size: z.number(),
   /** Not in the app's schema (dropped there); the Happy wire package and CLI read it. */
-  mimeType: z.string().optional(),
-  image: V1ImageSchema.optional(),
+  mimeType: z.optional(z.string()),
+  image: z.optional(V1ImageSchema),
   /** Not read by the app: the video whose poster this image is. */
-  media: V1MediaSchema.optional(),
+  media: z.optional(V1MediaSchema),
 });
 
 /** `turn-start`: opens a turn; invisible; sets thinking. */
@@ -84,7 +84,7 @@ export const V1TurnEndEventSchema = z.object({
 });
 
 /** `start`: opens a sub-agent's output (lifecycle marker, not rendered). */
-export const V1StartEventSchema = z.object({ t: z.literal('start'), title: z.string().optional() });
+export const V1StartEventSchema = z.object({ t: z.literal('start'), title: z.optional(z.string()) });
 
 /** `stop`: closes a sub-agent's output (lifecycle marker, not rendered). */
 export const V1StopEventSchema = z.object({ t: z.literal('stop') });
@@ -104,12 +104,12 @@ export const V1EventSchema = z.discriminatedUnion('t', [
 
 /** Token usage on an envelope: feeds the app's context meter, never rendered (docs/wire.md §9 item 3). */
 export const V1UsageSchema = z.object({
-  input_tokens: z.number().int().nonnegative(),
-  output_tokens: z.number().int().nonnegative(),
-  cache_creation_input_tokens: z.number().int().nonnegative().optional(),
-  cache_read_input_tokens: z.number().int().nonnegative().optional(),
-  context_window: z.number().int().positive().optional(),
-  service_tier: z.string().optional(),
+  input_tokens: z.int().check(z.nonnegative()),
+  output_tokens: z.int().check(z.nonnegative()),
+  cache_creation_input_tokens: z.optional(z.int().check(z.nonnegative())),
+  cache_read_input_tokens: z.optional(z.int().check(z.nonnegative())),
+  context_window: z.optional(z.int().check(z.positive())),
+  service_tier: z.optional(z.string()),
 });
 
 /** What the app accepts as a `subagent` id; anything else makes it reject the whole record. */
@@ -125,54 +125,60 @@ const AGENT_ONLY_EVENTS: ReadonlySet<string> = new Set(['service', 'start', 'sto
 export const V1EnvelopeSchema = z
   .object({
     /** Unique per record; the app dedupes rows on it. */
-    id: z.string().min(1),
+    id: z.string().check(z.minLength(1)),
     /** Unix ms; the app's display time and order. */
     time: z.number(),
     role: z.enum(['user', 'agent']),
-    turn: z.string().min(1).optional(),
+    turn: z.optional(z.string().check(z.minLength(1))),
     /** Groups a sub-agent's output; the app refuses anything but 2 to 32 lower-case letters and digits. */
-    subagent: z
-      .string()
-      .regex(SUBAGENT_PATTERN, { message: 'subagent must be 2 to 32 lower-case letters and digits' })
-      .optional(),
-    claudeUuid: z.string().min(1).optional(),
-    codexItemId: z.string().min(1).optional(),
-    usage: V1UsageSchema.optional(),
+    subagent: z.optional(
+      z
+        .string()
+        .check(
+          z.regex(SUBAGENT_PATTERN, { message: 'subagent must be 2 to 32 lower-case letters and digits' }),
+        ),
+    ),
+    claudeUuid: z.optional(z.string().check(z.minLength(1))),
+    codexItemId: z.optional(z.string().check(z.minLength(1))),
+    usage: z.optional(V1UsageSchema),
     ev: V1EventSchema,
   })
-  .superRefine((envelope, ctx) => {
-    if (AGENT_ONLY_EVENTS.has(envelope.ev.t) && envelope.role !== 'agent') {
-      ctx.addIssue({
-        code: 'custom',
-        message: `${envelope.ev.t} events must use role "agent"`,
-        path: ['role'],
-      });
-    }
-    const usageOnly = envelope.ev.t === 'service' && envelope.ev.text === '' && envelope.usage !== undefined;
-    if (envelope.role === 'agent' && envelope.turn === undefined && !usageOnly) {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'agent envelopes must carry turn (the app drops them otherwise)',
-        path: ['turn'],
-      });
-    }
-  });
+  .check(
+    z.superRefine((envelope, ctx) => {
+      if (AGENT_ONLY_EVENTS.has(envelope.ev.t) && envelope.role !== 'agent') {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${envelope.ev.t} events must use role "agent"`,
+          path: ['role'],
+        });
+      }
+      const usageOnly =
+        envelope.ev.t === 'service' && envelope.ev.text === '' && envelope.usage !== undefined;
+      if (envelope.role === 'agent' && envelope.turn === undefined && !usageOnly) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'agent envelopes must carry turn (the app drops them otherwise)',
+          path: ['turn'],
+        });
+      }
+    }),
+  );
 
 /** Record `meta`: `sentFrom` and whatever else the writer puts there (docs/wire.md §6.1). */
-export const V1MetaSchema = z.looseObject({ sentFrom: z.string().optional() });
+export const V1MetaSchema = z.looseObject({ sentFrom: z.optional(z.string()) });
 
 /** A v1 record as the CLI writes it: the envelope directly in `content`. */
 export const V1SessionRecordSchema = z.object({
   role: z.literal('session'),
   content: V1EnvelopeSchema,
-  meta: V1MetaSchema.optional(),
+  meta: z.optional(V1MetaSchema),
 });
 
 /** A v1 record in the wrapped form the app itself writes, `content: {type:'session', data}`. */
 export const V1WrappedSessionRecordSchema = z.object({
   role: z.literal('session'),
   content: z.object({ type: z.literal('session'), data: V1EnvelopeSchema }),
-  meta: V1MetaSchema.optional(),
+  meta: z.optional(V1MetaSchema),
 });
 
 /** The providers the app's `acp` schema accepts; any other value fails parsing (docs/wire.md §6.2). */
@@ -190,15 +196,15 @@ export const V1AcpToolResultRecordSchema = z.object({
     provider: V1AcpProviderSchema,
     data: z.object({
       type: z.literal('tool-result'),
-      callId: z.string().min(1),
+      callId: z.string().check(z.minLength(1)),
       output: z.unknown(),
-      id: z.string().min(1),
-      isError: z.boolean().optional(),
-      turn: z.string().min(1).optional(),
-      time: z.number().optional(),
+      id: z.string().check(z.minLength(1)),
+      isError: z.optional(z.boolean()),
+      turn: z.optional(z.string().check(z.minLength(1))),
+      time: z.optional(z.number()),
     }),
   }),
-  meta: V1MetaSchema.optional(),
+  meta: z.optional(V1MetaSchema),
 });
 
 /**
@@ -210,10 +216,10 @@ export const V1EventMessageRecordSchema = z.object({
   role: z.literal('agent'),
   content: z.object({
     type: z.literal('event'),
-    id: z.string().min(1),
+    id: z.string().check(z.minLength(1)),
     data: z.object({ type: z.literal('message'), message: z.string() }),
   }),
-  meta: V1MetaSchema.optional(),
+  meta: z.optional(V1MetaSchema),
 });
 
 /** Every record the v1 encoder writes. */
@@ -224,26 +230,26 @@ export const V1RecordSchema = z.union([
 ]);
 
 /** The v2 attachment kept on a v1 record for readers. */
-export type V1Media = z.infer<typeof V1MediaSchema>;
+export type V1Media = z.output<typeof V1MediaSchema>;
 /** One v1 event (`ev`). */
-export type V1Event = z.infer<typeof V1EventSchema>;
+export type V1Event = z.output<typeof V1EventSchema>;
 /** The nine values of `ev.t`. */
 export type V1EventKind = V1Event['t'];
 /** A v1 envelope: `{id, time, role, turn?, subagent?, usage?, ev}`. */
-export type V1Envelope = z.infer<typeof V1EnvelopeSchema>;
+export type V1Envelope = z.output<typeof V1EnvelopeSchema>;
 /** Token usage on an envelope. */
-export type V1Usage = z.infer<typeof V1UsageSchema>;
+export type V1Usage = z.output<typeof V1UsageSchema>;
 /** A record's `meta`. */
-export type V1Meta = z.infer<typeof V1MetaSchema>;
+export type V1Meta = z.output<typeof V1MetaSchema>;
 /** `{role: 'session', content: envelope, meta?}`. */
-export type V1SessionRecord = z.infer<typeof V1SessionRecordSchema>;
+export type V1SessionRecord = z.output<typeof V1SessionRecordSchema>;
 /** `{role: 'session', content: {type: 'session', data: envelope}, meta?}`. */
-export type V1WrappedSessionRecord = z.infer<typeof V1WrappedSessionRecordSchema>;
+export type V1WrappedSessionRecord = z.output<typeof V1WrappedSessionRecordSchema>;
 /** The `provider` of a legacy `acp` record. */
-export type V1AcpProvider = z.infer<typeof V1AcpProviderSchema>;
+export type V1AcpProvider = z.output<typeof V1AcpProviderSchema>;
 /** A legacy `acp` `tool-result` record. */
-export type V1AcpToolResultRecord = z.infer<typeof V1AcpToolResultRecordSchema>;
+export type V1AcpToolResultRecord = z.output<typeof V1AcpToolResultRecordSchema>;
 /** A legacy `event` `message` record (a status line). */
-export type V1EventMessageRecord = z.infer<typeof V1EventMessageRecordSchema>;
+export type V1EventMessageRecord = z.output<typeof V1EventMessageRecordSchema>;
 /** Any record the v1 encoder writes. */
-export type V1Record = z.infer<typeof V1RecordSchema>;
+export type V1Record = z.output<typeof V1RecordSchema>;
