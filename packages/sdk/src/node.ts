@@ -5,11 +5,14 @@
  * of a session (what the app does: list, read, send, stop, answer) is `Account`, whose
  * `session(id)` opens a `UserSession` (exported from `happy-session`, since the browser has it too).
  * See docs/transport.md. Loading it makes records seal and open with `node:crypto`'s synchronous
- * AES-256-GCM instead of WebCrypto (docs/crypto.md, "AES-GCM providers").
+ * AES-256-GCM instead of WebCrypto (docs/crypto.md, "AES-GCM providers"), and requests go through
+ * `node:http` with keep-alive instead of `fetch` (docs/transport.md, "HTTP").
  */
 import { installNodeAesGcm } from './transport/nodeAesGcm.js';
+import { installNodeHttpExchange } from './transport/nodeHttpExchange.js';
 
 installNodeAesGcm();
+installNodeHttpExchange();
 
 // The agent's side.
 export { connect } from './session/connect.js';

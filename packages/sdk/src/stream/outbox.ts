@@ -192,13 +192,16 @@ export class Outbox {
       while (this.queue.length > 0 && !this.failure) {
         const batch = this.queue.slice(0, this.maxBatch);
         const records = await this.contents(batch);
-        const delivering = records.length > 0 ? this.deliver(batch, records) : undefined;
-        // Room freed by the last batch is announced only once this one is on its way: a waiting
-        // producer's appends (validation, encryption) then overlap the request in flight
-        // instead of holding it back. Calling deliver() reaches the transport's request
-        // synchronously.
-        if (freed) this.notifyReady();
+        // Room freed by the last batch is announced once this batch is on its way: a waiting
+        // producer's appends (validation, encryption) then overlap the request in flight. They run
+        // on this thread, so with a transport that reports when its request has left, only then
+        // (or when it is answered, if that comes first): started earlier they would hold back a
+        // request written a turn of the event loop later (docs/performance.md, "Write throughput").
+        const announce = freed ? once(() => this.notifyReady()) : undefined;
+        const delivering = records.length > 0 ? this.deliver(batch, records, announce) : undefined;
+        if (!this.transport.reportsSent) announce?.();
         if (delivering) await delivering;
+        announce?.();
         if (this.failure) break;
         this.queue.splice(0, batch.length);
         freed = true;
@@ -225,11 +228,11 @@ export class Outbox {
     return records;
   }
 
-  private async deliver(batch: Entry[], records: OutgoingRecord[]): Promise<void> {
+  private async deliver(batch: Entry[], records: OutgoingRecord[], onSent?: () => void): Promise<void> {
     for (let attempt = 1; !this.failure; attempt++) {
       let acks: readonly AppendAck[];
       try {
-        acks = await this.transport.append(records);
+        acks = await this.transport.append(records, onSent && this.transport.reportsSent ? { onSent } : {});
       } catch (error) {
         if (this.failure) return;
         const delay = this.policy.delayAfter(error, attempt);
@@ -316,4 +319,14 @@ export class Outbox {
     this.readyWaiters = [];
     for (const w of waiters) w();
   }
+}
+
+/** `fn` that runs on its first call only. */
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
 }
