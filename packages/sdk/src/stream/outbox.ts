@@ -77,6 +77,8 @@ export class Outbox {
   private retryAbort: AbortController | undefined;
   private stallTimer: ReturnType<typeof setTimeout> | undefined;
   private stalled = false;
+  /** A request is made but has not left the process yet (`Transport.reportsSent`). */
+  private sending = false;
   private lastFailure: unknown;
 
   constructor(
@@ -131,9 +133,14 @@ export class Outbox {
     return delivery;
   }
 
-  /** Resolves when fewer than `highWaterMark` records are queued. */
+  /**
+   * Resolves when fewer than `highWaterMark` records are queued and no request is waiting to leave
+   * the process: a producer's appends (validation, encryption) run on this thread, and run before
+   * a request is written they would hold it back instead of overlapping it (see
+   * `Transport.reportsSent`; docs/performance.md, "Write throughput").
+   */
   ready(): Promise<void> {
-    if (this.queue.length < this.highWaterMark || this.failure) return Promise.resolve();
+    if (this.isReady()) return Promise.resolve();
     return new Promise((resolve) => this.readyWaiters.push(resolve));
   }
 
@@ -187,24 +194,18 @@ export class Outbox {
   private async pump(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    let freed = false;
     try {
       while (this.queue.length > 0 && !this.failure) {
         const batch = this.queue.slice(0, this.maxBatch);
         const records = await this.contents(batch);
-        // Room freed by the last batch is announced once this batch is on its way: a waiting
-        // producer's appends (validation, encryption) then overlap the request in flight. They run
-        // on this thread, so with a transport that reports when its request has left, only then
-        // (or when it is answered, if that comes first): started earlier they would hold back a
-        // request written a turn of the event loop later (docs/performance.md, "Write throughput").
-        const announce = freed ? once(() => this.notifyReady()) : undefined;
-        const delivering = records.length > 0 ? this.deliver(batch, records, announce) : undefined;
-        if (!this.transport.reportsSent) announce?.();
+        const delivering = records.length > 0 ? this.deliver(batch, records) : undefined;
+        // Room freed by the last batch is announced only once this one is on its way (for a
+        // transport that reports it, once its request has left): a waiting producer's appends
+        // then overlap the request in flight instead of holding it back.
+        this.notifyReady();
         if (delivering) await delivering;
-        announce?.();
         if (this.failure) break;
         this.queue.splice(0, batch.length);
-        freed = true;
       }
     } finally {
       this.running = false;
@@ -228,12 +229,14 @@ export class Outbox {
     return records;
   }
 
-  private async deliver(batch: Entry[], records: OutgoingRecord[], onSent?: () => void): Promise<void> {
+  private async deliver(batch: Entry[], records: OutgoingRecord[]): Promise<void> {
     for (let attempt = 1; !this.failure; attempt++) {
       let acks: readonly AppendAck[];
+      this.sending = this.transport.reportsSent === true;
       try {
-        acks = await this.transport.append(records, onSent && this.transport.reportsSent ? { onSent } : {});
+        acks = await this.transport.append(records, this.sending ? { onSent: this.onSent } : {});
       } catch (error) {
+        this.onSent();
         if (this.failure) return;
         const delay = this.policy.delayAfter(error, attempt);
         if (delay === undefined) {
@@ -251,6 +254,7 @@ export class Outbox {
         this.retryAbort = undefined;
         continue;
       }
+      this.onSent();
       this.clearStall();
       const byLocalId = new Map(acks.map((a) => [a.localId, a]));
       for (const entry of batch) {
@@ -313,20 +317,21 @@ export class Outbox {
     this.notifyReady();
   }
 
+  /** The request in flight has left the process (or has settled): producers may go on. */
+  private readonly onSent = (): void => {
+    if (!this.sending) return;
+    this.sending = false;
+    this.notifyReady();
+  };
+
+  private isReady(): boolean {
+    return this.failure !== undefined || (this.queue.length < this.highWaterMark && !this.sending);
+  }
+
   private notifyReady(): void {
-    if (this.queue.length >= this.highWaterMark && !this.failure) return;
+    if (!this.isReady()) return;
     const waiters = this.readyWaiters;
     this.readyWaiters = [];
     for (const w of waiters) w();
   }
-}
-
-/** `fn` that runs on its first call only. */
-function once(fn: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    fn();
-  };
 }
