@@ -1,7 +1,9 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { decodeBase64, encodeBase64, useBase64Encoder } from '../../packages/sdk/src/crypto/base64.js';
 import { isSdkError } from '../../packages/sdk/src/errors.js';
 import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
 import { httpExchange } from '../../packages/sdk/src/transport/httpExchange.js';
@@ -9,6 +11,7 @@ import {
   installNodeHttpExchange,
   nodeHttpExchange,
 } from '../../packages/sdk/src/transport/nodeHttpExchange.js';
+import { nodeBase64 } from '../../packages/sdk/src/transport/nodePlatform.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
@@ -67,10 +70,11 @@ describe('node:http exchange (docs/transport.md, "HTTP")', () => {
 
   test('onSent comes once, when the whole request is written and before the answer', async () => {
     const events: string[] = [];
-    let answer!: () => void;
+    let answer: (release: () => void) => void = () => undefined;
+    const ready = new Promise<() => void>((resolve) => (answer = resolve));
     const { url } = await serve((_req, res, body) => {
       events.push(`server has ${body.length} bytes`);
-      answer = () => res.end('{}');
+      answer(() => res.end('{}'));
     });
     const body = JSON.stringify({ messages: [{ localId: 'a', content: 'x'.repeat(100_000) }] });
     const answered = nodeHttpExchange({
@@ -81,11 +85,7 @@ describe('node:http exchange (docs/transport.md, "HTTP")', () => {
       signal: AbortSignal.timeout(5000),
       onSent: () => events.push('sent'),
     }).then((a) => events.push(`answered ${a.status}`));
-    await new Promise<void>((resolve) => {
-      const poll = (): void => (answer ? resolve() : void setTimeout(poll, 1));
-      poll();
-    });
-    answer();
+    (await ready)();
     await answered;
     expect(events).toEqual(['sent', `server has ${body.length} bytes`, 'answered 200']);
   });
@@ -120,5 +120,23 @@ describe('node:http exchange (docs/transport.md, "HTTP")', () => {
     const http = new HappyHttp({ serverUrl: url, timeoutMs: 50 });
     const error = await http.request('GET', '/v1/sessions').catch((e: unknown) => e);
     expect(isSdkError(error, 'transport.timeout')).toBe(true);
+  });
+});
+
+describe('Buffer base64 (installNodePlatform)', () => {
+  test('gives the text of the portable encoder for any bytes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 600 }), fc.nat(7), (bytes, offset) => {
+        // A view into a larger buffer, as the sealed records are.
+        const backing = new Uint8Array(bytes.length + offset + 3);
+        backing.set(bytes, offset);
+        const view = backing.subarray(offset, offset + bytes.length);
+        useBase64Encoder(undefined);
+        const portable = encodeBase64(view);
+        useBase64Encoder(nodeBase64);
+        expect(encodeBase64(view)).toBe(portable);
+        expect(decodeBase64(portable)).toEqual(bytes);
+      }),
+    );
   });
 });
