@@ -128,7 +128,7 @@ const aTurnOfTheEventLoop = (): Promise<void> => new Promise((resolve) => setImm
 describe('Outbox: the next batch overlaps the request in flight (docs/performance.md, "Write throughput")', () => {
   it('holds a producer on ready() until the request made has left the process, then lets it go while that request waits for its answer', async () => {
     const transport = new ReportingTransport();
-    const outbox = new Outbox(transport, { highWaterMark: 10 });
+    const outbox = new Outbox(transport, { highWaterMark: 10, sendWaitMs: 60_000 });
     const delivery = outbox.enqueue('a', Promise.resolve('a'));
     await until(() => transport.waiting === 1);
     void outbox.ready().then(() => transport.log.push('ready'));
@@ -147,7 +147,7 @@ describe('Outbox: the next batch overlaps the request in flight (docs/performanc
   it('lets a held producer go when the request fails before it left (a refused connection), and retries the batch', async () => {
     const transport = new ReportingTransport();
     transport.failNext = new SdkError('transport.network', 'connect ECONNREFUSED');
-    const outbox = new Outbox(transport, { highWaterMark: 10, retryDelayMs: 1 });
+    const outbox = new Outbox(transport, { highWaterMark: 10, retryDelayMs: 1, sendWaitMs: 60_000 });
     const delivery = outbox.enqueue('a', Promise.resolve('a'));
     await outbox.ready();
     await until(() => transport.waiting === 1);
@@ -155,6 +155,19 @@ describe('Outbox: the next batch overlaps the request in flight (docs/performanc
     transport.acknowledge();
     await expect(delivery).resolves.toMatchObject({ seq: 1 });
     expect(transport.log).toEqual(['append a', 'append a', 'sent']);
+  });
+
+  it('a request that does not leave (a connection being made, a silent server) holds a producer only sendWaitMs', async () => {
+    const transport = new ReportingTransport();
+    const outbox = new Outbox(transport, { highWaterMark: 10, sendWaitMs: 5 });
+    const delivery = outbox.enqueue('a', Promise.resolve('a'));
+    await until(() => transport.waiting === 1);
+    await outbox.ready();
+    expect(transport.log).toEqual(['append a']);
+    expect(transport.waiting).toBe(1);
+    transport.send();
+    transport.acknowledge();
+    await expect(delivery).resolves.toMatchObject({ seq: 1 });
   });
 
   it('a transport that does not report sending: a producer goes on as soon as the request is made', async () => {

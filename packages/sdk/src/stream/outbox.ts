@@ -21,6 +21,11 @@ export interface OutboxOptions {
    * `errors$` (once per stall); default 10 s.
    */
   readonly stallAfterMs?: number;
+  /**
+   * How long {@link Outbox.ready} waits, at most, for a request to leave the process (see
+   * `Transport.reportsSent`); default 50 ms.
+   */
+  readonly sendWaitMs?: number;
   readonly logger?: Logger;
 }
 
@@ -54,6 +59,14 @@ interface Entry {
 const DEFAULT_STALL_AFTER_MS = 10_000;
 
 /**
+ * How long {@link Outbox.ready} waits, at most, for a request to leave the process. A request on an
+ * open keep-alive connection leaves within the same turn of the event loop; one that waits for a
+ * connection (or for a server that does not take it) should not hold the producer for the whole
+ * request time-out.
+ */
+export const DEFAULT_SEND_WAIT_MS = 50;
+
+/**
  * Delivers records in append order (docs/architecture.md, "Delivery"). It batches up to
  * `maxBatch`, retries what the SDK's one retry policy retries (network failures, 408, 429 after its
  * `Retry-After`, 5xx) with the same `localId`s, so a retry never duplicates, and reports a stall
@@ -68,6 +81,7 @@ export class Outbox {
   private readonly highWaterMark: number;
   private readonly policy: RetryPolicy;
   private readonly stallAfterMs: number;
+  private readonly sendWaitMs: number;
   private readonly logger: Logger;
   private running = false;
   private scheduled = false;
@@ -79,6 +93,7 @@ export class Outbox {
   private stalled = false;
   /** A request is made but has not left the process yet (`Transport.reportsSent`). */
   private sending = false;
+  private sendWait: ReturnType<typeof setTimeout> | undefined;
   private lastFailure: unknown;
 
   constructor(
@@ -94,6 +109,7 @@ export class Outbox {
       maxDelayMs: options.maxRetryDelayMs ?? 5000,
     });
     this.stallAfterMs = Math.max(0, options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS);
+    this.sendWaitMs = Math.max(0, options.sendWaitMs ?? DEFAULT_SEND_WAIT_MS);
     this.logger = options.logger ?? silentLogger;
   }
 
@@ -137,7 +153,8 @@ export class Outbox {
    * Resolves when fewer than `highWaterMark` records are queued and no request is waiting to leave
    * the process: a producer's appends (validation, encryption) run on this thread, and run before
    * a request is written they would hold it back instead of overlapping it (see
-   * `Transport.reportsSent`; docs/performance.md, "Write throughput").
+   * `Transport.reportsSent`; docs/performance.md, "Write throughput"). A request still not written
+   * after `sendWaitMs` (a connection being made, a server that does not take it) holds no one.
    */
   ready(): Promise<void> {
     if (this.isReady()) return Promise.resolve();
@@ -233,6 +250,7 @@ export class Outbox {
     for (let attempt = 1; !this.failure; attempt++) {
       let acks: readonly AppendAck[];
       this.sending = this.transport.reportsSent === true;
+      if (this.sending) this.sendWait = setTimeout(this.onSent, this.sendWaitMs);
       try {
         acks = await this.transport.append(records, this.sending ? { onSent: this.onSent } : {});
       } catch (error) {
@@ -319,6 +337,8 @@ export class Outbox {
 
   /** The request in flight has left the process (or has settled): producers may go on. */
   private readonly onSent = (): void => {
+    clearTimeout(this.sendWait);
+    this.sendWait = undefined;
     if (!this.sending) return;
     this.sending = false;
     this.notifyReady();
