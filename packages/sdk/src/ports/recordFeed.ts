@@ -59,6 +59,8 @@ class TailChecks {
   private delay: number;
   private due = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the armed timer fires. */
+  private firesAt = 0;
   private tick: (() => void) | undefined;
 
   /** Ticks while subscribed, starting with a restart. */
@@ -83,10 +85,16 @@ class TailChecks {
   restart(): void {
     this.delay = this.first;
     this.due = Date.now() + this.first;
-    if (this.tick && this.timer === undefined) this.arm(this.first);
+    if (!this.tick) return;
+    // A timer set for an idle stream's longer wait would fire too late: set it again.
+    if (this.timer === undefined || this.firesAt > this.due) {
+      clearTimeout(this.timer);
+      this.arm(this.first);
+    }
   }
 
   private arm(ms: number): void {
+    this.firesAt = Date.now() + ms;
     this.timer = setTimeout(() => this.fire(), ms);
   }
 
