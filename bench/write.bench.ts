@@ -5,7 +5,9 @@
  * to `POST /v3/sessions/:id/messages`, one request in flight at a time. Target: ratio >= 0.9.
  * A second baseline, `write.throughput-vs-crypto`, is the cheapest real client: the same raw posts,
  * but each batch encrypted inside the clock with `node:crypto` (no validation), the next batch's
- * encryption overlapping the request in flight. Target: ratio >= 0.95.
+ * encryption overlapping the request in flight: it starts once `fetch` has written the request
+ * (undici's `bodySent`), since `fetch` writes only a turn of the event loop after it is called.
+ * Target: ratio >= 0.95.
  *
  * The server (the embedded relay by default, or `HAPPY_SERVER_URL`) runs in another process, so
  * its cost weighs equally on both sides; each side has one session socket connected, so the
@@ -67,7 +69,7 @@ export default async function run(): Promise<BenchResult[]> {
         target: 'ratio >= 0.95',
         note:
           `the same SDK rounds vs raw fetch of batches of 100 encrypted inside the clock with node:crypto ` +
-          `(JSON.stringify, AES-256-GCM, Buffer base64; next batch encrypted while a request is in flight); ` +
+          `(JSON.stringify, AES-256-GCM, Buffer base64; next batch encrypted once the request in flight is written); ` +
           `server: ${server.label}; raw+crypto rounds ${rawCrypto.map(Math.round).join('/')}`,
       },
     ];
@@ -130,7 +132,11 @@ async function rawCryptoRound(server: BenchServer, count: number): Promise<numbe
     for (let i = 0; i < messages.length; i += 100) {
       const batch = encryptRawNode(messages.slice(i, i + 100), session.key);
       await inFlight;
-      inFlight = session.post(batch);
+      const { sent, answered } = session.postTracked(batch);
+      inFlight = answered;
+      // fetch writes the request a turn of the event loop later: encrypting the next batch
+      // before that would hold it back instead of overlapping it.
+      await Promise.race([sent, answered]);
     }
     await inFlight;
     const seconds = (performance.now() - start) / 1000;

@@ -1,3 +1,4 @@
+import { subscribe } from 'node:diagnostics_channel';
 import { io } from 'socket.io-client';
 import type { Socket } from 'socket.io-client';
 import { decryptRecord } from '../../packages/sdk/src/crypto/records.js';
@@ -46,6 +47,21 @@ export class RawSession {
     return body;
   }
 
+  /**
+   * {@link RawSession.post}, and a promise that resolves once the request's body is written to the
+   * socket (undici's `undici:request:bodySent` diagnostics channel, which Node's `fetch` publishes):
+   * work started after it overlaps the request instead of holding it back, since `fetch` writes
+   * only after a turn of the event loop.
+   */
+  postTracked(records: readonly RawRecord[]): {
+    readonly sent: Promise<void>;
+    readonly answered: Promise<unknown>;
+  } {
+    const path = `/v3/sessions/${encodeURIComponent(this.id)}/messages`;
+    const sent = new Promise<void>((resolve) => bodySentWaiters.push({ path, resolve }));
+    return { sent, answered: this.post(records) };
+  }
+
   /** Posts all records in order, in batches of `batch`, one request in flight at a time. */
   async postAll(records: readonly RawRecord[], batch = 100): Promise<void> {
     for (let i = 0; i < records.length; i += batch) await this.post(records.slice(i, i + batch));
@@ -61,6 +77,13 @@ export class RawSession {
     }).catch(() => undefined);
   }
 }
+
+const bodySentWaiters: Array<{ readonly path: string; readonly resolve: () => void }> = [];
+subscribe('undici:request:bodySent', (message) => {
+  const path = (message as { request?: { path?: string } }).request?.path;
+  const i = bodySentWaiters.findIndex((w) => w.path === path);
+  if (i >= 0) bodySentWaiters.splice(i, 1)[0]!.resolve();
+});
 
 /**
  * A second client, as the Happy app: a user-scoped socket that sees every `new-message` update of

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { SdkError, isSdkError } from '../../packages/sdk/src/errors.js';
 import { Outbox } from '../../packages/sdk/src/stream/outbox.js';
-import type { AppendAck, OutgoingRecord, Transport } from '../../packages/sdk/src/ports/transport.js';
+import type {
+  AppendAck,
+  AppendOptions,
+  OutgoingRecord,
+  Transport,
+} from '../../packages/sdk/src/ports/transport.js';
 import { MemoryTransport } from '../../packages/sdk/src/ports/memoryTransport.js';
 
 /** A transport whose appends wait until the test acknowledges them, logging each call. */
@@ -66,6 +71,113 @@ describe('Outbox', () => {
       ['e', 5],
     ]);
     expect(transport.log).toEqual(['append a,b', 'append c,d', 'append e']);
+  });
+});
+
+/**
+ * A transport that reports when its request has left the process, as HappyServerTransport does
+ * (`reportsSent`); the test decides when each request leaves and when it is answered.
+ */
+class ReportingTransport {
+  readonly reportsSent = true;
+  readonly log: string[] = [];
+  failNext: SdkError | undefined;
+  private readonly inner = new MemoryTransport();
+  private readonly sends: Array<() => void> = [];
+  private readonly gates: Array<() => void> = [];
+  readonly records$ = this.inner.records$;
+
+  async append(
+    records: readonly OutgoingRecord[],
+    options: AppendOptions = {},
+  ): Promise<readonly AppendAck[]> {
+    this.log.push(`append ${records.map((r) => r.localId).join(',')}`);
+    if (this.failNext) {
+      const error = this.failNext;
+      this.failNext = undefined;
+      throw error;
+    }
+    this.sends.push(() => {
+      this.log.push('sent');
+      options.onSent?.();
+    });
+    await new Promise<void>((resolve) => this.gates.push(resolve));
+    return this.inner.append(records);
+  }
+
+  read: Transport['read'] = (afterSeq, options) => this.inner.read(afterSeq, options);
+
+  /** The oldest request not sent yet leaves the process. */
+  send(): void {
+    this.sends.shift()?.();
+  }
+
+  /** Answers the oldest waiting request. */
+  acknowledge(): void {
+    this.gates.shift()?.();
+  }
+
+  get waiting(): number {
+    return this.gates.length;
+  }
+}
+
+/** Lets every timer and I/O callback due now run, so that a producer that could wake has woken. */
+const aTurnOfTheEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('Outbox: the next batch overlaps the request in flight (docs/performance.md, "Write throughput")', () => {
+  it('holds a producer on ready() until the request made has left the process, then lets it go while that request waits for its answer', async () => {
+    const transport = new ReportingTransport();
+    const outbox = new Outbox(transport, { highWaterMark: 10, sendWaitMs: 60_000 });
+    const delivery = outbox.enqueue('a', Promise.resolve('a'));
+    await until(() => transport.waiting === 1);
+    void outbox.ready().then(() => transport.log.push('ready'));
+    await aTurnOfTheEventLoop();
+    expect(transport.log).toEqual(['append a']);
+
+    transport.send();
+    await until(() => transport.log.includes('ready'));
+    expect(transport.log).toEqual(['append a', 'sent', 'ready']);
+    expect(transport.waiting).toBe(1);
+
+    transport.acknowledge();
+    await expect(delivery).resolves.toMatchObject({ localId: 'a', seq: 1 });
+  });
+
+  it('lets a held producer go when the request fails before it left (a refused connection), and retries the batch', async () => {
+    const transport = new ReportingTransport();
+    transport.failNext = new SdkError('transport.network', 'connect ECONNREFUSED');
+    const outbox = new Outbox(transport, { highWaterMark: 10, retryDelayMs: 1, sendWaitMs: 60_000 });
+    const delivery = outbox.enqueue('a', Promise.resolve('a'));
+    await outbox.ready();
+    await until(() => transport.waiting === 1);
+    transport.send();
+    transport.acknowledge();
+    await expect(delivery).resolves.toMatchObject({ seq: 1 });
+    expect(transport.log).toEqual(['append a', 'append a', 'sent']);
+  });
+
+  it('a request that does not leave (a connection being made, a silent server) holds a producer only sendWaitMs', async () => {
+    const transport = new ReportingTransport();
+    const outbox = new Outbox(transport, { highWaterMark: 10, sendWaitMs: 5 });
+    const delivery = outbox.enqueue('a', Promise.resolve('a'));
+    await until(() => transport.waiting === 1);
+    await outbox.ready();
+    expect(transport.log).toEqual(['append a']);
+    expect(transport.waiting).toBe(1);
+    transport.send();
+    transport.acknowledge();
+    await expect(delivery).resolves.toMatchObject({ seq: 1 });
+  });
+
+  it('a transport that does not report sending: a producer goes on as soon as the request is made', async () => {
+    const transport = new GatedTransport();
+    const outbox = new Outbox(transport, { highWaterMark: 10 });
+    const delivery = outbox.enqueue('a', Promise.resolve('a'));
+    await until(() => transport.waiting === 1);
+    await outbox.ready();
+    transport.acknowledge();
+    await expect(delivery).resolves.toMatchObject({ seq: 1 });
   });
 });
 

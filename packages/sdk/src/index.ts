@@ -146,7 +146,14 @@ export { PERMISSION_SETTLED_PREFIX, PermissionLedger, ledgerOf } from './stream/
 export type { LedgerClose, LedgerEntry, LedgerMessage } from './stream/permissionLedger.js';
 
 // The ports a transport implements, and their in-memory implementations.
-export type { Transport, OutgoingRecord, AppendAck, StoredRecord, ReadPage } from './ports/transport.js';
+export type {
+  Transport,
+  OutgoingRecord,
+  AppendAck,
+  AppendOptions,
+  StoredRecord,
+  ReadPage,
+} from './ports/transport.js';
 export { isRetryableTransportError, retryAfterOf, RetryPolicy, retrying } from './ports/retryPolicy.js';
 export type { RetryPolicyOptions, RetryingOptions, RetryNotice } from './ports/retryPolicy.js';
 export { recordFeed, DEFAULT_TAIL_CHECK_MS, DEFAULT_MAX_TAIL_CHECK_MS } from './ports/recordFeed.js';

@@ -5,11 +5,13 @@
  * of a session (what the app does: list, read, send, stop, answer) is `Account`, whose
  * `session(id)` opens a `UserSession` (exported from `happy-session`, since the browser has it too).
  * See docs/transport.md. Loading it makes records seal and open with `node:crypto`'s synchronous
- * AES-256-GCM instead of WebCrypto (docs/crypto.md, "AES-GCM providers").
+ * AES-256-GCM instead of WebCrypto (docs/crypto.md, "AES-GCM providers"), requests go through
+ * `node:http` with keep-alive instead of `fetch` (docs/transport.md, "HTTP"), and base64 is
+ * `Buffer`'s.
  */
-import { installNodeAesGcm } from './transport/nodeAesGcm.js';
+import { installNodePlatform } from './transport/nodePlatform.js';
 
-installNodeAesGcm();
+installNodePlatform();
 
 // The agent's side.
 export { connect } from './session/connect.js';

@@ -1,6 +1,13 @@
 import { Subject } from 'rxjs';
 import { SdkError } from '../errors.js';
-import type { AppendAck, OutgoingRecord, ReadPage, StoredRecord, Transport } from './transport.js';
+import type {
+  AppendAck,
+  AppendOptions,
+  OutgoingRecord,
+  ReadPage,
+  StoredRecord,
+  Transport,
+} from './transport.js';
 
 const MAX_BATCH = 100;
 const MAX_PAGE = 500;
@@ -15,13 +22,19 @@ export class MemoryTransport implements Transport {
   private readonly byLocalId = new Map<string, StoredRecord>();
   private readonly subject = new Subject<StoredRecord>();
   readonly records$ = this.subject.asObservable();
+  /** Calls `onSent` at once: in process, a request is "sent" when it is made. */
+  readonly reportsSent = true;
 
   /** Every stored record, in `seq` order (ciphertext only). */
   get records(): readonly StoredRecord[] {
     return this.stored;
   }
 
-  async append(records: readonly OutgoingRecord[]): Promise<readonly AppendAck[]> {
+  async append(
+    records: readonly OutgoingRecord[],
+    options: AppendOptions = {},
+  ): Promise<readonly AppendAck[]> {
+    options.onSent?.();
     if (records.length < 1 || records.length > MAX_BATCH) {
       throw new SdkError(
         'transport.rejected',

@@ -1,6 +1,6 @@
 import {
-  BehaviorSubject,
   EMPTY,
+  Observable,
   concatMap,
   defer,
   expand,
@@ -9,13 +9,10 @@ import {
   merge,
   of,
   retry,
-  skip,
-  switchMap,
   tap,
   throwError,
   timer,
 } from 'rxjs';
-import type { Observable } from 'rxjs';
 import { RetryPolicy } from './retryPolicy.js';
 import type { ReadPage, StoredRecord, Transport } from './transport.js';
 
@@ -51,19 +48,68 @@ export const DEFAULT_TAIL_CHECK_MS = 1_000;
 /** Default longest wait between two tail checks of an idle stream (docs/transport.md, "Live reading"). */
 export const DEFAULT_MAX_TAIL_CHECK_MS = 30_000;
 
-/** Ticks after `first`, then after twice as long each time, up to `max`: the idle tail checks. */
-function growingTicks(first: number, max: number): Observable<unknown> {
-  return defer(() => {
-    let delay = first;
-    return of(0).pipe(
-      expand(() => {
-        const tick = timer(delay);
-        delay = Math.min(delay * 2, max);
-        return tick;
-      }),
-      skip(1),
-    );
+/**
+ * The idle tail checks: a tick `first` after the last restart, then after twice as long each time,
+ * up to `max`. A restart only notes when the next tick is due, because records restart the checks
+ * one after another (a writer's own echoes, thousands a second); the one timer, when it fires before
+ * that, waits out the rest. A timer restarted per record was most of what a live hint cost
+ * (docs/performance.md, "Write throughput").
+ */
+class TailChecks {
+  private delay: number;
+  private due = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the armed timer fires. */
+  private firesAt = 0;
+  private tick: (() => void) | undefined;
+
+  /** Ticks while subscribed, starting with a restart. */
+  readonly ticks$ = new Observable<void>((subscriber) => {
+    this.tick = () => subscriber.next();
+    this.restart();
+    return () => {
+      this.tick = undefined;
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    };
   });
+
+  constructor(
+    private readonly first: number,
+    private readonly max: number,
+  ) {
+    this.delay = first;
+  }
+
+  /** The next tick comes `first` from now. */
+  restart(): void {
+    this.delay = this.first;
+    this.due = Date.now() + this.first;
+    if (!this.tick) return;
+    // A timer set for an idle stream's longer wait would fire too late: set it again.
+    if (this.timer === undefined || this.firesAt > this.due) {
+      clearTimeout(this.timer);
+      this.arm(this.first);
+    }
+  }
+
+  private arm(ms: number): void {
+    this.firesAt = Date.now() + ms;
+    this.timer = setTimeout(() => this.fire(), ms);
+  }
+
+  private fire(): void {
+    this.timer = undefined;
+    const early = this.due - Date.now();
+    if (early > 0) {
+      this.arm(early);
+      return;
+    }
+    this.delay = Math.min(this.delay * 2, this.max);
+    this.due = Date.now() + this.delay;
+    this.arm(this.delay);
+    this.tick?.();
+  }
 }
 
 /**
@@ -90,7 +136,7 @@ export function recordFeed(transport: Transport, options: RecordFeedOptions = {}
     // A record taken, or a catch-up read done, restarts the tail checks: a record stored just
     // after that read, or whose hint was lost at the end of a burst, is read soon. A tail check
     // that finds nothing does not: the waits of an idle stream grow.
-    const settled = new BehaviorSubject<void>(undefined);
+    const tailChecks = new TailChecks(tailCheckMs, maxTailCheckMs);
     const catchUp = (tail: boolean): Observable<StoredRecord> =>
       readAfter(cursor).pipe(
         // Next page while the server says there is more and the cursor moved (a misbehaving server
@@ -99,16 +145,13 @@ export function recordFeed(transport: Transport, options: RecordFeedOptions = {}
           const last = page.records.at(-1)?.seq ?? page.afterSeq;
           return page.hasMore && last > page.afterSeq ? readAfter(last) : EMPTY;
         }),
-        tap({ complete: () => (tail ? undefined : settled.next()) }),
+        tap({ complete: () => (tail ? undefined : tailChecks.restart()) }),
         concatMap((page) => page.records),
       );
     const triggers: Observable<Trigger> = merge(
       transport.records$.pipe(map((hint) => ({ hint }))),
       transport.resync$?.pipe(map(() => ({ tail: false }))) ?? EMPTY,
-      settled.pipe(
-        switchMap(() => growingTicks(tailCheckMs, maxTailCheckMs)),
-        map(() => ({ tail: true })),
-      ),
+      tailChecks.ticks$.pipe(map(() => ({ tail: true }))),
     );
     return defer(() => merge(of({ tail: false }), triggers)).pipe(
       concatMap((trigger: Trigger) => {
@@ -120,7 +163,7 @@ export function recordFeed(transport: Transport, options: RecordFeedOptions = {}
       filter((record) => record.seq > cursor),
       tap((record) => {
         cursor = record.seq;
-        settled.next();
+        tailChecks.restart();
       }),
       retry({
         delay: (error: unknown, attempt: number) => {

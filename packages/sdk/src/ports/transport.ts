@@ -27,6 +27,16 @@ export interface StoredRecord {
   readonly createdAt?: number;
 }
 
+/** How an append is carried out (see {@link Transport.append}). */
+export interface AppendOptions {
+  /**
+   * Called once when the request has left the process (its bytes are written to the connection),
+   * before the answer; a transport that cannot tell calls it when it has handed the request on.
+   * Only a transport with {@link Transport.reportsSent} is expected to call it.
+   */
+  readonly onSent?: () => void;
+}
+
 /** One page of records after a cursor, in ascending `seq`. */
 export interface ReadPage {
   readonly records: readonly StoredRecord[];
@@ -41,8 +51,16 @@ export interface ReadPage {
  * which ones to retry.
  */
 export interface Transport {
+  /**
+   * True when {@link Transport.append} calls `options.onSent` once its request has left. The
+   * outbox then seals the next batch only after that, so the work overlaps the request in flight
+   * instead of holding back a request that is written a turn of the event loop later
+   * (docs/performance.md, "Write throughput"). Without it, the outbox goes on as soon as
+   * `append()` is called.
+   */
+  readonly reportsSent?: boolean;
   /** Appends a batch (1 to 100 records) in order; idempotent per `localId`. */
-  append(records: readonly OutgoingRecord[]): Promise<readonly AppendAck[]>;
+  append(records: readonly OutgoingRecord[], options?: AppendOptions): Promise<readonly AppendAck[]>;
   /** Reads records with `seq > afterSeq`, ascending. */
   read(afterSeq: number, options?: { readonly limit?: number }): Promise<ReadPage>;
   /**

@@ -14,62 +14,79 @@ export interface NonJsonValue {
  * an `undefined` property is left out, as JSON leaves it out. Undefined when the value is fine.
  */
 export function findNonJson(value: unknown): NonJsonValue | undefined {
-  return walk(value, '', [], new Set());
+  const problem = walk(value, '', []);
+  return problem && { path: problem.reversedPath.reverse(), found: problem.found };
 }
 
-function walk(
-  input: unknown,
-  key: string,
-  path: (string | number)[],
-  ancestors: Set<object>,
-): NonJsonValue | undefined {
+/**
+ * A problem found by {@link walk}; each level adds its key on the way back up, so a value that is
+ * fine (every message the writer appends) costs no path arrays (docs/performance.md).
+ */
+interface Problem {
+  readonly reversedPath: (string | number)[];
+  readonly found: string;
+}
+
+const problemOf = (found: string): Problem => ({ reversedPath: [], found });
+
+/** `problem`, found under `key` of the level above. */
+function within(problem: Problem, key: string | number): Problem {
+  problem.reversedPath.push(key);
+  return problem;
+}
+
+function walk(input: unknown, key: string | number, ancestors: object[]): Problem | undefined {
   let value = input;
   if (
     typeof value === 'object' &&
     value !== null &&
     typeof (value as { toJSON?: unknown }).toJSON === 'function'
   ) {
-    value = (value as { toJSON: (key: string) => unknown }).toJSON(key);
+    value = (value as { toJSON: (key: string) => unknown }).toJSON(String(key));
   }
   switch (typeof value) {
     case 'string':
     case 'boolean':
       return undefined;
     case 'number':
-      return Number.isFinite(value) ? undefined : { path, found: String(value) };
+      return Number.isFinite(value) ? undefined : problemOf(String(value));
     case 'bigint':
-      return { path, found: 'a BigInt' };
+      return problemOf('a BigInt');
     case 'function':
-      return { path, found: 'a function' };
+      return problemOf('a function');
     case 'symbol':
-      return { path, found: 'a symbol' };
+      return problemOf('a symbol');
     case 'undefined':
-      return { path, found: 'undefined' };
+      return problemOf('undefined');
   }
   if (value === null) return undefined;
-  const object = value as object;
+  const object = value as Record<string, unknown>;
   if (object instanceof Map || object instanceof Set) {
-    return { path, found: `a ${object instanceof Map ? 'Map' : 'Set'}` };
+    return problemOf(`a ${object instanceof Map ? 'Map' : 'Set'}`);
   }
-  if (ancestors.has(object)) return { path, found: 'a circular reference' };
-  ancestors.add(object);
+  // The objects on the way down (a few levels): a cycle is one of them met again.
+  if (ancestors.includes(object)) return problemOf('a circular reference');
+  ancestors.push(object);
   try {
     if (Array.isArray(object)) {
       for (let i = 0; i < object.length; i++) {
         // A hole reads as undefined: JSON writes it as null.
-        const problem = walk(object[i], String(i), [...path, i], ancestors);
-        if (problem) return problem;
+        const problem = walk(object[i], i, ancestors);
+        if (problem) return within(problem, i);
       }
       return undefined;
     }
-    for (const [k, v] of Object.entries(object)) {
+    // Own enumerable string keys, in Object.keys order, as JSON.stringify takes them.
+    for (const k in object) {
+      if (!Object.prototype.hasOwnProperty.call(object, k)) continue;
+      const v = object[k];
       if (v === undefined) continue;
-      const problem = walk(v, k, [...path, k], ancestors);
-      if (problem) return problem;
+      const problem = walk(v, k, ancestors);
+      if (problem) return within(problem, k);
     }
     return undefined;
   } finally {
-    ancestors.delete(object);
+    ancestors.pop();
   }
 }
 

@@ -57,8 +57,10 @@ export class UserInbox {
   constructor(private readonly options: UserInboxOptions) {
     this.logger = options.logger ?? silentLogger;
     this.subscription = recordFeed(options.transport, { afterSeq: options.afterSeq }).subscribe({
-      // Decryption is async; chain it so messages keep `seq` order.
+      // Decryption is async; chain it so messages keep `seq` order. The process's own echoes (most
+      // records while an agent writes) are dropped here, without a promise each.
       next: (record) => {
+        if (record.localId !== null && this.options.isOwn(record.localId)) return;
         this.chain = this.chain.then(() => this.take(record));
       },
       error: (error: unknown) => {
@@ -111,7 +113,6 @@ export class UserInbox {
 
   private async take(record: StoredRecord): Promise<void> {
     if (this.ended) return;
-    if (record.localId !== null && this.options.isOwn(record.localId)) return;
     const decrypted = await decryptRecord(record.content, this.options.key);
     if (!decrypted.ok) {
       this.logger.warn('a record does not decrypt', { seq: record.seq, code: decrypted.error.code });

@@ -21,6 +21,11 @@ export interface OutboxOptions {
    * `errors$` (once per stall); default 10 s.
    */
   readonly stallAfterMs?: number;
+  /**
+   * How long {@link Outbox.ready} waits, at most, for a request to leave the process (see
+   * `Transport.reportsSent`); default 50 ms.
+   */
+  readonly sendWaitMs?: number;
   readonly logger?: Logger;
 }
 
@@ -54,6 +59,14 @@ interface Entry {
 const DEFAULT_STALL_AFTER_MS = 10_000;
 
 /**
+ * How long {@link Outbox.ready} waits, at most, for a request to leave the process. A request on an
+ * open keep-alive connection leaves within the same turn of the event loop; one that waits for a
+ * connection (or for a server that does not take it) should not hold the producer for the whole
+ * request time-out.
+ */
+export const DEFAULT_SEND_WAIT_MS = 50;
+
+/**
  * Delivers records in append order (docs/architecture.md, "Delivery"). It batches up to
  * `maxBatch`, retries what the SDK's one retry policy retries (network failures, 408, 429 after its
  * `Retry-After`, 5xx) with the same `localId`s, so a retry never duplicates, and reports a stall
@@ -68,6 +81,7 @@ export class Outbox {
   private readonly highWaterMark: number;
   private readonly policy: RetryPolicy;
   private readonly stallAfterMs: number;
+  private readonly sendWaitMs: number;
   private readonly logger: Logger;
   private running = false;
   private scheduled = false;
@@ -77,6 +91,9 @@ export class Outbox {
   private retryAbort: AbortController | undefined;
   private stallTimer: ReturnType<typeof setTimeout> | undefined;
   private stalled = false;
+  /** A request is made but has not left the process yet (`Transport.reportsSent`). */
+  private sending = false;
+  private sendWait: ReturnType<typeof setTimeout> | undefined;
   private lastFailure: unknown;
 
   constructor(
@@ -92,6 +109,7 @@ export class Outbox {
       maxDelayMs: options.maxRetryDelayMs ?? 5000,
     });
     this.stallAfterMs = Math.max(0, options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS);
+    this.sendWaitMs = Math.max(0, options.sendWaitMs ?? DEFAULT_SEND_WAIT_MS);
     this.logger = options.logger ?? silentLogger;
   }
 
@@ -131,9 +149,15 @@ export class Outbox {
     return delivery;
   }
 
-  /** Resolves when fewer than `highWaterMark` records are queued. */
+  /**
+   * Resolves when fewer than `highWaterMark` records are queued and no request is waiting to leave
+   * the process: a producer's appends (validation, encryption) run on this thread, and run before
+   * a request is written they would hold it back instead of overlapping it (see
+   * `Transport.reportsSent`; docs/performance.md, "Write throughput"). A request still not written
+   * after `sendWaitMs` (a connection being made, a server that does not take it) holds no one.
+   */
   ready(): Promise<void> {
-    if (this.queue.length < this.highWaterMark || this.failure) return Promise.resolve();
+    if (this.isReady()) return Promise.resolve();
     return new Promise((resolve) => this.readyWaiters.push(resolve));
   }
 
@@ -187,21 +211,18 @@ export class Outbox {
   private async pump(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    let freed = false;
     try {
       while (this.queue.length > 0 && !this.failure) {
         const batch = this.queue.slice(0, this.maxBatch);
         const records = await this.contents(batch);
         const delivering = records.length > 0 ? this.deliver(batch, records) : undefined;
-        // Room freed by the last batch is announced only once this one is on its way: a waiting
-        // producer's appends (validation, encryption) then overlap the request in flight
-        // instead of holding it back. Calling deliver() reaches the transport's request
-        // synchronously.
-        if (freed) this.notifyReady();
+        // Room freed by the last batch is announced only once this one is on its way (for a
+        // transport that reports it, once its request has left): a waiting producer's appends
+        // then overlap the request in flight instead of holding it back.
+        this.notifyReady();
         if (delivering) await delivering;
         if (this.failure) break;
         this.queue.splice(0, batch.length);
-        freed = true;
       }
     } finally {
       this.running = false;
@@ -228,9 +249,12 @@ export class Outbox {
   private async deliver(batch: Entry[], records: OutgoingRecord[]): Promise<void> {
     for (let attempt = 1; !this.failure; attempt++) {
       let acks: readonly AppendAck[];
+      this.sending = this.transport.reportsSent === true;
+      if (this.sending) this.sendWait = setTimeout(this.onSent, this.sendWaitMs);
       try {
-        acks = await this.transport.append(records);
+        acks = await this.transport.append(records, this.sending ? { onSent: this.onSent } : {});
       } catch (error) {
+        this.onSent();
         if (this.failure) return;
         const delay = this.policy.delayAfter(error, attempt);
         if (delay === undefined) {
@@ -248,6 +272,7 @@ export class Outbox {
         this.retryAbort = undefined;
         continue;
       }
+      this.onSent();
       this.clearStall();
       const byLocalId = new Map(acks.map((a) => [a.localId, a]));
       for (const entry of batch) {
@@ -310,8 +335,21 @@ export class Outbox {
     this.notifyReady();
   }
 
+  /** The request in flight has left the process (or has settled): producers may go on. */
+  private readonly onSent = (): void => {
+    clearTimeout(this.sendWait);
+    this.sendWait = undefined;
+    if (!this.sending) return;
+    this.sending = false;
+    this.notifyReady();
+  };
+
+  private isReady(): boolean {
+    return this.failure !== undefined || (this.queue.length < this.highWaterMark && !this.sending);
+  }
+
   private notifyReady(): void {
-    if (this.queue.length >= this.highWaterMark && !this.failure) return;
+    if (!this.isReady()) return;
     const waiters = this.readyWaiters;
     this.readyWaiters = [];
     for (const w of waiters) w();

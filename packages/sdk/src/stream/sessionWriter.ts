@@ -381,7 +381,10 @@ export class SessionWriter {
     const acks = records.map((plain, i) =>
       this.outbox.enqueue(i === 0 ? messageId : `${messageId}:${i}`, this.seal(plain), messageId),
     );
-    this.lastRecord = acks[acks.length - 1];
+    const last = acks[acks.length - 1]!;
+    this.lastRecord = last;
+    // One record (a v2 message): its ack settles the delivery without a Promise.all.
+    if (acks.length === 1) return last.then((ack) => ({ messageId, seq: ack.seq }));
     return Promise.all(acks).then((stored) => ({ messageId, seq: stored[stored.length - 1]!.seq }));
   }
 }

@@ -9,7 +9,7 @@ import type { Credentials } from './credentials.js';
 import { resolveHappyHome, resolveServerUrl } from './happyHome.js';
 import type { HappyEnv } from './happyHome.js';
 import { HappyHttp } from './httpClient.js';
-import { installNodeAesGcm } from './nodeAesGcm.js';
+import { installNodePlatform } from './nodePlatform.js';
 import { ServerTokens } from './serverTokens.js';
 
 /** Where to find the server and the keys; each left out is read as the Happy CLI does (docs/wire.md §0, §1.5). */
@@ -46,14 +46,14 @@ export interface AccountAccess {
  * file that holds a token keeps it (that token is the issuing server's, and Happy's own CLI uses
  * it): a token minted after a refusal is saved per server in `<home>/happy-session/tokens.json`
  * and used first for that server (docs/transport.md, "Tokens").
- * Installs the synchronous `node:crypto` record cipher on the way (docs/crypto.md, "AES-GCM
- * providers").
+ * Installs Node's primitives on the way (`installNodePlatform`: the synchronous `node:crypto`
+ * record cipher, the `node:http` exchange, `Buffer` base64).
  *
  * @throws {SdkError} `credentials.*` without usable credentials; `transport.*` when the server
  *   cannot be reached or refuses the signature.
  */
 export async function resolveAccountAccess(options: AccountAccessOptions = {}): Promise<AccountAccess> {
-  installNodeAesGcm();
+  installNodePlatform();
   const env = options.env ?? process.env;
   const logger = options.logger ?? silentLogger;
   const home = options.homeDir ?? resolveHappyHome(env);

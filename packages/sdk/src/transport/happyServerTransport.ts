@@ -9,7 +9,14 @@ import type { AccountToken } from './accountToken.js';
 import { Heartbeat } from './heartbeat.js';
 import { HappyHttp } from './httpClient.js';
 import { SessionSocket } from './sessionSocket.js';
-import type { AppendAck, OutgoingRecord, ReadPage, StoredRecord, Transport } from '../ports/transport.js';
+import type {
+  AppendAck,
+  AppendOptions,
+  OutgoingRecord,
+  ReadPage,
+  StoredRecord,
+  Transport,
+} from '../ports/transport.js';
 import { UpdateSessionBodySchema } from '../wire/updates.js';
 import type * as z from '../zod.js';
 
@@ -66,6 +73,8 @@ export class HappyServerTransport implements Transport {
   private closing: Promise<void> | undefined;
 
   readonly records$: Observable<StoredRecord> = this.recordsSubject.asObservable();
+  /** Appends call `onSent` once the request has left (`node:http`), or is handed to `fetch`. */
+  readonly reportsSent = true;
   readonly resync$: Observable<void> = this.resyncSubject.asObservable();
   /** `update-session` bodies of this session, own writes included (docs/wire.md §4.4). */
   readonly sessionUpdates$: Observable<SessionUpdate> = this.sessionUpdatesSubject.asObservable();
@@ -121,9 +130,9 @@ export class HappyServerTransport implements Transport {
     this.heartbeat.setThinking(thinking);
   }
 
-  async append(records: readonly OutgoingRecord[]): Promise<readonly AppendAck[]> {
+  async append(records: readonly OutgoingRecord[], options?: AppendOptions): Promise<readonly AppendAck[]> {
     this.assertOpen();
-    return appendSessionMessages(this.http, this.sessionId, records);
+    return appendSessionMessages(this.http, this.sessionId, records, options);
   }
 
   async read(afterSeq: number, options: { readonly limit?: number } = {}): Promise<ReadPage> {

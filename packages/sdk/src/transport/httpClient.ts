@@ -3,6 +3,8 @@ import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { AccountToken } from './accountToken.js';
 import { httpNetworkError, httpStatusError } from './httpErrors.js';
+import { fetchExchange, httpExchange } from './httpExchange.js';
+import type { HttpExchange, HttpExchangeAnswer } from './httpExchange.js';
 
 /** Options of a {@link HappyHttp}. */
 export interface HappyHttpOptions {
@@ -18,7 +20,10 @@ export interface HappyHttpOptions {
   readonly timeoutMs?: number;
   /** `X-Happy-Client` header (metrics only, docs/wire.md §0). */
   readonly client?: string;
-  /** A fetch implementation; default the global one. */
+  /**
+   * A fetch implementation. Default: the installed exchange (`node:http` with keep-alive once
+   * `happy-session/node` is loaded, the global `fetch` otherwise; docs/transport.md, "HTTP").
+   */
   readonly fetch?: typeof fetch;
   readonly logger?: Logger;
 }
@@ -36,7 +41,8 @@ export class HappyHttp {
   private readonly token: AccountToken | undefined;
   private readonly timeoutMs: number;
   private readonly client: string;
-  private readonly fetchImpl: typeof fetch;
+  private readonly fetchImpl: typeof fetch | undefined;
+  private readonly exchange: HttpExchange | undefined;
   private readonly logger: Logger;
 
   constructor(options: HappyHttpOptions) {
@@ -44,7 +50,8 @@ export class HappyHttp {
     this.token = typeof options.token === 'string' ? new AccountToken(options.token) : options.token;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.client = options.client ?? 'cli-coding-session/happy-session';
-    this.fetchImpl = options.fetch ?? fetch;
+    this.fetchImpl = options.fetch;
+    this.exchange = options.fetch ? fetchExchange(options.fetch) : undefined;
     this.logger = options.logger ?? silentLogger;
   }
 
@@ -55,7 +62,7 @@ export class HappyHttp {
       token,
       timeoutMs: this.timeoutMs,
       client: this.client,
-      fetch: this.fetchImpl,
+      ...(this.fetchImpl ? { fetch: this.fetchImpl } : {}),
       logger: this.logger,
     });
   }
@@ -67,12 +74,18 @@ export class HappyHttp {
 
   /**
    * Sends one request and parses the JSON answer. A 401 with a renewable token is sent once more
-   * with a token minted from the master secret (docs/transport.md, "Tokens").
+   * with a token minted from the master secret (docs/transport.md, "Tokens"). `onSent` is called
+   * once the request has left the process (see `HttpExchangeRequest.onSent`).
    */
-  async request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  async request<T>(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: unknown,
+    options: { readonly onSent?: () => void } = {},
+  ): Promise<T> {
     const sent = this.token?.value;
     try {
-      return await this.send<T>(method, path, body, sent);
+      return await this.send<T>(method, path, body, sent, options.onSent);
     } catch (error) {
       if (!isSdkError(error, 'transport.unauthorized') || !this.token?.renewable || sent === undefined)
         throw error;
@@ -101,33 +114,30 @@ export class HappyHttp {
     path: string,
     body: unknown,
     token: string | undefined,
+    onSent?: () => void,
   ): Promise<T> {
-    const url = `${this.serverUrl}${path}`;
     const headers: Record<string, string> = { 'X-Happy-Client': this.client };
     if (token) headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    let response: Response;
+    const exchange = this.exchange ?? httpExchange();
+    let answer: HttpExchangeAnswer;
     try {
-      response = await this.fetchImpl(url, {
+      answer = await exchange({
         method,
+        url: `${this.serverUrl}${path}`,
         headers,
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         signal: AbortSignal.timeout(this.timeoutMs),
+        ...(onSent ? { onSent } : {}),
       });
     } catch (error) {
+      // No answer, or the connection died while it streamed: the request may or may not have run.
       throw httpNetworkError(error, method, path, this.serverUrl);
     }
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (error) {
-      // The connection died while the body was streaming: the request may or may not have run.
-      throw httpNetworkError(error, method, path, this.serverUrl);
-    }
-    const parsed = parseBody(text);
-    if (!response.ok) {
-      this.logger.debug('http request failed', { method, path, status: response.status });
-      throw httpStatusError(response.status, parsed, method, path, response.headers.get('retry-after'));
+    const parsed = parseBody(answer.text);
+    if (answer.status < 200 || answer.status > 299) {
+      this.logger.debug('http request failed', { method, path, status: answer.status });
+      throw httpStatusError(answer.status, parsed, method, path, answer.retryAfter);
     }
     return parsed as T;
   }

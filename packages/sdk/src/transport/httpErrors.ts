@@ -63,7 +63,9 @@ export function httpStatusError(
 /** The {@link SdkError} for a request that got no answer (refused, reset, DNS, time-out). */
 export function httpNetworkError(error: unknown, method: string, path: string, url: string): SdkError {
   const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  // fetch wraps the reason (`fetch failed`, cause `connect ECONNREFUSED …`); node:http gives it as is.
+  const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause : error) : undefined;
+  const cause = reason ? `: ${reason.message}` : '';
   return new SdkError(
     timedOut ? 'transport.timeout' : 'transport.network',
     timedOut

@@ -1,5 +1,5 @@
 import type { HappyHttp } from './httpClient.js';
-import type { AppendAck, OutgoingRecord, ReadPage, StoredRecord } from '../ports/transport.js';
+import type { AppendAck, AppendOptions, OutgoingRecord, ReadPage, StoredRecord } from '../ports/transport.js';
 import { expectShape } from '../wire/expectShape.js';
 import { AppendResponseSchema, MAX_READ_LIMIT, ReadResponseSchema } from '../wire/messages.js';
 import { NewMessageBodySchema } from '../wire/updates.js';
@@ -9,11 +9,15 @@ export async function appendSessionMessages(
   http: HappyHttp,
   sessionId: string,
   records: readonly OutgoingRecord[],
+  options: AppendOptions = {},
 ): Promise<readonly AppendAck[]> {
   const path = `/v3/sessions/${encodeURIComponent(sessionId)}/messages`;
-  const answer = await http.request<unknown>('POST', path, {
-    messages: records.map((r) => ({ content: r.content, localId: r.localId })),
-  });
+  const answer = await http.request<unknown>(
+    'POST',
+    path,
+    { messages: records.map((r) => ({ content: r.content, localId: r.localId })) },
+    options,
+  );
   const { messages } = expectShape(AppendResponseSchema, answer, `POST ${path}`);
   return messages.flatMap((m) => (m.localId === null ? [] : [{ localId: m.localId, seq: m.seq, id: m.id }]));
 }

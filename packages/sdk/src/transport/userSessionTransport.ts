@@ -3,7 +3,14 @@ import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { Socket } from 'socket.io-client';
 import type { HappyHttp } from './httpClient.js';
-import type { AppendAck, OutgoingRecord, ReadPage, StoredRecord, Transport } from '../ports/transport.js';
+import type {
+  AppendAck,
+  AppendOptions,
+  OutgoingRecord,
+  ReadPage,
+  StoredRecord,
+  Transport,
+} from '../ports/transport.js';
 
 /**
  * One session's records seen from the user's side, as the app sees them: v3 HTTP to read and
@@ -18,6 +25,8 @@ export class UserSessionTransport implements Transport {
   private readonly onConnect = (): void => this.resyncSubject.next();
 
   readonly records$: Observable<StoredRecord> = this.recordsSubject.asObservable();
+  /** Appends call `onSent` once the request has left (`node:http`), or is handed to `fetch`. */
+  readonly reportsSent = true;
   readonly resync$: Observable<void> = this.resyncSubject.asObservable();
 
   constructor(
@@ -30,8 +39,8 @@ export class UserSessionTransport implements Transport {
     socket.on('connect', this.onConnect);
   }
 
-  append(records: readonly OutgoingRecord[]): Promise<readonly AppendAck[]> {
-    return appendSessionMessages(this.http, this.sessionId, records);
+  append(records: readonly OutgoingRecord[], options?: AppendOptions): Promise<readonly AppendAck[]> {
+    return appendSessionMessages(this.http, this.sessionId, records, options);
   }
 
   read(afterSeq: number, options: { readonly limit?: number } = {}): Promise<ReadPage> {
