@@ -111,8 +111,9 @@ export class MediaPipeline implements MediaRuntime {
    *
    * Errors (`SdkError`, each with a hint; nothing appended): those of `prepareMedia`
    * (`media.unreadable_path`, `media.empty_file`, `media.too_large`, `media.corrupt_image`,
-   * `media.truncated_video`, ...), `media.not_a_path`, `media.upload_rejected`,
-   * `media.upload_failed`, `media.aborted`, and `stream.*` when the scope closed meanwhile.
+   * `media.truncated_video`, ...), `media.not_a_path`, `media.file_changed` (a file given by path
+   * changed before its upload ended), `media.upload_rejected`, `media.upload_failed`,
+   * `media.aborted`, and `stream.*` when the scope closed meanwhile.
    */
   async attach(scope: Scope, input: AttachInput, options: AttachOptions = {}): Promise<SessionMessage> {
     const { signal } = options;
