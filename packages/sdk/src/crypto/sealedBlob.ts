@@ -31,6 +31,7 @@ export interface SealedBlob {
 
 /** A {@link SealedBlob} of plaintext held in memory: read synchronously, or in fresh pieces. */
 export interface SealedBytes extends SealedBlob {
+  /** {@link SealedBlob.readInto}, synchronous: the plaintext is in memory. */
   readInto(into: Uint8Array, position: number): number;
   /**
    * The blob from its first byte, in fresh arrays of `chunkSize` bytes (the last may be shorter),
