@@ -18,7 +18,7 @@
  * Run directly: `npx tsx bench/media.bench.ts`.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -28,6 +28,7 @@ import { DEFAULT_MAX_MEDIA_BYTES, prepareMedia } from '../packages/sdk/src/media
 import { blobKeyFor, encryptBlob } from '../packages/sdk/src/crypto/blob.js';
 import { randomBytes } from '../packages/sdk/src/crypto/random.js';
 import { connect } from '../packages/sdk/src/session/connect.js';
+import { peakRss, resetPeakRss } from './lib/memory.js';
 import { rawUpload } from './lib/rawClient.js';
 import { benchServer } from './lib/server.js';
 import { median, round, timed } from './lib/stats.js';
@@ -272,31 +273,10 @@ async function childMain(mode: ChildMode, path: string): Promise<void> {
   const resetPeak = await resetPeakRss();
   const idle = process.memoryUsage().rss;
   const { width, height } = await measure();
-  const peak = (await readPeakRss()) ?? process.resourceUsage().maxRSS * 1024;
+  const peak = await peakRss();
   await finish();
   const report: ChildReport = { peakDelta: peak - idle, peakWasReset: resetPeak, width, height };
   process.stdout.write(JSON.stringify(report));
-}
-
-/** Writing 5 to `/proc/self/clear_refs` resets VmHWM, the peak RSS the kernel tracks (Linux). */
-async function resetPeakRss(): Promise<boolean> {
-  try {
-    await writeFile('/proc/self/clear_refs', '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** VmHWM of `/proc/self/status`, in bytes; undefined where there is no procfs. */
-async function readPeakRss(): Promise<number | undefined> {
-  try {
-    const status = await readFile('/proc/self/status', 'utf8');
-    const kb = status.match(/^VmHWM:\s+(\d+)\s+kB/m)?.[1];
-    return kb === undefined ? undefined : Number(kb) * 1024;
-  } catch {
-    return undefined;
-  }
 }
 
 const invokedDirectly =
