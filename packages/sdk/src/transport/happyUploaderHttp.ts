@@ -55,12 +55,12 @@ export function sendUpload(upload: UploadRequest): Promise<UploadAnswer> {
       headers: upload.headers,
       ...(upload.signal ? { signal: upload.signal } : {}),
     });
-    req.once('error', reject);
+    req.on('error', reject);
     req.once('response', (res) => {
       answered = true;
       const pieces: Buffer[] = [];
       res.on('data', (piece: Buffer) => pieces.push(piece));
-      res.once('error', reject);
+      res.on('error', reject);
       res.once('end', () => {
         resolve({
           status: res.statusCode ?? 0,
