@@ -8,7 +8,9 @@
  *    process, as a ratio to the file size. Preparation only.
  * 3. Peak memory (RSS) of attaching the same JPEG end to end: prepare + encrypt + upload + append,
  *    with the server in another process (the embedded relay in a child process of the measured
- *    child, or `HAPPY_SERVER_URL`), so only the SDK's memory counts. Target: ratio <= 1.5.
+ *    child, or `HAPPY_SERVER_URL`), so only the SDK's memory counts. Target: ratio <= 1.5. The
+ *    same for a plain file of the same size (random bytes), which needs no probing: what the
+ *    upload itself holds.
  * 4. Time to attach a 12 MP JPEG end to end (prepare + encrypt + upload + append, until stored)
  *    against sharp's bare resize of it plus a raw upload of the same bytes (`encryptBlob`,
  *    `request-upload`, bare `fetch`), interleaved on the same server. Target: ratio <= 1.3.
@@ -16,7 +18,7 @@
  * Run directly: `npx tsx bench/media.bench.ts`.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -24,7 +26,9 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { DEFAULT_MAX_MEDIA_BYTES, prepareMedia } from '../packages/sdk/src/media/index.js';
 import { blobKeyFor, encryptBlob } from '../packages/sdk/src/crypto/blob.js';
+import { randomBytes } from '../packages/sdk/src/crypto/random.js';
 import { connect } from '../packages/sdk/src/session/connect.js';
+import { peakRss, resetPeakRss } from './lib/memory.js';
 import { rawUpload } from './lib/rawClient.js';
 import { benchServer } from './lib/server.js';
 import { median, round, timed } from './lib/stats.js';
@@ -40,6 +44,7 @@ export default async function run(): Promise<BenchResult[]> {
     await preparePhotoVersusResize(),
     await peakMemoryOf10MB('prepare'),
     await peakMemoryOf10MB('upload'),
+    await peakMemoryOf10MB('upload-file'),
     await attachPhotoVersusResizeAndUpload(),
   ];
 }
@@ -144,28 +149,43 @@ async function preparePhotoVersusResize(): Promise<BenchResult> {
   };
 }
 
-type ChildMode = 'prepare' | 'upload';
+type ChildMode = 'prepare' | 'upload' | 'upload-file';
+
+const FIGURES: Record<ChildMode, { name: string; what: string }> = {
+  prepare: { name: 'media.prepare.peak-rss-10mb', what: 'preparing' },
+  upload: {
+    name: 'media.attach.peak-rss-10mb',
+    what: 'attaching (prepare + encrypt + upload + append; the server in another process)',
+  },
+  'upload-file': {
+    name: 'media.attach.peak-rss-10mb-file',
+    what: 'attaching (detect + encrypt + upload + append; the server in another process)',
+  },
+};
 
 async function peakMemoryOf10MB(mode: ChildMode): Promise<BenchResult> {
   const dir = await mkdtemp(join(tmpdir(), 'happy-media-bench-'));
   try {
-    const path = join(dir, 'ten-megabytes.jpg');
-    const jpeg = await jpegJustUnder(DEFAULT_MAX_MEDIA_BYTES);
-    await writeFile(path, jpeg);
+    const plainFile = mode === 'upload-file';
+    const path = join(dir, plainFile ? 'ten-megabytes.bin' : 'ten-megabytes.jpg');
+    const bytes = plainFile
+      ? randomBytes(DEFAULT_MAX_MEDIA_BYTES)
+      : await jpegJustUnder(DEFAULT_MAX_MEDIA_BYTES);
+    await writeFile(path, bytes);
     const child = await measureInChild(mode, path);
-    const what =
-      mode === 'prepare'
-        ? 'preparing'
-        : 'attaching (prepare + encrypt + upload + append; the server in another process)';
+    const { name, what } = FIGURES[mode];
+    const input = plainFile
+      ? `a file of ${bytes.length} random bytes`
+      : `a ${child.width}x${child.height} JPEG of ${bytes.length} bytes`;
     return {
-      name: mode === 'prepare' ? 'media.prepare.peak-rss-10mb' : 'media.attach.peak-rss-10mb',
+      name,
       value: round(child.peakDelta / MB),
-      baseline: round(jpeg.length / MB),
-      ratio: round(child.peakDelta / jpeg.length),
+      baseline: round(bytes.length / MB),
+      ratio: round(child.peakDelta / bytes.length),
       unit: 'MB',
       ...(mode === 'upload' ? { target: 'ratio <= 1.5' } : {}),
       note:
-        `peak RSS above the idle process while ${what} a ${child.width}x${child.height} JPEG of ${jpeg.length} bytes ` +
+        `peak RSS above the idle process while ${what} ${input} ` +
         'from a path (fresh child process, warmed up on a tiny image' +
         (child.peakWasReset ? ', peak reset via clear_refs' : ', lifetime peak: may include start-up') +
         ')',
@@ -230,6 +250,7 @@ async function childMain(mode: ChildMode, path: string): Promise<void> {
       return { width: prepared.photo?.width ?? 0, height: prepared.photo?.height ?? 0 };
     };
   } else {
+    // 'upload' and 'upload-file' alike: the input decides whether there is anything to probe.
     const server = await benchServer();
     const session = await connect({
       server: server.url,
@@ -252,31 +273,10 @@ async function childMain(mode: ChildMode, path: string): Promise<void> {
   const resetPeak = await resetPeakRss();
   const idle = process.memoryUsage().rss;
   const { width, height } = await measure();
-  const peak = (await readPeakRss()) ?? process.resourceUsage().maxRSS * 1024;
+  const peak = await peakRss();
   await finish();
   const report: ChildReport = { peakDelta: peak - idle, peakWasReset: resetPeak, width, height };
   process.stdout.write(JSON.stringify(report));
-}
-
-/** Writing 5 to `/proc/self/clear_refs` resets VmHWM, the peak RSS the kernel tracks (Linux). */
-async function resetPeakRss(): Promise<boolean> {
-  try {
-    await writeFile('/proc/self/clear_refs', '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** VmHWM of `/proc/self/status`, in bytes; undefined where there is no procfs. */
-async function readPeakRss(): Promise<number | undefined> {
-  try {
-    const status = await readFile('/proc/self/status', 'utf8');
-    const kb = status.match(/^VmHWM:\s+(\d+)\s+kB/m)?.[1];
-    return kb === undefined ? undefined : Number(kb) * 1024;
-  } catch {
-    return undefined;
-  }
 }
 
 const invokedDirectly =
@@ -285,8 +285,8 @@ if (invokedDirectly) {
   const childIndex = process.argv.indexOf(CHILD_FLAG);
   const childMode = process.argv[childIndex + 1];
   const childPath = process.argv[childIndex + 2];
-  if (childIndex !== -1 && (childMode === 'prepare' || childMode === 'upload') && childPath !== undefined) {
-    await childMain(childMode, childPath);
+  if (childIndex !== -1 && childMode !== undefined && childMode in FIGURES && childPath !== undefined) {
+    await childMain(childMode as ChildMode, childPath);
   } else {
     const results = await run();
     console.table(results.map(({ note: _note, ...rest }) => rest));

@@ -4,6 +4,7 @@ import {
   encryptBlob,
   randomBytes,
   sealBlobStream,
+  sealedBlobBytes,
 } from '../../packages/sdk/src/crypto/index.js';
 import { hex, toHex, utf8, vectors } from './fixtures.js';
 
@@ -52,6 +53,22 @@ describe('blobs sealed piece by piece: the same bytes as encryptBlob (docs/wire.
     expect([...sealed.chunks(16)].slice(0, 4).map((p) => p.length)).toEqual([16, 16, 16, 16]);
     expect(toHex(joined(sealed.chunks(4096)))).toBe(toHex(joined(first)));
     expect(decryptBlob(joined(first), key)).toEqual({ ok: true, value: plain });
+  });
+
+  it('reads any range into a buffer the caller refills, the header included, fewer bytes only at the end', async () => {
+    const plain = randomBytes(100_000);
+    const key = randomBytes(32);
+    const nonce = randomBytes(24);
+    const whole = encryptBlob(plain, key, { nonce });
+    const sealed = sealBlobStream(plain, key, { nonce });
+    const buffer = new Uint8Array(5_000);
+    for (const position of [0, 1, 39, 40, 41, 63, 64, 4_999, 50_001, 99_000]) {
+      const read = sealed.readInto(buffer, position);
+      expect(read).toBe(Math.min(buffer.length, whole.length - position));
+      expect(toHex(buffer.subarray(0, read))).toBe(toHex(whole.subarray(position, position + read)));
+    }
+    expect(sealed.readInto(buffer, whole.length)).toBe(0);
+    expect(toHex(await sealedBlobBytes(sealed))).toBe(toHex(whole));
   });
 
   it('uses a fresh random nonce by default', () => {

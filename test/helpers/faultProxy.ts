@@ -47,7 +47,8 @@ export class FaultProxy {
   ) {}
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    // A client that gives up mid-body (an aborted upload) ends that request here, nothing more.
+    this.server = createServer((req, res) => void this.handle(req, res).catch(() => res.destroy()));
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
       this.upgrade(req, socket, head),
     );

@@ -1,9 +1,10 @@
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
 import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { blobKeyFor, decryptBlob } from '../../packages/sdk/src/crypto/blob.js';
+import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
 import { DEFAULT_MAX_MEDIA_BYTES } from '../../packages/sdk/src/media/index.js';
 import type { MediaMessage } from '../../packages/sdk/src/media/index.js';
 import type { Relay } from '../../packages/relay/src/index.js';
@@ -26,6 +27,7 @@ const sessions: Session[] = [];
 
 const media: Record<string, Buffer> = {};
 const PDF = Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
+const NOTES = Buffer.from('# Notes\n\nThe build is green — ✓ — and the cache is warm.\n'.repeat(3000));
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'happy-attach-'));
@@ -51,6 +53,9 @@ beforeAll(async () => {
     join(dir, 'rotated.mp4'),
   );
   await writeFile(join(dir, 'gradient.png'), media.png);
+  await writeFile(join(dir, 'clip-copy.mp4'), media.mp4);
+  await writeFile(join(dir, 'report.pdf'), PDF);
+  await writeFile(join(dir, 'notes.md'), NOTES);
 });
 afterEach(async () => {
   await Promise.all(sessions.splice(0).map((s) => s.close()));
@@ -118,6 +123,24 @@ const cases: Case[] = [
     plaintext: () => media.rotated as Buffer,
     input: () => media.rotated as Buffer,
     expected: { type: 'video', width: 240, height: 320, durationMs: 2000, mimeType: 'video/mp4' },
+  },
+  {
+    name: 'an MP4 from a path (probed where it is, no temporary copy)',
+    plaintext: () => media.mp4 as Buffer,
+    input: () => join(dir, 'clip-copy.mp4'),
+    expected: { type: 'video', width: 320, height: 240, durationMs: 2000, mimeType: 'video/mp4' },
+  },
+  {
+    name: 'a PDF from a path, named after its file',
+    plaintext: () => PDF,
+    input: () => join(dir, 'report.pdf'),
+    expected: { type: 'file', name: 'report.pdf', mimeType: 'application/pdf' },
+  },
+  {
+    name: 'a Markdown file of 170 KB from a path: text, typed by its name',
+    plaintext: () => NOTES,
+    input: () => join(dir, 'notes.md'),
+    expected: { type: 'file', name: 'notes.md', mimeType: 'text/markdown' },
   },
   {
     name: 'a PDF, with its display name',
@@ -249,6 +272,18 @@ describe('attach() refuses bad input before any byte is sent', () => {
       input: async () => Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(512, 0x33)]),
     },
     {
+      name: 'a corrupt image from a path',
+      code: 'media.corrupt_image',
+      input: async () => {
+        const path = join(dir, 'broken.jpg');
+        await writeFile(
+          path,
+          Buffer.concat([Buffer.from('ffd8ffe000104a464946', 'hex'), Buffer.alloc(4096, 0x33)]),
+        );
+        return path;
+      },
+    },
+    {
       name: 'a truncated video',
       code: 'media.truncated_video',
       input: async () => (media.mp4 as Buffer).subarray(0, (media.mp4 as Buffer).length / 2),
@@ -293,6 +328,33 @@ describe('attach() refuses bad input before any byte is sent', () => {
     await session.writer.flush();
     expect((await session.reader.messages()).map((m) => m.type)).toEqual(['turn-start']);
     expect(attachmentRequests(requests).length).toBe(attachBefore);
+    expect(await storedBlobs(dataDir, session.id)).toEqual(new Map());
+  });
+});
+
+describe('a file attached by path is uploaded from where it is (docs/media.md, "Memory")', () => {
+  it('changed while it is uploaded: media.file_changed, nothing appended, no blob stored', async () => {
+    const session = await open();
+    const path = join(dir, 'being-written.bin');
+    await writeFile(path, randomBytes(400_000));
+    let rewritten = false;
+    const error = await session
+      .turn()
+      .attach(path, {
+        onProgress: ({ phase, sent }) => {
+          if (phase !== 'upload' || sent < 65_536 || rewritten) return;
+          rewritten = true;
+          // Another program rewrites part of it: same size, other bytes.
+          const fd = openSync(path, 'r+');
+          writeSync(fd, randomBytes(100), 0, 100, 300_000);
+          closeSync(fd);
+        },
+      })
+      .catch((e: unknown) => e);
+    expect(rewritten).toBe(true);
+    expect(error).toMatchObject({ code: 'media.file_changed', hint: expect.any(String), details: { path } });
+    await session.writer.flush();
+    expect((await session.reader.messages()).map((m) => m.type)).toEqual(['turn-start']);
     expect(await storedBlobs(dataDir, session.id)).toEqual(new Map());
   });
 });

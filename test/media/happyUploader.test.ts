@@ -202,6 +202,88 @@ describe('HappyUploader retries', () => {
   });
 });
 
+describe('HappyUploader against an upload URL that fails mid-body (node:http)', () => {
+  /** What the stand-in storage does with each PUT: take it, answer 413 at once, or cut it off. */
+  type Storage = 'store' | 'refuse-early' | 'drop-mid-body';
+  let storage: Server;
+  let storageUrl: string;
+  let plan: Storage[] = [];
+  const stored: Buffer[] = [];
+  let requestsSeen = 0;
+
+  beforeAll(async () => {
+    storage = createServer((req, res) => {
+      requestsSeen++;
+      const what = plan.shift() ?? 'store';
+      if (what === 'refuse-early') {
+        // Answers before reading a byte of the body, as a server that checks Content-Length does.
+        res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+        res.end(JSON.stringify({ error: 'Payload too large' }));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => {
+        chunks.push(c);
+        if (what === 'drop-mid-body') req.socket.destroy();
+      });
+      req.on('end', () => {
+        stored.push(Buffer.concat(chunks));
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => storage.listen(0, '127.0.0.1', resolve));
+    storageUrl = `http://127.0.0.1:${(storage.address() as AddressInfo).port}/put`;
+  });
+  afterAll(() => new Promise<void>((resolve) => storage.close(() => resolve())));
+
+  /** A session whose request-upload answers send the blob to the stand-in storage with a PUT. */
+  function toStorage(): Promise<{ session: Session; uploader: HappyUploader }> {
+    return sessionBehindProxy((r) =>
+      r.url.endsWith('/request-upload')
+        ? {
+            kind: 'forward',
+            rewrite: (_status, body) => {
+              const ticket = JSON.parse(body.toString()) as { ref: string };
+              return Buffer.from(JSON.stringify({ ref: ticket.ref, uploadUrl: storageUrl, method: 'PUT' }));
+            },
+          }
+        : forward,
+    );
+  }
+
+  it('a 413 answered before the body is read: media.upload_rejected at once, not retried', async () => {
+    const { session, uploader } = await toStorage();
+    plan = ['refuse-early'];
+    requestsSeen = 0;
+    const blob = sealBlobStream(randomBytes(2_000_000), blobKeyFor(session.key));
+    const error = await uploader.uploadSealed(blob, { filename: 'big.bin' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'media.upload_rejected',
+      hint: expect.stringContaining('10 MB'),
+      details: { status: 413, body: { error: 'Payload too large' } },
+    });
+    expect(requestsSeen).toBe(1);
+  });
+
+  it('a connection dropped mid-body is retried, and the next try sends the whole blob from its first byte', async () => {
+    const { session, uploader } = await toStorage();
+    plan = ['drop-mid-body'];
+    stored.length = 0;
+    const plain = randomBytes(1_000_000);
+    const key = blobKeyFor(session.key);
+    const nonce = randomBytes(24);
+    const progress: number[] = [];
+    await uploader.uploadSealed(sealBlobStream(plain, key, { nonce }), {
+      filename: 'big.bin',
+      onProgress: (sent) => progress.push(sent),
+    });
+    expect(stored).toHaveLength(1);
+    expect(stored[0]?.equals(encryptBlob(plain, key, { nonce }))).toBe(true);
+    expect(progress.filter((sent) => sent === 0).length).toBe(2);
+    expect(progress.at(-1)).toBe(plain.length + 40);
+  });
+});
+
 describe('HappyUploader with a presigned POST (S3)', () => {
   interface Received {
     headers: IncomingHttpHeaders;

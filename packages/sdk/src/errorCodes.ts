@@ -96,7 +96,8 @@ export type MediaErrorCode =
   | 'media.download_failed'
   | 'media.decrypt_failed'
   | 'media.bad_ref'
-  | 'media.not_a_path';
+  | 'media.not_a_path'
+  | 'media.file_changed';
 
 /** Failures of the user's side of a session (`UserSession`: answering, sending). */
 export type SessionErrorCode = 'session.request_not_pending' | 'session.option_not_offered';

@@ -27,8 +27,8 @@ export { encryptRecord, encryptRecordBase64, decryptRecord } from './records.js'
 export type { EncryptionVariant, RecordKey } from './records.js';
 export { generateDataKey, wrapDataKey, unwrapDataKey } from './dataKey.js';
 export { masterBlobKey, sessionBlobKey, blobKeyFor, encryptBlob, decryptBlob } from './blob.js';
-export { sealBlobStream } from './sealedBlob.js';
-export type { SealedBlob } from './sealedBlob.js';
+export { sealBlobStream, sealedBlobBytes } from './sealedBlob.js';
+export type { SealedBlob, SealedBytes } from './sealedBlob.js';
 export {
   pairingKeyPair,
   terminalQrUrl,

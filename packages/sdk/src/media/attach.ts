@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { blobKeyFor, encryptBlob } from '../crypto/blob.js';
-import { sealBlobStream } from '../crypto/sealedBlob.js';
+import { sealedBlobBytes } from '../crypto/sealedBlob.js';
 import type { RecordKey } from '../crypto/records.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
@@ -26,8 +26,9 @@ import { DEFAULT_MAX_MEDIA_BYTES } from './limits.js';
 import { mediaError, throwIfAborted } from './mediaError.js';
 import { MACHINE_FILE_PREFIX, mediaMessageFields } from './mediaMessage.js';
 import type { MediaMessage, MediaMessageFields } from './mediaMessage.js';
-import { prepareMedia } from './prepare.js';
-import type { PreparedMedia, PrepareProgressDetail, PrepareStage } from './prepare.js';
+import { prepareSource } from './prepare.js';
+import type { PrepareMediaOptions, PreparedSource, PrepareProgressDetail, PrepareStage } from './prepare.js';
+import { withSealedSource } from './sealedFile.js';
 import type { MediaUploader } from './uploader.js';
 import { asyncIterableOf } from '../ports/asyncIterable.js';
 import type { IterateOptions } from '../ports/asyncIterable.js';
@@ -110,8 +111,9 @@ export class MediaPipeline implements MediaRuntime {
    *
    * Errors (`SdkError`, each with a hint; nothing appended): those of `prepareMedia`
    * (`media.unreadable_path`, `media.empty_file`, `media.too_large`, `media.corrupt_image`,
-   * `media.truncated_video`, ...), `media.not_a_path`, `media.upload_rejected`,
-   * `media.upload_failed`, `media.aborted`, and `stream.*` when the scope closed meanwhile.
+   * `media.truncated_video`, ...), `media.not_a_path`, `media.file_changed` (a file given by path
+   * changed before its upload ended), `media.upload_rejected`, `media.upload_failed`,
+   * `media.aborted`, and `stream.*` when the scope closed meanwhile.
    */
   async attach(scope: Scope, input: AttachInput, options: AttachOptions = {}): Promise<SessionMessage> {
     const { signal } = options;
@@ -157,24 +159,27 @@ export class MediaPipeline implements MediaRuntime {
         this.progressSubject.next(p);
       },
     );
-    const prepared = await prepareMedia(toMediaInput(input), {
-      ...this.prepareOptions(options),
-      onProgress: (stage, detail) => progress.stage(stage, detail),
-    });
+    // A file given by path stays where it is: probed and uploaded from disk (docs/media.md, "Memory").
+    const prepared = await prepareSource(
+      toMediaInput(input),
+      { ...this.prepareOptions(options), onProgress: (stage, detail) => progress.stage(stage, detail) },
+      { inPlace: true },
+    );
     progress.prepared(prepared);
     beforeUpload();
     const poster = await this.uploadPoster(prepared, signal);
     progress.phase('encrypt');
-    // Encrypted piece by piece as the upload pulls it: no whole ciphertext in memory.
-    const sealed = sealBlobStream(prepared.bytes, this.blobKey);
     const uploadOptions = {
       filename: prepared.name,
       ...(signal ? { signal } : {}),
       onProgress: (sent: number, total: number) => progress.upload(sent, total),
     };
-    const { ref } = this.uploader.uploadSealed
-      ? await this.uploader.uploadSealed(sealed, uploadOptions)
-      : await this.uploader.upload(sealed.toBytes(), uploadOptions);
+    // Encrypted piece by piece as the upload reads it: no whole ciphertext in memory.
+    const { ref } = await withSealedSource(prepared.source, this.blobKey, async (sealed) =>
+      this.uploader.uploadSealed
+        ? this.uploader.uploadSealed(sealed, uploadOptions)
+        : this.uploader.upload(await sealedBlobBytes(sealed), uploadOptions),
+    );
     // Uploaded but not yet referenced: an abort now still leaves the stream untouched.
     throwIfAborted(signal);
     this.logger.debug('attachment uploaded', {
@@ -192,7 +197,7 @@ export class MediaPipeline implements MediaRuntime {
 
   /** With `posters`, uploads a video's poster frame (a PNG) before the video itself. */
   private async uploadPoster(
-    prepared: PreparedMedia,
+    prepared: PreparedSource,
     signal: AbortSignal | undefined,
   ): Promise<PosterContext | undefined> {
     const png = prepared.video?.poster;
@@ -218,7 +223,7 @@ export class MediaPipeline implements MediaRuntime {
       );
     }
     const path = isAbsolute(input) ? input : resolve(input);
-    const prepared: PreparedMedia = await prepareMedia(path, this.prepareOptions(options));
+    const prepared = await prepareSource(path, this.prepareOptions(options), { inPlace: true });
     throwIfAborted(options.signal);
     return this.append(
       scope,
@@ -228,7 +233,7 @@ export class MediaPipeline implements MediaRuntime {
     );
   }
 
-  private prepareOptions(options: AttachOptions): Parameters<typeof prepareMedia>[1] {
+  private prepareOptions(options: AttachOptions): PrepareMediaOptions {
     return {
       maxBytes: this.maxBytes,
       fallbackName: (kind, ext) => `${kind}-${++this.unnamed[kind]}.${ext}`,
@@ -283,7 +288,7 @@ export function useMedia(writer: SessionWriter, options: MediaPipelineOptions): 
 }
 
 /** What the encoder may want beyond the message: the file's name, size and type, and its poster. */
-function attachmentContext(prepared: PreparedMedia, poster: PosterContext | undefined): MessageContext {
+function attachmentContext(prepared: PreparedSource, poster: PosterContext | undefined): MessageContext {
   const attachment: AttachmentContext = {
     name: prepared.name,
     size: prepared.size,
@@ -323,7 +328,7 @@ class ProgressReporter {
     else if (stage === 'read') this.phase('probe');
   }
 
-  prepared(prepared: PreparedMedia): void {
+  prepared(prepared: PreparedSource): void {
     this.current = {
       ...this.current,
       name: prepared.name,

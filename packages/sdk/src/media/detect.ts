@@ -1,5 +1,8 @@
 import { lookup as mimeTypeOfName, charset as charsetOfType } from 'mime-types';
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { loadFileType } from './libraries.js';
+import { unreadablePath } from './input.js';
 
 /** What an attachment is sent as: the v2 message type it becomes (docs/protocol.md, `photo` / `video` / `file`). */
 export type MediaKind = 'photo' | 'video' | 'file';
@@ -41,8 +44,27 @@ const PHOTO_SIGNATURES: ReadonlyArray<{ mime: string; ext: string; at: number; b
   { mime: 'image/avif', ext: 'avif', at: 4, bytes: 'ftypavif' },
 ];
 
+/** Bytes of a file's start the photo signatures reach into. */
+const SIGNATURE_BYTES = 16;
+
+/** The first bytes of a file, as many as the photo signatures look at. */
+async function fileHead(path: string): Promise<Uint8Array> {
+  const handle = await open(path, 'r');
+  try {
+    const head = new Uint8Array(SIGNATURE_BYTES);
+    const { bytesRead } = await handle.read(head, 0, SIGNATURE_BYTES, 0);
+    return head.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
 function photoBySignature(bytes: Uint8Array): { mime: string; ext: string } | undefined {
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 16)).toString('latin1');
+  const head = Buffer.from(
+    bytes.buffer,
+    bytes.byteOffset,
+    Math.min(bytes.byteLength, SIGNATURE_BYTES),
+  ).toString('latin1');
   return PHOTO_SIGNATURES.find((signature) => head.startsWith(signature.bytes, signature.at));
 }
 
@@ -69,19 +91,26 @@ function isTextType(mimeType: string): boolean {
   );
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 /**
  * True when content with no magic bytes reads as text: valid UTF-8 with no NUL and no control
- * characters but tab, line breaks, form feed and escape (which coloured logs carry).
+ * characters but tab, line breaks, form feed and escape (which coloured logs carry). A file is
+ * decoded piece by piece as it is read, never held whole.
  */
-function isUtf8Text(bytes: Uint8Array): boolean {
-  let text: string;
+async function isUtf8Text(input: Uint8Array | { readonly path: string }): Promise<boolean> {
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
   try {
-    text = utf8.decode(bytes);
-  } catch {
-    return false;
+    if (input instanceof Uint8Array) return isCleanText(utf8.decode(input));
+    for await (const piece of createReadStream(input.path) as AsyncIterable<Buffer>) {
+      if (!isCleanText(utf8.decode(piece, { stream: true }))) return false;
+    }
+    return isCleanText(utf8.decode());
+  } catch (error) {
+    if (error instanceof TypeError) return false; // not UTF-8
+    throw unreadablePath((input as { path: string }).path, error);
   }
+}
+
+function isCleanText(text: string): boolean {
   // eslint-disable-next-line no-control-regex
   return !/[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]/.test(text);
 }
@@ -92,9 +121,12 @@ function isUtf8Text(bytes: Uint8Array): boolean {
  * else `text/plain`; anything else is `application/octet-stream`. A name whose extension promises
  * binary content (`clip.ts`, a `.png` that holds text) loses to the bytes.
  */
-function typeOfUnrecognised(bytes: Uint8Array, override: DetectOverride): string {
+async function typeOfUnrecognised(
+  input: Uint8Array | { readonly path: string },
+  override: DetectOverride,
+): Promise<string> {
   if (override.mimeType !== undefined) return override.mimeType;
-  if (!isUtf8Text(bytes)) return UNKNOWN_MIME_TYPE;
+  if (!(await isUtf8Text(input))) return UNKNOWN_MIME_TYPE;
   const named = override.name !== undefined ? mimeTypeOfName(override.name) : false;
   return named && isTextType(named) ? named : TEXT_MIME_TYPE;
 }
@@ -109,7 +141,9 @@ export interface DetectOverride {
 
 /**
  * Decides from the bytes (magic numbers, via `file-type`) whether content is a photo, a video or a
- * plain file, and its MIME type (docs/media.md, "How the kind is decided").
+ * plain file, and its MIME type (docs/media.md, "How the kind is decided"). A file given as
+ * `{ path }` is read where it is: its head for the magic numbers, and, for content they do not
+ * identify, the rest piece by piece for the text check (`media.unreadable_path` if it cannot be).
  *
  * Content with no magic bytes that decodes as UTF-8 text is `text/plain`, or the text type its
  * `name`'s extension gives (`text/markdown`, `application/json`, `text/csv`, `text/yaml`, …); the
@@ -118,10 +152,22 @@ export interface DetectOverride {
  * ever changes a photo's or a video's kind or type: the Happy app decodes those by their bytes, so
  * their type must match the bytes.
  */
-export async function detectKind(bytes: Uint8Array, override: DetectOverride = {}): Promise<DetectedKind> {
-  const { fileTypeFromBuffer } = await loadFileType();
-  const detected = (await fileTypeFromBuffer(bytes)) ?? photoBySignature(bytes);
-  if (detected === undefined) return { kind: 'file', mimeType: typeOfUnrecognised(bytes, override) };
+export async function detectKind(
+  input: Uint8Array | { readonly path: string },
+  override: DetectOverride = {},
+): Promise<DetectedKind> {
+  const { fileTypeFromBuffer, fileTypeFromFile } = await loadFileType();
+  let detected: { mime: string; ext: string } | undefined;
+  if (input instanceof Uint8Array) {
+    detected = (await fileTypeFromBuffer(input)) ?? photoBySignature(input);
+  } else {
+    try {
+      detected = (await fileTypeFromFile(input.path)) ?? photoBySignature(await fileHead(input.path));
+    } catch (cause) {
+      throw unreadablePath(input.path, cause);
+    }
+  }
+  if (detected === undefined) return { kind: 'file', mimeType: await typeOfUnrecognised(input, override) };
   const { mime, ext } = detected;
   if (PHOTO_MIME_TYPES.has(mime)) return { kind: 'photo', mimeType: mime, ext };
   if (mime.startsWith('video/')) return { kind: 'video', mimeType: mime, ext };

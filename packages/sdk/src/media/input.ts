@@ -73,11 +73,25 @@ export async function readMediaInput(
   );
 }
 
-async function readPath(
-  path: string,
-  options: ReadMediaInputOptions & { maxBytes: number },
-): Promise<MediaBytes> {
-  const name = basename(path);
+/**
+ * A regular file on disk that is read where it is instead of into memory (docs/media.md,
+ * "Memory"): its path and what `stat` said of it when it was found, so a later read can tell
+ * whether it changed meanwhile.
+ */
+export interface MediaFile {
+  readonly path: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/**
+ * The regular file at `path`, checked like {@link readMediaInput} checks a path (exists, not a
+ * directory, not empty, at most `maxBytes`) but not read; undefined for what has no useful size
+ * on disk (a FIFO, a device), which only reading can measure.
+ *
+ * Errors: `media.unreadable_path`, `media.empty_file`, `media.too_large`.
+ */
+export async function findMediaFile(path: string, maxBytes: number): Promise<MediaFile | undefined> {
   let stats: Stats;
   try {
     stats = await stat(path);
@@ -94,13 +108,23 @@ async function readPath(
       },
     );
   }
+  if (!stats.isFile()) return undefined;
+  checkSize(stats.size, maxBytes, path);
+  return { path, size: stats.size, mtimeMs: stats.mtimeMs };
+}
+
+async function readPath(
+  path: string,
+  options: ReadMediaInputOptions & { maxBytes: number },
+): Promise<MediaBytes> {
+  const name = basename(path);
   const onFailure = (cause: unknown): MediaError => unreadablePath(path, cause);
-  if (!stats.isFile()) {
+  const file = await findMediaFile(path, options.maxBytes);
+  if (file === undefined) {
     // A FIFO or a device reports no useful size; count its bytes as they come instead.
     const bytes = await readStream(createReadStream(path), options, path, onFailure);
     return { bytes, path, name };
   }
-  checkSize(stats.size, options.maxBytes, path);
   let bytes: Buffer;
   try {
     bytes = await readFile(path, options.signal ? { signal: options.signal } : {});
@@ -161,7 +185,8 @@ function tooLarge(what: string, maxBytes: number, details: Record<string, number
   );
 }
 
-function unreadablePath(path: string, cause: unknown): MediaError {
+/** The error for a path that cannot be read: missing, denied, or failing. */
+export function unreadablePath(path: string, cause: unknown): MediaError {
   const code = (cause as NodeJS.ErrnoException | undefined)?.code;
   const why =
     code === 'ENOENT'

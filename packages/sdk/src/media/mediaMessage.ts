@@ -31,7 +31,7 @@ export function isMediaMessage(message: SessionMessage): message is MediaMessage
  * The message that references prepared media stored under `ref` (session protocol v2 `photo` /
  * `video` / `file`; docs/wire.md §8.1). `size` is always the plaintext size.
  */
-export function mediaMessageFields(prepared: PreparedMedia, ref: string): MediaMessageFields {
+export function mediaMessageFields(prepared: Omit<PreparedMedia, 'bytes'>, ref: string): MediaMessageFields {
   if (prepared.kind === 'photo' && prepared.photo) {
     const { width, height, thumbhash } = prepared.photo;
     return { type: 'photo', ref, thumbhash, width, height };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sealedBlobBytes } from '../crypto/sealedBlob.js';
 import type { SealedBlob } from '../crypto/sealedBlob.js';
 import { DEFAULT_UPLOAD_CHUNK_BYTES } from './limits.js';
 import { MAX_ENCRYPTED_ATTACHMENT_BYTES } from './limits.js';
@@ -58,7 +59,7 @@ export class MemoryUploader implements MediaUploader {
   /** Stores the bytes of a blob sealed piece by piece; the same checks as {@link MemoryUploader.upload}. */
   async uploadSealed(blob: SealedBlob, options: UploadOptions): Promise<UploadResult> {
     if (options.signal?.aborted) throw abortedError(options.signal);
-    return this.upload(blob.toBytes(), options);
+    return this.upload(await sealedBlobBytes(blob), options);
   }
 
   /** A copy of the blob under `ref`. Errors: `media.download_failed` (no such blob), `media.aborted`. */

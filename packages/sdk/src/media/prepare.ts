@@ -1,8 +1,10 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { isSdkError } from '../errors.js';
 import { detectKind, TEXT_MIME_TYPE } from './detect.js';
-import type { MediaKind } from './detect.js';
-import { readMediaInput } from './input.js';
-import type { MediaInput } from './input.js';
+import type { DetectedKind, DetectOverride, MediaKind } from './detect.js';
+import { findMediaFile, readMediaInput } from './input.js';
+import type { MediaFile, MediaInput } from './input.js';
 import { DEFAULT_MAX_MEDIA_BYTES, MAX_FIT_INPUT_BYTES } from './limits.js';
 import { fitImage } from './fitImage.js';
 import type { FitAttempt, FitResult } from './fitFailure.js';
@@ -81,6 +83,15 @@ export interface PrepareProgressDetail {
 }
 
 /**
+ * Where a prepared attachment's bytes are: read into memory, or still in the file it was given as
+ * (read again, piece by piece, to upload it; docs/media.md, "Memory").
+ */
+export type MediaSource = { readonly bytes: Buffer } | { readonly file: MediaFile };
+
+/** A {@link PreparedMedia} whose bytes may have stayed in their file: what the pipeline uploads. */
+export type PreparedSource = Omit<PreparedMedia, 'bytes'> & { readonly source: MediaSource };
+
+/**
  * Reads an input, decides from its content whether it is a photo, a video or a file, and for
  * photos and videos reads the displayed size (and duration) and computes the thumbhash. Limits are
  * checked before the input is read in full.
@@ -95,10 +106,48 @@ export async function prepareMedia(
   input: MediaInput,
   options: PrepareMediaOptions = {},
 ): Promise<PreparedMedia> {
+  const { source, ...prepared } = await prepareSource(input, options, { inPlace: false });
+  return { ...prepared, bytes: 'bytes' in source ? source.bytes : await readFile(source.file.path) };
+}
+
+/**
+ * {@link prepareMedia}, except that a path to a regular file within `maxBytes` is detected, probed
+ * and later uploaded where it is (`inPlace`), never read into one buffer. Same errors.
+ */
+export async function prepareSource(
+  input: MediaInput,
+  options: PrepareMediaOptions,
+  { inPlace }: { inPlace: boolean },
+): Promise<PreparedSource> {
+  const { signal, onProgress } = options;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
+  onProgress?.('read', {});
+  const file = inPlace && typeof input === 'string' ? await fileWithin(input, maxBytes) : undefined;
+  throwIfAborted(signal);
+  if (file === undefined) return prepareRead(input, options);
+  onProgress?.('detect', { inputBytes: file.size });
+  const givenName = options.name ?? basename(file.path);
+  const detected = await detectKind(file, detectOverride(options, givenName));
+  const base = { name: givenName, size: file.size, source: { file } };
+  return probe(base, detected, { path: file.path }, undefined, options);
+}
+
+/** The file at `path` when it is a regular one within `maxBytes`; else undefined (read it instead). */
+async function fileWithin(path: string, maxBytes: number): Promise<MediaFile | undefined> {
+  try {
+    return await findMediaFile(path, maxBytes);
+  } catch (error) {
+    // Over the limit, a photo or video may still be fitted: that reads it, and refuses it there.
+    if (isSdkError(error, 'media.too_large')) return undefined;
+    throw error;
+  }
+}
+
+/** Preparation of an input read into memory (bytes, a stream, a path to fit or to count). */
+async function prepareRead(input: MediaInput, options: PrepareMediaOptions): Promise<PreparedSource> {
   const { signal, onProgress } = options;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
   const fit = options.fit ?? 'auto';
-  onProgress?.('read', {});
   const readLimit =
     fit === 'auto' ? Math.max(maxBytes, options.maxInputBytes ?? MAX_FIT_INPUT_BYTES) : maxBytes;
   const read = await readMediaInput(input, { maxBytes: readLimit, signal });
@@ -106,10 +155,7 @@ export async function prepareMedia(
   const inputBytes = read.bytes.length;
   onProgress?.('detect', { inputBytes });
   const givenName = options.name ?? read.name;
-  const detected = await detectKind(read.bytes, {
-    ...(options.mimeType !== undefined ? { mimeType: options.mimeType } : {}),
-    ...(givenName !== undefined ? { name: givenName } : {}),
-  });
+  const detected = await detectKind(read.bytes, detectOverride(options, givenName));
   let name =
     givenName ??
     (options.fallbackName ?? defaultName)(
@@ -129,21 +175,36 @@ export async function prepareMedia(
     name = renameTo(name, result.ext);
     throwIfAborted(signal);
   }
-  const base = { name, size: bytes.length, bytes, ...(fitted ? { fitted } : {}) };
-  let prepared: PreparedMedia = { ...base, kind: 'file', mimeType: detected.mimeType };
+  const base = { name, size: bytes.length, source: { bytes }, ...(fitted ? { fitted } : {}) };
+  return probe(base, detected, bytes, inputBytes, options);
+}
+
+/** Probes a photo or video (from its bytes or its file) and completes what its message carries. */
+async function probe(
+  base: Pick<PreparedSource, 'name' | 'size' | 'source' | 'fitted'>,
+  detected: DetectedKind,
+  image: Buffer | { path: string },
+  inputBytes: number | undefined,
+  options: PrepareMediaOptions,
+): Promise<PreparedSource> {
+  const { signal, onProgress } = options;
+  const progress = { inputBytes: inputBytes ?? base.size };
+  let prepared: PreparedSource = { ...base, kind: 'file', mimeType: detected.mimeType };
   if (detected.kind === 'photo') {
-    onProgress?.('probe', { inputBytes });
-    const { width, height, thumbhash, mimeType } = await probeImage(bytes);
+    onProgress?.('probe', progress);
+    const { width, height, thumbhash, mimeType } = await probeImage(
+      Buffer.isBuffer(image) ? image : image.path,
+    );
     prepared = { ...base, kind: 'photo', mimeType, photo: { width, height, thumbhash } };
   } else if (detected.kind === 'video') {
-    onProgress?.('probe', { inputBytes });
+    onProgress?.('probe', progress);
     try {
-      const probe = await probeVideo(bytes, signal ? { signal } : {});
-      const { width, height, durationMs, thumbhash, poster } = probe;
+      const video = await probeVideo(image, signal ? { signal } : {});
+      const { width, height, durationMs, thumbhash, poster } = video;
       prepared = {
         ...base,
         kind: 'video',
-        mimeType: fitted ? probe.mimeType : detected.mimeType,
+        mimeType: base.fitted ? video.mimeType : detected.mimeType,
         video: { width, height, durationMs, thumbhash, poster },
       };
     } catch (error) {
@@ -151,8 +212,15 @@ export async function prepareMedia(
     }
   }
   throwIfAborted(signal);
-  onProgress?.('done', { inputBytes });
+  onProgress?.('done', progress);
   return prepared;
+}
+
+function detectOverride(options: PrepareMediaOptions, name: string | undefined): DetectOverride {
+  return {
+    ...(options.mimeType !== undefined ? { mimeType: options.mimeType } : {}),
+    ...(name !== undefined ? { name } : {}),
+  };
 }
 
 async function fitToLimit(

@@ -22,15 +22,19 @@ export interface ImageProbe {
  * comes from the header (cheap); the header's pixel count is checked before the decode, so an image
  * that would inflate to gigabytes is refused without being decoded.
  *
+ * A path is read where it is, in order (sharp's `sequentialRead`), never into one buffer; a JPEG
+ * or WebP shrinks while it loads, so the thumbnail never costs a full-size decode (docs/media.md,
+ * "Memory").
+ *
  * Errors: `media.corrupt_image` (not decodable by sharp), `media.too_large` (more than
  * {@link MAX_IMAGE_PIXELS} pixels).
  */
-export async function probeImage(bytes: Buffer): Promise<ImageProbe> {
+export async function probeImage(image: Buffer | string): Promise<ImageProbe> {
   const sharp = await loadSharp();
   let metadata: Metadata;
   try {
     // The pixel limit is checked below with a clearer error; reading the header decodes nothing.
-    metadata = await sharp(bytes, { limitInputPixels: false }).metadata();
+    metadata = await sharp(image, { limitInputPixels: false }).metadata();
   } catch (cause) {
     throw corruptImage(cause);
   }
@@ -43,7 +47,7 @@ export async function probeImage(bytes: Buffer): Promise<ImageProbe> {
       { details: { width, height, maxPixels: MAX_IMAGE_PIXELS } },
     );
   }
-  const thumbnail = await decodeThumbnail(bytes);
+  const thumbnail = await decodeThumbnail(image);
   const thumbhash = thumbhashFromRgba(thumbnail.width, thumbnail.height, thumbnail.rgba);
   return { width, height, thumbhash, mimeType: mimeTypeOf(metadata) };
 }

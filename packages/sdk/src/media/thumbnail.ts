@@ -4,11 +4,12 @@ import { mediaError } from './mediaError.js';
 import type { MediaError } from './mediaError.js';
 
 /**
- * Decodes an image once into the 100-px RGBA thumbnail a thumbhash is computed from. JPEG and WebP
- * shrink while they load, so a 12-megapixel photo is never decoded at full size.
+ * Decodes an image (its bytes, or the path of its file, read in order where it is) once into the
+ * 100-px RGBA thumbnail a thumbhash is computed from. JPEG and WebP shrink while they load
+ * (sharp's `fastShrinkOnLoad`, its default), so a 12-megapixel photo is never decoded at full size.
  */
 export async function decodeThumbnail(
-  image: Buffer,
+  image: Buffer | string,
 ): Promise<{ width: number; height: number; rgba: Buffer }> {
   const sharp = await loadSharp();
   try {

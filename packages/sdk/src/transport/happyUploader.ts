@@ -9,7 +9,7 @@ import { isSdkError } from '../errors.js';
 import type { SdkError } from '../errors.js';
 import type { HappyHttp } from './httpClient.js';
 import { httpNetworkError, httpStatusError } from './httpErrors.js';
-import { MAX_ENCRYPTED_ATTACHMENT_BYTES } from '../media/limits.js';
+import { DEFAULT_UPLOAD_CHUNK_BYTES, MAX_ENCRYPTED_ATTACHMENT_BYTES } from '../media/limits.js';
 import { mediaError } from '../media/mediaError.js';
 import type { MediaError } from '../media/mediaError.js';
 import { withRetries } from '../media/retry.js';
@@ -17,6 +17,8 @@ import type { RetryFailure, RetryOptions } from '../media/retry.js';
 import { isServerUrl, reachableUrl, withoutQuery } from './serverUrls.js';
 import { REFUSED_TOKEN_HINT } from './keyHints.js';
 import { multipartEnvelope, streamedBody } from './uploadBody.js';
+import { sendUpload } from './happyUploaderHttp.js';
+import type { UploadAnswer } from './happyUploaderHttp.js';
 import type { DownloadOptions, MediaUploader, UploadOptions, UploadResult } from '../media/uploader.js';
 
 /** Options of a {@link HappyUploader}. */
@@ -29,7 +31,12 @@ export interface HappyUploaderOptions {
    */
   readonly token?: string;
   readonly sessionId: string;
-  /** A fetch implementation for the transfers; default the global one. */
+  /**
+   * A fetch implementation for the transfers. By default uploads go out through `node:http` /
+   * `node:https`, which report when the socket has taken each piece, so an upload reuses a fixed
+   * pair of buffers (docs/media.md, "Memory"), and downloads use the global `fetch`. Given one,
+   * both use it, and the upload body is a stream of fresh pieces.
+   */
   readonly fetch?: typeof fetch;
   readonly retry?: RetryOptions;
   /** Pieces the upload body is sent in (and progress moves by); default 64 KiB. */
@@ -51,7 +58,7 @@ export class HappyUploader implements MediaUploader {
   private readonly http: HappyHttp;
   private readonly token: string | undefined;
   private readonly sessionId: string;
-  private readonly fetchImpl: typeof fetch;
+  private readonly fetchImpl: typeof fetch | undefined;
   private readonly retry: RetryOptions;
   private readonly chunkSize: number | undefined;
   private readonly transferTimeoutMs: number;
@@ -61,7 +68,7 @@ export class HappyUploader implements MediaUploader {
     this.http = options.http;
     this.token = options.token;
     this.sessionId = options.sessionId;
-    this.fetchImpl = options.fetch ?? fetch;
+    this.fetchImpl = options.fetch;
     this.retry = options.retry ?? {};
     this.chunkSize = options.chunkSize;
     this.transferTimeoutMs = options.transferTimeoutMs ?? 120_000;
@@ -165,31 +172,62 @@ export class HappyUploader implements MediaUploader {
   ): Promise<void> {
     const url = reachableUrl(ticket.uploadUrl, this.http.serverUrl, this.ownPath);
     const headers: Record<string, string> = {};
-    let body;
+    let envelope: { prefix?: Uint8Array; suffix?: Uint8Array } = {};
     if (ticket.method === 'POST') {
-      const envelope = multipartEnvelope(
+      const multipart = multipartEnvelope(
         ticket.formFields ?? {},
         `happy-session-${randomBytes(16).toString('hex')}`,
       );
-      body = streamedBody(encrypted, { ...envelope, ...this.chunks() });
-      headers['Content-Type'] = envelope.contentType;
+      envelope = { prefix: multipart.prefix, suffix: multipart.suffix };
+      headers['Content-Type'] = multipart.contentType;
     } else {
-      body = streamedBody(encrypted, this.chunks());
       headers['Content-Type'] = 'application/octet-stream';
       if (isServerUrl(url, this.http.serverUrl)) headers.Authorization = `Bearer ${this.bearer()}`;
     }
-    headers['Content-Length'] = String(body.length);
+    const length = (envelope.prefix?.length ?? 0) + encrypted.length + (envelope.suffix?.length ?? 0);
+    headers['Content-Length'] = String(length);
     const total = encrypted.length;
     options.onProgress?.(0, total);
-    const subscription = body.progress$.subscribe((sent) => options.onProgress?.(sent, total));
+    const signal = this.transferSignal(options.signal);
+    if (this.fetchImpl) {
+      await this.sendWithFetch(url, ticket.method, headers, encrypted, envelope, signal, options);
+      return;
+    }
+    let answer: UploadAnswer;
     try {
-      const init = {
+      answer = await sendUpload({
+        url,
         method: ticket.method,
         headers,
-        body: body.stream,
-        duplex: 'half',
-        signal: this.transferSignal(options.signal),
-      } as RequestInit;
+        ...envelope,
+        payload: encrypted,
+        chunkSize: this.chunkSize ?? DEFAULT_UPLOAD_CHUNK_BYTES,
+        signal,
+        onSent: (sent) => options.onProgress?.(sent, total),
+      });
+    } catch (error) {
+      // A blob that cannot be read (its file changed) says so itself; anything else is the network.
+      if (isSdkError(error)) throw error;
+      throw httpNetworkError(error, ticket.method, withoutQuery(url), new URL(url).origin);
+    }
+    if (answer.status >= 200 && answer.status < 300) return;
+    this.refused(ticket.method, url, answer.status, answer.text, header(answer.headers['retry-after']));
+  }
+
+  /** The upload through a program's own `fetch`: the body is a stream of fresh pieces. */
+  private async sendWithFetch(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    encrypted: Uint8Array | SealedBlob,
+    envelope: { prefix?: Uint8Array; suffix?: Uint8Array },
+    signal: AbortSignal,
+    options: UploadOptions,
+  ): Promise<void> {
+    const body = streamedBody(encrypted, { ...envelope, ...this.chunks() });
+    const subscription = body.progress$.subscribe((sent) => options.onProgress?.(sent, encrypted.length));
+    try {
+      const init = { method, headers, body: body.stream, duplex: 'half', signal } as RequestInit;
       await this.exchange(url, init);
     } finally {
       subscription.unsubscribe();
@@ -213,8 +251,9 @@ export class HappyUploader implements MediaUploader {
     const shown = withoutQuery(url);
     let response: Response;
     try {
-      response = await this.fetchImpl(url, init);
+      response = await (this.fetchImpl ?? fetch)(url, init);
     } catch (error) {
+      if (isSdkError(error)) throw error;
       throw httpNetworkError(error, method, shown, new URL(url).origin);
     }
     if (response.ok) {
@@ -222,14 +261,20 @@ export class HappyUploader implements MediaUploader {
       return response;
     }
     const text = await response.text().catch(() => '');
-    this.logger.debug('attachment transfer refused', { method, url: shown, status: response.status });
-    throw httpStatusError(
-      response.status,
-      parseJson(text),
-      method,
-      shown,
-      response.headers.get('retry-after'),
-    );
+    return this.refused(method, url, response.status, text, response.headers.get('retry-after'));
+  }
+
+  /** A transfer the server answered with an error status: the transport layer's error for it. */
+  private refused(
+    method: string,
+    url: string,
+    status: number,
+    text: string,
+    retryAfter: string | null,
+  ): never {
+    const shown = withoutQuery(url);
+    this.logger.debug('attachment transfer refused', { method, url: shown, status });
+    throw httpStatusError(status, parseJson(text), method, shown, retryAfter);
   }
 
   private bearer(): string {
@@ -328,6 +373,10 @@ function rejectionHint(status: unknown): string {
   if (status === 401 || status === 403) return `The token was refused; ${REFUSED_TOKEN_HINT}`;
   if (status === 404) return 'The session is not on this server; check the server URL and the session id';
   return "See details.body for the server's reason; the upload was not retried";
+}
+
+function header(value: string | string[] | undefined): string | null {
+  return (Array.isArray(value) ? value[0] : value) ?? null;
 }
 
 function parseJson(text: string): unknown {

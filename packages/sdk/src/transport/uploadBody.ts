@@ -30,21 +30,18 @@ export function streamedBody(
   const progress = new Subject<number>();
   let offset = 0;
   let prefixSent = prefix.length === 0;
-  const pieces = (payload instanceof Uint8Array ? viewsOf(payload, chunkSize) : payload.chunks(chunkSize))[
-    Symbol.iterator
-  ]();
   const stream = new ReadableStream<Uint8Array>(
     {
-      pull(controller) {
+      async pull(controller) {
         if (!prefixSent) {
           prefixSent = true;
           controller.enqueue(prefix);
           return;
         }
-        const piece = pieces.next();
-        if (!piece.done) {
-          controller.enqueue(piece.value);
-          offset += piece.value.length;
+        if (offset < payload.length) {
+          const piece = await pieceAt(payload, offset, chunkSize);
+          controller.enqueue(piece);
+          offset += piece.length;
           progress.next(offset);
           return;
         }
@@ -66,9 +63,22 @@ export function streamedBody(
   };
 }
 
-/** `bytes` in views of `chunkSize`: not copies, so a 10 MB upload never holds a second 10 MB. */
-function* viewsOf(bytes: Uint8Array, chunkSize: number): Iterable<Uint8Array> {
-  for (let at = 0; at < bytes.length; at += chunkSize) yield bytes.subarray(at, at + chunkSize);
+/**
+ * The piece of `payload` at `offset`: a view of bytes (not a copy, so a 10 MB upload never holds a
+ * second 10 MB), or a fresh array a sealed blob is read into (a `fetch` body may keep what it is
+ * given, so its pieces cannot be refilled).
+ */
+async function pieceAt(
+  payload: Uint8Array | SealedBlob,
+  offset: number,
+  chunkSize: number,
+): Promise<Uint8Array> {
+  if (payload instanceof Uint8Array) return payload.subarray(offset, offset + chunkSize);
+  const piece = new Uint8Array(Math.min(chunkSize, payload.length - offset));
+  const read = await payload.readInto(piece, offset);
+  if (read !== piece.length)
+    throw new Error(`the sealed blob ended at ${offset + read} of ${payload.length} bytes`);
+  return piece;
 }
 
 /**
