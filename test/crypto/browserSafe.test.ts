@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { sdkSourcesForBrowser } from '../../packages/relay/scripts/build-viewer.js';
 
 const cryptoDir = fileURLToPath(new URL('../../packages/sdk/src/crypto/', import.meta.url));
 const sources = readdirSync(cryptoDir).filter((name) => name.endsWith('.ts'));
@@ -27,7 +28,7 @@ describe('the SDK crypto layer is browser-safe (docs/architecture.md: the root e
     },
   );
 
-  it("is bundled for a browser with tweetnacl inside and without the Node loader (the package's browser field)", async () => {
+  it("is bundled for a browser with tweetnacl inside and without the Node loader (the package's browser field for its build, the same swap for its sources)", async () => {
     const bundle = await build({
       entryPoints: [`${cryptoDir}index.ts`],
       bundle: true,
@@ -35,6 +36,7 @@ describe('the SDK crypto layer is browser-safe (docs/architecture.md: the root e
       format: 'esm',
       write: false,
       logLevel: 'silent',
+      plugins: [sdkSourcesForBrowser],
     });
     const js = bundle.outputFiles[0]!.text;
     expect(js).toContain('nacl-fast.js');

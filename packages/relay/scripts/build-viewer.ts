@@ -5,12 +5,28 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import type { BuildOptions } from 'esbuild';
+import type { BuildOptions, Plugin } from 'esbuild';
 import { VIEWER_FILES } from '../src/viewer/assets.js';
 import type { ViewerAsset, ViewerAssets } from '../src/viewer/assets.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pageDir = join(root, 'src/viewer/page');
+
+/**
+ * Where the SDK's sources are bundled (tests and a relay run from source resolve `happy-session`
+ * to them through tsconfig `paths`), the browser's tweetnacl loader replaces the Node one, as the
+ * SDK package's `browser` field does for its built files (docs/crypto.md).
+ */
+export const sdkSourcesForBrowser: Plugin = {
+  name: 'sdk-sources-for-browser',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/naclLoader\.js$/ }, (args) =>
+      /[\\/]sdk[\\/]src[\\/]crypto[\\/]nacl\.ts$/.test(args.importer)
+        ? { path: join(dirname(args.importer), 'naclLoader.browser.ts') }
+        : undefined,
+    );
+  },
+};
 
 /**
  * The esbuild options of the page bundle. `platform: 'browser'` without Node polyfills makes any
@@ -30,6 +46,7 @@ export function viewerBuildOptions(): BuildOptions {
     outdir: 'viewer',
     write: false,
     logLevel: 'silent',
+    plugins: [sdkSourcesForBrowser],
   };
 }
 

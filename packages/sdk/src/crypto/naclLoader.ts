@@ -13,7 +13,8 @@ interface NodeModuleApi {
  * Loads tweetnacl synchronously with Node's `require` (reached through
  * `process.getBuiltinModule`, so nothing here imports a Node module). Browsers get
  * `naclLoader.browser.ts` instead, through the package's `browser` field, which imports it
- * statically for their bundlers.
+ * statically for their bundlers (a bundle of the SDK's sources, such as the viewer's, swaps it in
+ * with `sdkSourcesForBrowser` of packages/relay/scripts/build-viewer.ts).
  *
  * @throws {SdkError} `crypto.unavailable` on a runtime that has neither.
  */
