@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import type { PermissionDecision } from '../stream/plugins.js';
 import type { SessionStateStore, StateObject } from '../ports/sessionState.js';
 import type { BrokerEvent } from './broker.js';
-import type { ToolCall } from '../stream/toolCall.js';
+import type { GatedCall } from '../stream/gatePorts.js';
 import { ruleForCall } from './sessionRules.js';
 
 /** One pending prompt as today's app reads it from `agentState.requests` (docs/wire.md §4.3). */
@@ -42,7 +42,7 @@ export class AgentStateMirror {
   constructor(
     private readonly state: SessionStateStore,
     private readonly logger: Logger,
-    private readonly shown: (call: ToolCall) => unknown = (call) => call.args,
+    private readonly shown: (call: GatedCall) => unknown = (call) => call.args,
   ) {}
 
   /**

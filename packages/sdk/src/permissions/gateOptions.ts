@@ -1,11 +1,16 @@
 import type { Observable } from 'rxjs';
 import type { Logger } from '../logger.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
-import type { SessionWriter } from '../stream/sessionWriter.js';
+import type { GateWriter } from '../stream/gatePorts.js';
+import type { PluginHost } from '../stream/plugins.js';
 import type { RpcRegistry } from '../ports/rpc.js';
 import type { PushNotifier, SessionStateStore } from '../ports/sessionState.js';
+import { DEFAULT_CEILING } from './modeCeiling.js';
 import type { ModeTableOverrides, PermissionMode } from './modes.js';
-import type { RuleLists } from './policy.js';
+import { parseMode } from './modes.js';
+import type { CompiledRules, RuleLists } from './policy.js';
+import { compileRules } from './policy.js';
+import { validateTimeoutPolicy } from './timeouts.js';
 import type { ShellParser } from './shell.js';
 
 /** A message of the stream with its position, as the gate reads answers from it (docs/permissions.md). */
@@ -18,7 +23,7 @@ export interface StreamInput {
 /** Options of {@link PermissionGate.create}. */
 export interface PermissionGateOptions {
   /** The writer whose tool calls this gate guards; the gate installs itself on it. */
-  readonly writer: SessionWriter;
+  readonly writer: GateWriter & PluginHost;
   /** Starting mode; default `default`. */
   readonly mode?: PermissionMode | string;
   /** Static rules of the host (`Tool`, `Tool(specifier)`, `Bash(cmd)`, `Bash(cmd:*)`). */
@@ -79,4 +84,25 @@ export interface PermissionGateOptions {
    */
   readonly validateUpdatedInput?: (toolName: string, input: Readonly<Record<string, unknown>>) => boolean;
   readonly logger?: Logger;
+}
+
+/**
+ * The configuration of a gate, checked: its mode, its ceiling and its rules (the host's, and
+ * `change_title`, always allowed). Throws `SdkError` for an invalid rule, mode or ceiling and for
+ * `onTimeout: 'allow'`.
+ */
+export function checkGateOptions(options: PermissionGateOptions): {
+  mode: PermissionMode;
+  ceiling: PermissionMode;
+  rules: CompiledRules;
+} {
+  const mode = parseMode(options.mode ?? 'default');
+  if (!mode.ok) throw mode.error;
+  const ceiling = parseMode(options.ceiling ?? DEFAULT_CEILING);
+  if (!ceiling.ok) throw ceiling.error;
+  const rules = compileRules({ ...options.rules, allow: ['change_title', ...(options.rules?.allow ?? [])] });
+  if (!rules.ok) throw rules.error;
+  const timeouts = validateTimeoutPolicy({ timeoutMs: options.timeoutMs, onTimeout: options.onTimeout });
+  if (!timeouts.ok) throw timeouts.error;
+  return { mode: mode.value, ceiling: ceiling.value, rules: rules.value };
 }

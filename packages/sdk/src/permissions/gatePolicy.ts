@@ -1,5 +1,5 @@
 import type { PermissionDecision } from '../stream/plugins.js';
-import type { ToolCall } from '../stream/toolCall.js';
+import type { GatedCall } from '../stream/gatePorts.js';
 import { decisionFromPolicy } from './decision.js';
 import type { ModeTableOverrides, PermissionMode } from './modes.js';
 import type { CompiledRules, PolicyResult } from './policy.js';
@@ -31,7 +31,7 @@ export class GatePolicy {
   ) {}
 
   /** The policy's verdict for `call`, judged with `args` (the call's own unless the user edited them). */
-  evaluate(call: ToolCall, args: Readonly<Record<string, unknown>> = call.args): PolicyResult {
+  evaluate(call: GatedCall, args: Readonly<Record<string, unknown>> = call.args): PolicyResult {
     const s = this.settings;
     return evaluatePolicy(
       {
@@ -48,7 +48,7 @@ export class GatePolicy {
   }
 
   /** The automatic decision for `call`, or undefined when the user must be asked. */
-  decide(call: ToolCall): PermissionDecision | undefined {
+  decide(call: GatedCall): PermissionDecision | undefined {
     return decisionFromPolicy(this.evaluate(call));
   }
 }

@@ -1,7 +1,7 @@
 import { watchAbort } from '../ports/abortWatch.js';
 import type { PermissionOption } from '../protocol/sessionMessage.js';
 import type { PermissionDecision } from '../stream/plugins.js';
-import type { ToolCall } from '../stream/toolCall.js';
+import type { GatedCall } from '../stream/gatePorts.js';
 
 /**
  * One permission request waiting for its first valid answer. It is claimed once: `claim` (and
@@ -21,7 +21,7 @@ export class PendingRequest {
   storedSeq: number | undefined;
 
   constructor(
-    readonly call: ToolCall,
+    readonly call: GatedCall,
     readonly options: readonly PermissionOption[],
     readonly createdAt: number,
     /**

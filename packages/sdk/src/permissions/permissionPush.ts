@@ -1,6 +1,6 @@
 import type { Observable, Subscription } from 'rxjs';
 import type { Logger } from '../logger.js';
-import type { ToolCall } from '../stream/toolCall.js';
+import type { GatedCall } from '../stream/gatePorts.js';
 import type { PushNotifier } from '../ports/sessionState.js';
 import type { BrokerEvent } from './broker.js';
 
@@ -35,7 +35,7 @@ export class PermissionPush {
   }
 
   /** Schedules the push of `call`'s request. */
-  schedule(call: ToolCall): void {
+  schedule(call: GatedCall): void {
     const timer = setTimeout(() => {
       this.timers.delete(call.callId);
       this.send(call);
@@ -49,7 +49,7 @@ export class PermissionPush {
     this.timers.delete(callId);
   }
 
-  private send(call: ToolCall): void {
+  private send(call: GatedCall): void {
     this.push
       .push({
         kind: 'permission',

@@ -1,10 +1,11 @@
 import type { PermissionRequestMessage, SessionMessage } from '../protocol/sessionMessage.js';
 import type { PermissionDecision } from '../stream/plugins.js';
-import type { SessionWriter } from '../stream/sessionWriter.js';
+import type { GateWriter } from '../stream/gatePorts.js';
 import { ledgerOf } from '../stream/permissionLedger.js';
 import { cancelledDecision } from './decision.js';
 import type { SessionRule } from './sessionRules.js';
 import { SessionRuleStore } from './sessionRules.js';
+import type { PermissionBroker } from './broker.js';
 
 /**
  * Text of the `service` message that records a revoked session rule, followed by the rule id
@@ -47,7 +48,7 @@ export interface ClosedOrphan {
  * `tool-call-end` with an error, so that replay and the fold find it closed
  * (docs/permissions-requirements.md R13.1).
  */
-export function closeOrphans(history: readonly SessionMessage[], writer: SessionWriter): ClosedOrphan[] {
+export function closeOrphans(history: readonly SessionMessage[], writer: GateWriter): ClosedOrphan[] {
   const lastTime = history.reduce((t, m) => Math.max(t, m.time), 0);
   const closed: ClosedOrphan[] = [];
   for (const { request } of [...ledgerOf(history).openRequests()]) {
@@ -68,4 +69,27 @@ export function closeOrphans(history: readonly SessionMessage[], writer: Session
     });
   }
   return closed;
+}
+
+/**
+ * What a gate starting on an existing session takes from its history: the session rules the stream
+ * leaves ({@link rebuildRules}), and the requests a dead process left pending, closed
+ * ({@link closeOrphans}) and remembered as settled, so a late answer to one is refused.
+ */
+export function recoverFromHistory(
+  history: readonly SessionMessage[],
+  into: { readonly rules: SessionRuleStore; readonly broker: PermissionBroker; readonly writer: GateWriter },
+): void {
+  for (const rule of rebuildRules(history)) {
+    into.rules.add(rule.rule, rule.behavior, { grantedBy: rule.grantedBy, createdAt: rule.createdAt });
+  }
+  for (const orphan of closeOrphans(history, into.writer)) {
+    into.broker.remember(orphan.request.callId, {
+      toolName: orphan.request.toolName,
+      args: orphan.request.args ?? {},
+      options: orphan.request.options,
+      decision: orphan.decision,
+      recordId: undefined,
+    });
+  }
 }

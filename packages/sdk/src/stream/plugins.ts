@@ -8,7 +8,7 @@ import type {
   SessionMessage,
 } from '../protocol/sessionMessage.js';
 import type { Scope } from './scope.js';
-import type { ToolCall } from './toolCall.js';
+import type { GatedCall } from './gatePorts.js';
 import type { StreamLifecycleEvent } from './types.js';
 
 /** Per-request options of {@link ToolCall.requestPermission} (docs/permissions.md). */
@@ -34,7 +34,7 @@ export type PermissionDecision = Decision & {
 /** What the permission gate does for the stream layer; implemented by `PermissionGate`. */
 export interface PermissionRuntime {
   /** Resolves (never rejects) with the decision; any non-allow outcome has ended the call. */
-  requestPermission(call: ToolCall, options: PermissionRequestOptions): Promise<PermissionDecision>;
+  requestPermission(call: GatedCall, options: PermissionRequestOptions): Promise<PermissionDecision>;
 }
 
 /** An attachment's input: a file path, bytes, or a readable stream. */
@@ -125,6 +125,12 @@ export interface WriterPlugin {
    * before the message they announce is appended. A hook that throws is logged, never rethrown.
    */
   readonly onLifecycle?: (event: StreamLifecycleEvent) => void;
+}
+
+/** Where plug-ins are installed: implemented by `SessionWriter`. */
+export interface PluginHost {
+  /** Installs `plugin`; returns the function that uninstalls it. */
+  install(plugin: WriterPlugin): () => void;
 }
 
 /** The plug-in, or a typed error saying how to install it. */

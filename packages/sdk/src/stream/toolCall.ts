@@ -7,6 +7,8 @@ import type { Delivered, Delivery, EmitOptions } from './types.js';
 import { requirePlugin } from './plugins.js';
 import type { PermissionDecision, PermissionRequestOptions } from './plugins.js';
 import { errorMessage } from './stepErrors.js';
+import type { GatedCall } from './gatePorts.js';
+import type { PermissionOption } from '../protocol/sessionMessage.js';
 
 /** What a tool call is: the fields of its `tool-call-start` (docs/protocol.md, "tool-call-start"). */
 export interface ToolCallOptions {
@@ -65,7 +67,7 @@ export interface RunContext {
 /**
  * One tool invocation, from `tool-call-start` to its one `tool-call-end`.
  */
-export class ToolCall {
+export class ToolCall implements GatedCall {
   readonly callId: string;
   readonly toolName: string;
   readonly title: string;
@@ -191,6 +193,32 @@ export class ToolCall {
     this.state.openCalls.delete(this);
     this.core.emit(draft, this.emitOptions).delivery.then(settle.resolve, settle.reject);
     return this.endDelivery;
+  }
+
+  /** @internal the gate's port ({@link GatedCall.appendPermissionRequest}) */
+  appendPermissionRequest(options: readonly PermissionOption[]): Delivery {
+    return this.parentScope.emitContent(
+      {
+        type: 'permission-request',
+        callId: this.callId,
+        toolName: this.toolName,
+        title: this.title,
+        ...(this.description ? { description: this.description } : {}),
+        args: { ...this.args },
+        options: options.map((o) => ({ ...o })),
+      },
+      this.emitOptions,
+    );
+  }
+
+  /** @internal the gate's port ({@link GatedCall.note}) */
+  note(text: string): Delivery {
+    return this.scope().service(text);
+  }
+
+  /** @internal the gate's port ({@link GatedCall.stopTurn}) */
+  stopTurn(reason: Error): void {
+    this.state.stop.abort(reason);
   }
 
   /**

@@ -1,0 +1,298 @@
+import type { Logger } from '../logger.js';
+import type { PermissionOption, PermissionResponseMessage } from '../protocol/sessionMessage.js';
+import type { GatedCall, GateWriter } from '../stream/gatePorts.js';
+import type { PermissionDecision } from '../stream/plugins.js';
+import type { Answer } from './answers.js';
+import type { AppliedAnswer, SettledRequest } from './broker.js';
+import { cancelledDecision, decisionFromOption } from './decision.js';
+import type { GatePolicy } from './gatePolicy.js';
+import type { ModeControl } from './modeControl.js';
+import type { PendingRequest } from './pendingRequest.js';
+import { describePolicyResult } from './policy.js';
+import type { RespondResult } from './respondResult.js';
+import { refuse } from './respondResult.js';
+
+const NOT_RECORDED = 'The decision could not be recorded in the stream.';
+
+/** A decision taken for a pending request, to complete once it is recorded. */
+export interface GateDecision {
+  /**
+   * Releases the waiter and the adapters and ends the call unless allowed; `decision` replaces the
+   * decision taken (failing closed), `closedBy` is the `seq` of the record that closes the request.
+   */
+  complete(outcome?: {
+    answer?: AppliedAnswer;
+    decision?: PermissionDecision;
+    closedBy?: Promise<number | undefined>;
+  }): void;
+}
+
+/** What answering needs of its gate: the requests and their settlement. */
+export interface GateSettlement {
+  /** The pending request of a call, or the typed result for a settled or unknown one. */
+  lookup(callId: string): PendingRequest | RespondResult;
+  /** Takes `decision` for a request if nothing took one first; `complete` then carries it out. */
+  decide(
+    entry: PendingRequest,
+    decision: PermissionDecision,
+    closingSeq?: Promise<number | undefined>,
+  ): GateDecision | undefined;
+  /** Takes and carries out `decision` at once; false when something else took the request first. */
+  settle(
+    entry: PendingRequest,
+    decision: PermissionDecision,
+    closingSeq?: Promise<number | undefined>,
+  ): boolean;
+}
+
+/** Everything an {@link Answering} works with. */
+export interface AnsweringDeps {
+  readonly gate: GateSettlement;
+  readonly policy: GatePolicy;
+  readonly modes: ModeControl;
+  readonly writer: GateWriter;
+  readonly logger: Logger;
+  /** The host's check of edited arguments (`validateUpdatedInput`). */
+  readonly validateUpdatedInput:
+    ((toolName: string, input: Readonly<Record<string, unknown>>) => boolean) | undefined;
+  /** Runs a stream write whose failure must not break the gate. */
+  readonly safely: (write: () => unknown) => void;
+}
+
+/** Runs a task at once: what the channels other than the RPC do with what follows an answer. */
+export function runNow(task: () => void): void {
+  task();
+}
+
+/**
+ * Validates the answers every channel brings and applies the first valid one of a request
+ * (docs/permissions.md, "One arbitration"): the option must be offered, edited arguments must pass
+ * the deny rules and the host's check, a mode switch must stay within the ceiling. The decision is
+ * then recorded in the stream and carried out. Nothing here throws, and no failure approves a call.
+ */
+export class Answering {
+  constructor(private readonly deps: AnsweringDeps) {}
+
+  /**
+   * Validates and applies one answer; the first valid one takes the decision at once (later
+   * answers get `already_resolved`). Recording it and what follows from it run through `after`:
+   * the RPC channel hands them to its registry, which runs them once the answer is sent; the other
+   * channels run them at once.
+   */
+  apply(answer: Answer, after: (task: () => void) => void = runNow): RespondResult {
+    try {
+      const found = this.deps.gate.lookup(answer.callId);
+      if ('status' in found) return found;
+      const option = found.options.find((o) => o.id === answer.optionId);
+      if (!option)
+        return refuse(
+          'invalid_option',
+          `Option ${answer.optionId} is not offered for call ${answer.callId}.`,
+        );
+      if (answer.kind !== undefined && answer.kind !== option.kind) {
+        return refuse(
+          'invalid_option',
+          `Option ${option.id} is a ${option.kind} option, not ${answer.kind}.`,
+        );
+      }
+      const updated = this.checkUpdatedInput(found, answer);
+      if (updated && 'status' in updated) return updated;
+      if (answer.mode !== undefined && !this.deps.modes.remoteChangeAllowed(answer.mode)) {
+        return refuse(
+          'mode_not_allowed',
+          `Mode ${answer.mode} is above the ceiling ${this.deps.modes.ceiling}.`,
+        );
+      }
+      const decision: PermissionDecision = {
+        ...decisionFromOption(
+          option,
+          answer.via,
+          answer.message ?? (option.kind.startsWith('reject') ? 'Denied by the user.' : undefined),
+        ),
+        ...(updated ? { updatedInput: updated.value } : {}),
+        ...(answer.interrupt ? { interrupt: true } : {}),
+      };
+      const decided = this.deps.gate.decide(
+        found,
+        decision,
+        answer.record ? Promise.resolve(answer.record.seq) : undefined,
+      );
+      if (!decided) {
+        const now = this.deps.gate.lookup(answer.callId);
+        return 'status' in now ? now : refuse('invalid_payload', 'The answer could not be applied.');
+      }
+      after(() => this.carryOut(found, decided, answer, option, updated?.value));
+      return { status: 'applied', callId: answer.callId, decision };
+    } catch (error) {
+      // Fail closed: an internal error never approves anything.
+      this.deps.logger.error('permission answer failed', { error: String(error) });
+      return refuse('invalid_payload', 'The answer could not be applied.');
+    }
+  }
+
+  /**
+   * A user answer for a request already settled. Its typed result is `already_resolved`. If it is a
+   * record that claims `via` (another client's) and the stream stored it before the agent's own
+   * closing record, replay will take it as the decision: the gate follows the stream's rules.
+   */
+  lateAnswer(
+    settled: SettledRequest,
+    message: PermissionResponseMessage,
+    seq: number,
+  ): RespondResult | undefined {
+    if (settled.recordId === message.id) return undefined;
+    if (message.via !== undefined) {
+      void this.followRacingRecord(settled, message, seq).catch((error: unknown) =>
+        this.deps.logger.error('a racing permission record could not be followed', { error: String(error) }),
+      );
+    }
+    return {
+      status: 'already_resolved',
+      callId: settled.callId,
+      decision: settled.decision,
+      resolvedAt: settled.at,
+    };
+  }
+
+  /**
+   * Carries out the decision an answer took: appends the agent's record of it (unless the answer
+   * is such a record already), then releases the waiter and the adapters, then applies the
+   * answer's mode switch and interrupt. The record precedes whatever the tool writes once it runs.
+   * When the record cannot be appended, the request is cancelled instead: no tool runs on a
+   * decision the stream does not hold.
+   */
+  private carryOut(
+    entry: PendingRequest,
+    decided: GateDecision,
+    answer: Answer,
+    option: PermissionOption,
+    updatedInput: Readonly<Record<string, unknown>> | undefined,
+  ): void {
+    try {
+      const record = answer.record
+        ? { message: { id: answer.record.id, time: answer.record.time }, seq: undefined }
+        : this.recordResponse(entry, option, answer.via, updatedInput);
+      if (!record) {
+        decided.complete({ decision: cancelledDecision('cancel', NOT_RECORDED) });
+        return;
+      }
+      decided.complete({
+        answer: { option, record: record.message, ...(updatedInput ? { updatedInput } : {}) },
+        ...(record.seq ? { closedBy: record.seq } : {}),
+      });
+    } catch (error) {
+      this.deps.logger.error('permission decision could not be carried out', { error: String(error) });
+      decided.complete({ decision: cancelledDecision('cancel', NOT_RECORDED) });
+      return;
+    }
+    if (answer.mode !== undefined) this.deps.modes.set(answer.mode, 'user');
+    if (answer.interrupt) entry.call.stopTurn(new Error('The user denied the tool call and asked to stop.'));
+  }
+
+  /**
+   * The user's edited arguments, merged over the request's: refused unless they are an object that
+   * passes the deny rules (the policy must not deny the call as edited, nor find a deny rule it
+   * cannot check) and the host's validation.
+   */
+  private checkUpdatedInput(
+    entry: PendingRequest,
+    answer: Answer,
+  ): { value: Readonly<Record<string, unknown>> } | RespondResult | undefined {
+    if (answer.updatedInput === undefined) return undefined;
+    const input = answer.updatedInput;
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      return refuse('invalid_updated_input', 'updatedInput must be an object.');
+    }
+    const merged = { ...entry.call.args, ...this.unredacted(entry.call, input) };
+    const verdict = this.deps.policy.evaluate(entry.call, merged);
+    const unchecked =
+      verdict.reason.kind === 'undecidable' &&
+      verdict.reason.rules.some((r) => r.list === 'deny' || r.list === 'session-deny');
+    if (verdict.verdict === 'deny' || unchecked) {
+      return refuse('invalid_updated_input', `The edited input is refused: ${describePolicyResult(verdict)}`);
+    }
+    const check = this.deps.validateUpdatedInput;
+    if (check && !check(entry.call.toolName, merged)) {
+      return refuse('invalid_updated_input', `The edited input is not valid for ${entry.call.toolName}.`);
+    }
+    return { value: merged };
+  }
+
+  /**
+   * The user's edited arguments with every value they left as the request showed it (redacted)
+   * put back to the real one: an edit of one field must not hand the tool a marker for another.
+   */
+  private unredacted(call: GatedCall, input: Record<string, unknown>): Record<string, unknown> {
+    if (call.redact === false) return input;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(input)) {
+      const real = call.args[key];
+      const shown = JSON.stringify(this.deps.writer.redactValue(real));
+      const wasRedacted = real !== undefined && shown !== JSON.stringify(real);
+      out[key] = wasRedacted && JSON.stringify(value) === shown ? real : value;
+    }
+    return out;
+  }
+
+  /**
+   * Appends the agent's record of the answer it applies: the user's `permission-response` with
+   * `via` (and the arguments that run, when edited). Replay reads these records.
+   */
+  private recordResponse(
+    entry: PendingRequest,
+    option: PermissionOption,
+    via: Answer['via'],
+    updatedInput: Readonly<Record<string, unknown>> | undefined,
+  ): { message: { id: string; time: number }; seq: Promise<number | undefined> } | undefined {
+    let recorded: { message: { id: string; time: number }; seq: Promise<number | undefined> } | undefined;
+    this.deps.safely(() => {
+      const { message, delivery } = this.deps.writer.appendMessage({
+        role: 'user',
+        type: 'permission-response',
+        callId: entry.call.callId,
+        optionId: option.id,
+        via,
+        ...(updatedInput !== undefined ? { updatedInput: { ...updatedInput } } : {}),
+      });
+      recorded = { message: { id: message.id, time: message.time }, seq: seqOf(delivery) };
+    });
+    return recorded;
+  }
+
+  private async followRacingRecord(
+    settled: SettledRequest,
+    message: PermissionResponseMessage,
+    seq: number,
+  ): Promise<void> {
+    const [requestSeq, closingSeq] = await Promise.all([settled.requestSeq, settled.closingSeq]);
+    if (settled.converged || requestSeq === undefined || closingSeq === undefined) return;
+    if (!(seq > requestSeq && seq < closingSeq)) return;
+    const option = settled.options.find((o) => o.id === message.optionId);
+    if (!option) return;
+    settled.converged = true;
+    const store = this.deps.policy.sessionRules;
+    // Replay never counts the agent's own record now, so neither does the live rule set.
+    if (settled.grant && settled.grant.grantedBy === settled.recordId) store.revokeRule(settled.grant.id);
+    settled.grant = store.addFromAnswer({
+      toolName: settled.toolName,
+      args: settled.args,
+      kind: option.kind,
+      ...(message.updatedInput !== undefined ? { updatedInput: message.updatedInput } : {}),
+      grantedBy: message.id,
+      at: message.time,
+    });
+    this.deps.safely(() =>
+      this.deps.writer.service(
+        `Permission answer ${option.id} to call ${settled.callId} was recorded by another client before the agent's own record; the session rules follow the stream.`,
+      ),
+    );
+  }
+}
+
+/** The `seq` a delivery settles with, or undefined when it failed. */
+export function seqOf(delivery: Promise<{ readonly seq: number }>): Promise<number | undefined> {
+  return delivery.then(
+    (d) => d.seq,
+    () => undefined,
+  );
+}

@@ -1,0 +1,137 @@
+import type { Logger } from '../logger.js';
+import type { GateWriter } from '../stream/gatePorts.js';
+import type { GatePolicy } from './gatePolicy.js';
+import { remoteModeChangeAllowed } from './modeCeiling.js';
+import type { ModeMetadata } from './modeMetadata.js';
+import type { PermissionMode } from './modes.js';
+import { parseMode, PERMISSION_MODES } from './modes.js';
+import type { RespondResult } from './respondResult.js';
+import { refuse } from './respondResult.js';
+
+/**
+ * Where a mode change comes from: the host's own code (trusted), or the user (the app's pick, a
+ * legacy answer's `mode`), which is held to the ceiling unless it lowers the mode.
+ */
+export type ModeSource = 'host' | 'user';
+
+/** What mode control needs of its gate. */
+export interface ModeControlDeps {
+  readonly policy: GatePolicy;
+  readonly writer: GateWriter;
+  readonly logger: Logger;
+  /** The session's metadata, for today's app (absent without a state store). */
+  readonly metadata: ModeMetadata | undefined;
+  /** The most permissive mode a remote input may switch to. */
+  readonly ceiling: PermissionMode;
+  /** Whether remote inputs are accepted right now (the host's `acceptRemoteAnswers`). */
+  readonly remoteAllowed: () => boolean;
+  /** Re-decides the pending requests after a user's mode change. */
+  readonly reevaluate: () => void;
+  /** Runs a stream write whose failure must not break the gate. */
+  readonly safely: (write: () => unknown) => void;
+}
+
+/**
+ * The gate's mode (docs/permissions.md, "Modes"): changes by the host and by the user, the ceiling
+ * on remote changes, and the mode and menu written to the session's metadata for today's app.
+ */
+export class ModeControl {
+  private lastRefusedPick: string | undefined;
+
+  constructor(private readonly deps: ModeControlDeps) {}
+
+  /** The current mode. */
+  get mode(): PermissionMode {
+    return this.deps.policy.mode;
+  }
+
+  /** The most permissive mode a remote input may switch to. */
+  get ceiling(): PermissionMode {
+    return this.deps.ceiling;
+  }
+
+  /**
+   * Changes the mode. A `host` change is trusted. A `user` change is accepted when
+   * {@link ModeControl.remoteChangeAllowed}; otherwise it is refused, noted in the stream, and the
+   * real mode is written back to the metadata. Every change is recorded in the stream and written
+   * to the metadata; a `user` change re-decides pending requests. Returns the typed refusal, if any.
+   */
+  set(input: string, source: ModeSource): RespondResult | undefined {
+    const parsed = parseMode(input);
+    if (!parsed.ok) return this.refusePick(input, source, 'it is not a permission mode');
+    const mode = parsed.value;
+    if (source === 'user' && !this.remoteChangeAllowed(mode)) {
+      const why = !this.deps.remoteAllowed()
+        ? 'remote changes are not accepted right now'
+        : `it is above the ceiling ${this.deps.ceiling}`;
+      return this.refusePick(input, source, why);
+    }
+    if (mode === this.mode) {
+      this.publishIfStale();
+      return undefined;
+    }
+    this.deps.policy.mode = mode;
+    this.lastRefusedPick = undefined;
+    this.deps.safely(() => this.deps.writer.service(`Permission mode changed to ${mode} (by ${source}).`));
+    this.publish();
+    if (source === 'user') this.deps.reevaluate();
+    return undefined;
+  }
+
+  /**
+   * The app's mode pick: a mode string is a `user` change; `null` or nothing (the app cleared its
+   * pick) writes the real mode back.
+   */
+  handlePick(pick: unknown): RespondResult | undefined {
+    if (pick === undefined || pick === null) {
+      this.publishIfStale();
+      return undefined;
+    }
+    if (typeof pick !== 'string') return this.refusePick(String(pick), 'user', 'it is not a permission mode');
+    return this.set(pick, 'user');
+  }
+
+  /**
+   * A remote mode change goes through when it stays within the ceiling, or when it lowers the
+   * mode; while remote inputs are refused, only a change to a mode no looser than `plan`.
+   */
+  remoteChangeAllowed(mode: PermissionMode): boolean {
+    const ceiling = this.deps.remoteAllowed() ? this.deps.ceiling : 'plan';
+    return remoteModeChangeAllowed(mode, this.mode, ceiling);
+  }
+
+  /** Writes the real mode and the menu of modes a pick may choose to the metadata, for today's app. */
+  publish(): void {
+    const metadata = this.deps.metadata;
+    if (!metadata) return;
+    const mode = this.mode;
+    const menu = PERMISSION_MODES.filter(
+      (m) => m === mode || remoteModeChangeAllowed(m, mode, this.deps.ceiling),
+    );
+    void metadata.publish(mode, menu);
+  }
+
+  /** Resolves when the metadata has caught up. */
+  async settled(): Promise<void> {
+    await this.deps.metadata?.settled();
+  }
+
+  private publishIfStale(): void {
+    if (this.deps.metadata && this.deps.metadata.shown !== this.mode) this.publish();
+  }
+
+  /** Refuses a user's mode change: notes it in the stream (once per pick) and writes the real mode back. */
+  private refusePick(pick: string, source: ModeSource, why: string): RespondResult {
+    const shown = JSON.stringify(pick.slice(0, 64));
+    if (source === 'user') {
+      if (this.lastRefusedPick !== pick) {
+        this.lastRefusedPick = pick;
+        this.deps.safely(() =>
+          this.deps.writer.service(`Permission mode ${shown} refused: ${why}; the mode stays ${this.mode}.`),
+        );
+      }
+      this.publish();
+    }
+    return refuse('mode_not_allowed', `Mode ${shown} refused: ${why}.`);
+  }
+}
