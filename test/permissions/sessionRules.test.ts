@@ -219,12 +219,14 @@ describe('SessionRuleStore.rebuildFromMessages (docs/permissions-requirements.md
     expect(new SessionRuleStore().rebuildFromMessages(messages)).toEqual([]);
   });
 
-  it('answers the latest request of a re-raised call, and honours requestId when present', () => {
+  it('answers the latest request of a re-raised call, only by an answer naming it (requestId)', () => {
     const messages: PermissionMessageLike[] = [
-      request('c1', 'Bash', { command: 'ls' }, { requestId: 'q1' }),
+      request('c1', 'Bash', { command: 'ls' }, { id: 'q1' }),
       record('a1', 'c1', 'allow-once', { requestId: 'q1' }),
-      request('c1', 'Bash', { command: 'ls -la /' }, { requestId: 'q2' }),
+      request('c1', 'Bash', { command: 'ls -la /' }, { id: 'q2' }),
       record('a2', 'c1', 'allow-session', { requestId: 'q1' }),
+      // A second request's answer that names no request is not its answer.
+      record('a2b', 'c1', 'allow-session'),
       record('a3', 'c1', 'allow-session', { requestId: 'q2' }),
     ];
     expect(new SessionRuleStore().rebuildFromMessages(messages)).toEqual([

@@ -69,6 +69,7 @@ export type PermissionsErrorCode =
   | 'permissions.invalid_timeout'
   | 'permissions.unsafe_timeout_action'
   | 'permissions.shell_unavailable'
+  | 'permissions.invalid_record_key'
   | 'permissions.options_not_array'
   | 'permissions.options_empty'
   | 'permissions.option_invalid'

@@ -77,7 +77,10 @@ describe('the permission RPC is answered as soon as the decision is taken', () =
     });
     await session.writer.flush();
     await gate.settled();
-    expect(Object.keys((await agentState()).requests ?? {})).toEqual([call.callId]);
+    // agentState keys the request by its record's id, naming the call in toolUseId.
+    const requestId = (await session.reader.messages()).find((m) => m.type === 'permission-request')!.id;
+    expect(Object.keys((await agentState()).requests ?? {})).toEqual([requestId]);
+    expect((await agentState()).requests?.[requestId]).toMatchObject({ toolUseId: call.callId });
 
     // From the agent's next agentState write on, nothing it sends on its socket reaches the server.
     const release = proxy.holdClientFrames((frame) => frame.includes('"update-state"'));
@@ -92,14 +95,14 @@ describe('the permission RPC is answered as soon as the decision is taken', () =
     expect(await run).toMatchObject({ status: 'done', value: 'built' });
     expect(appendedBeforeStart?.slice(-2)).toEqual(['permission-request', 'permission-response via rpc']);
     // The server has not read the mirror's write yet: the app still sees the request pending.
-    expect(Object.keys((await agentState()).requests ?? {})).toEqual([call.callId]);
+    expect(Object.keys((await agentState()).requests ?? {})).toEqual([requestId]);
 
     release();
     await session.writer.flush();
     await gate.settled();
     const state = await agentState();
     expect(state.requests).toEqual({});
-    expect(state.completedRequests?.[call.callId]).toMatchObject({
+    expect(state.completedRequests?.[requestId]).toMatchObject({
       status: 'approved',
       decision: 'approved',
     });

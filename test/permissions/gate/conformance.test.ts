@@ -80,7 +80,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         ]);
       });
 
-      it("by the stream: the app-written response, then the agent's record of the answer it applied", async () => {
+      it("by the stream: the app-written response is the one response, and the agent's sealed note confirms it", async () => {
         await open();
         const turn = world.agent.writer.turn();
         const call = turn.toolCall({ toolName: 'bash', args: { command: 'ls' } });
@@ -95,7 +95,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
           'tool-call-start',
           'permission-request',
           'permission-response(allow-once)',
-          'permission-response(allow-once,stream)',
+          expect.stringMatching(/^service\(Permission answer applied: /),
           'tool-call-end',
           'turn-end(completed)',
         ]);
@@ -683,16 +683,19 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         await until(
           async () => Object.keys(((await world.agentState()).requests as object) ?? {}).length === 1,
         );
+        // Keyed by the request record's id, with toolUseId naming the call: the app joins the two.
+        const request = (await world.messages()).find((m) => m.type === 'permission-request')!;
         expect((await world.agentState()).requests).toMatchObject({
-          [call.callId]: { tool: 'Bash', arguments: { command: 'ls' } },
+          [request.id]: { tool: 'Bash', arguments: { command: 'ls' }, toolUseId: call.callId },
         });
-        await world.rpc({ id: call.callId, approved: true });
+        // The app answers with the key it was shown: the request's own id.
+        await world.rpc({ id: request.id, approved: true });
         await decision;
         await until(
           async () => Object.keys(((await world.agentState()).requests as object) ?? {}).length === 0,
         );
         expect((await world.agentState()).completedRequests).toMatchObject({
-          [call.callId]: { tool: 'Bash', status: 'approved', decision: 'approved' },
+          [request.id]: { tool: 'Bash', status: 'approved', decision: 'approved', toolUseId: call.callId },
         });
       });
     });

@@ -22,6 +22,8 @@ type GateConfig = Omit<PermissionGateOptions, 'writer' | 'rpc' | 'incoming' | 's
 export interface StreamAnswerExtra {
   readonly via?: 'stream' | 'rpc' | 'local';
   readonly updatedInput?: Record<string, unknown>;
+  readonly requestId?: string;
+  readonly seal?: string;
 }
 
 /** Lets the gate's stream input through, or holds it back (in order) while closed. */
@@ -80,6 +82,8 @@ export interface Agent {
  */
 export interface GateWorld {
   readonly agent: Agent;
+  /** The agent machine's record key, which every agent process of the world seals with. */
+  readonly recordKey: Uint8Array;
   /** Resolves once the request for `callId` is stored, i.e. the app can see it. */
   requested(callId: string): Promise<void>;
   /** The app calls the `permission` RPC; resolves with the (decrypted) result. */
@@ -138,6 +142,8 @@ export const memoryWorld: WorldFactory = {
     let kill = new Subject<void>();
     const sightings = new Sightings();
     const valve = new Valve();
+    // The agent machine's record key, kept across restarts as connect() keeps it in the happy home.
+    const recordKey = globalThis.crypto.getRandomValues(new Uint8Array(32));
     const startAgent = async (cfg: GateConfig, history: SessionMessage[]): Promise<Agent> => {
       const writer = new SessionWriter({ transport, key });
       rpc = new MemoryRpc();
@@ -150,6 +156,7 @@ export const memoryWorld: WorldFactory = {
         tap((input) => sightings.saw(input.message.id)),
       );
       const gate = await PermissionGate.create({
+        recordKey,
         ...cfg,
         writer,
         rpc,
@@ -165,6 +172,7 @@ export const memoryWorld: WorldFactory = {
       get agent() {
         return agent;
       },
+      recordKey,
       requested: (callId) => requestedIn(world, callId),
       rpc: (body) => rpc.call('permission', body),
       async streamAnswer(callId, optionId, extra = {}) {
@@ -227,8 +235,10 @@ export const relayWorld: WorldFactory = {
     const key = await app.keyOf(session.id);
     const sightings = new Sightings();
     const valve = new Valve();
+    const recordKey = globalThis.crypto.getRandomValues(new Uint8Array(32));
     const startAgent = async (s: Session, cfg: GateConfig, history: SessionMessage[]): Promise<Agent> => {
       const gate = await PermissionGate.create({
+        recordKey,
         ...cfg,
         writer: s.writer,
         rpc: s.rpc,
@@ -244,6 +254,7 @@ export const relayWorld: WorldFactory = {
       get agent() {
         return agent;
       },
+      recordKey,
       requested: (callId) => requestedIn(world, callId),
       rpc: (body) => app.call(session.id, 'permission', body, key),
       async streamAnswer(callId, optionId, extra = {}) {

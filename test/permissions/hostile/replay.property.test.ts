@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { generateDataKey } from '../../../packages/sdk/src/crypto/dataKey.js';
 import type { RecordKey } from '../../../packages/sdk/src/crypto/records.js';
 import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
+import { GateRecords } from '../../../packages/sdk/src/permissions/gateRecords.js';
 import type { StreamInput } from '../../../packages/sdk/src/permissions/gate.js';
 import { MemoryTransport } from '../../../packages/sdk/src/ports/memoryTransport.js';
 import type { SessionMessage } from '../../../packages/sdk/src/protocol/sessionMessage.js';
@@ -12,7 +13,7 @@ import type { PermissionDecision } from '../../../packages/sdk/src/stream/plugin
 import { SessionReader } from '../../../packages/sdk/src/stream/sessionReader.js';
 import { SessionWriter } from '../../../packages/sdk/src/stream/sessionWriter.js';
 import type { ToolCall } from '../../../packages/sdk/src/stream/toolCall.js';
-import { memoryWorld, until } from '../gate/worlds.js';
+import { memoryWorld } from '../gate/worlds.js';
 
 /**
  * One arbitration for live and replay (docs/permissions.md, "One arbitration"): for random
@@ -20,7 +21,8 @@ import { memoryWorld, until } from '../gate/worlds.js';
  * stream), records forged by another client that claim `via`, answers appended before their
  * request, revocations, cancellations and mode picks, the rules a new gate rebuilds from the
  * stream equal the live gate's rules, and the stream's decision for each request is the one the
- * live gate took.
+ * live gate took. Only the agent's sealed records decide (docs/permissions.md, "The agent's own
+ * records"): records another client forges, whatever their `via`, are a person's answers.
  */
 
 const TOOLS: Array<{ toolName: string; args: Record<string, unknown> }> = [
@@ -160,8 +162,10 @@ describe('replay equals live', () => {
           turn.end();
           const messages = await world.messages();
 
-          // Each request's decision in the stream is the one the live gate took.
-          const ledger = ledgerOf(messages);
+          // Each request's decision in the stream (as the agent's sealed records say) is the one
+          // the live gate took.
+          const records = new GateRecords(world.recordKey);
+          const ledger = ledgerOf(messages, { trusted: (m) => records.trusts(m) });
           for (const c of calls) {
             const entry = ledger.latest(c.call.callId);
             const d = c.decision;
@@ -188,14 +192,15 @@ describe('replay equals live', () => {
 });
 
 describe('two writers racing for the stream', () => {
-  it("a record another client stored before the agent's own is the stream's decision: the live rules follow it", async () => {
+  it("a record another client stored before the agent's own changes nothing: the agent's sealed record is the decision, live and after a restart", async () => {
     const transport = new MemoryTransport();
     const key: RecordKey = { variant: 'dataKey', key: generateDataKey() };
+    const recordKey = globalThis.crypto.getRandomValues(new Uint8Array(32));
     const writer = new SessionWriter({ transport, key });
     const other = new SessionWriter({ transport, key });
     // The stream channel is held back by hand, so the other client's record reaches the gate late.
     const incoming = new Subject<StreamInput>();
-    const gate = await PermissionGate.create({ writer, incoming });
+    const gate = await PermissionGate.create({ writer, incoming, recordKey });
     const turn = writer.turn();
     const call = turn.toolCall({ toolName: 'WebFetch', args: { url: 'https://a.io' } });
     const decision = call.requestPermission();
@@ -217,19 +222,25 @@ describe('two writers racing for the stream', () => {
     expect(gate.listRules().map((r) => r.id)).toEqual(['deny:WebFetch']);
     await writer.flush();
 
-    incoming.next({ message: forged.message as SessionMessage, seq });
-    await until(() => gate.listRules().some((r) => r.id === 'allow:WebFetch'));
-    expect(gate.listRules().map((r) => r.id)).toEqual(['allow:WebFetch']);
+    expect(await gate.handleStreamInput({ message: forged.message as SessionMessage, seq })).toMatchObject({
+      status: 'already_resolved',
+    });
+    expect(gate.listRules().map((r) => r.id)).toEqual(['deny:WebFetch']);
     turn.end();
     await writer.flush();
 
     const history = await new SessionReader({ transport, key }).messages();
-    const replay = await PermissionGate.create({ writer: new SessionWriter({ transport, key }), history });
+    const replay = await PermissionGate.create({
+      writer: new SessionWriter({ transport, key }),
+      history,
+      recordKey,
+    });
     expect(replay.listRules()).toEqual(gate.listRules());
-    expect(
-      history.some((m) => m.type === 'service' && m.text.includes('the session rules follow the stream')),
-    ).toBe(true);
+    // A gate with another key (another machine, or a forger) trusts none of these records.
+    const stranger = await PermissionGate.create({ writer: new SessionWriter({ transport, key }), history });
+    expect(stranger.listRules()).toEqual([]);
     gate.dispose();
     replay.dispose();
+    stranger.dispose();
   });
 });

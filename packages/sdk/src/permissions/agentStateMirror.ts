@@ -54,8 +54,13 @@ export class AgentStateMirror {
     return events$.subscribe((event) => {
       const call = event.request.call;
       const createdAt = event.request.createdAt;
+      // Keyed by the request record's id (`toolUseId` names the call): the legacy answer's `id`
+      // then names the very request it answers (docs/permissions.md, "Answers name their request").
+      const key = event.request.recordId;
       if (event.kind === 'requested') {
-        void this.update((s) => this.addedTo(s, call.callId, call.toolName, this.shown(call), createdAt));
+        void this.update((s) =>
+          this.addedTo(s, key, call.callId, call.toolName, this.shown(call), createdAt),
+        );
         return;
       }
       const { decision } = event.settled;
@@ -65,18 +70,20 @@ export class AgentStateMirror {
         // The rule an allow-always answer grants: what today's app shows as "don't ask again".
         const rule =
           decision.kind === 'allow-always' && !edited ? ruleForCall(call.toolName, args) : undefined;
-        return this.completedIn(s, call.callId, decision, rule !== undefined ? { allowTools: [rule] } : {}, {
-          toolName: call.toolName,
-          args,
-          createdAt,
-        });
+        return this.completedIn(
+          s,
+          key,
+          call.callId,
+          decision,
+          rule !== undefined ? { allowTools: [rule] } : {},
+          {
+            toolName: call.toolName,
+            args,
+            createdAt,
+          },
+        );
       });
     });
-  }
-
-  /** Adds a pending request (and drops a completed entry of the same id, so a re-raise shows). */
-  added(callId: string, toolName: string, args: unknown, createdAt: number): Promise<void> {
-    return this.update((s) => this.addedTo(s, callId, toolName, args, createdAt));
   }
 
   /**
@@ -90,11 +97,13 @@ export class AgentStateMirror {
     extra: { allowTools?: string[]; mode?: string } = {},
     request?: { toolName: string; args: unknown; createdAt: number },
   ): Promise<void> {
-    return this.update((s) => this.completedIn(s, callId, decision, extra, request));
+    return this.update((s) => this.completedIn(s, callId, callId, decision, extra, request));
   }
 
+  /** Adds a pending request, and drops completed entries of the same call, so a re-raise shows. */
   private addedTo(
     s: StateObject,
+    key: string,
     callId: string,
     toolName: string,
     args: unknown,
@@ -102,14 +111,17 @@ export class AgentStateMirror {
   ): StateObject {
     const requests = record(s.requests);
     const completed = record(s.completedRequests);
-    delete completed[callId];
+    for (const [id, value] of Object.entries(completed)) {
+      if (id === callId || record(value).toolUseId === callId) delete completed[id];
+    }
     const entry: MirroredRequest = { tool: toolName, arguments: args, createdAt, toolUseId: callId };
-    requests[callId] = entry;
+    requests[key] = entry;
     return { ...s, requests, completedRequests: completed };
   }
 
   private completedIn(
     s: StateObject,
+    key: string,
     callId: string,
     decision: PermissionDecision,
     extra: { allowTools?: string[]; mode?: string },
@@ -119,13 +131,13 @@ export class AgentStateMirror {
     const completedRequests = record(s.completedRequests);
     const previous = {
       ...(request ? { tool: request.toolName, arguments: request.args, createdAt: request.createdAt } : {}),
-      ...record(requests[callId]),
+      ...record(requests[key]),
     };
-    delete requests[callId];
+    delete requests[key];
     const status =
       decision.outcome === 'allow' ? 'approved' : decision.outcome === 'deny' ? 'denied' : 'canceled';
     const legacy = legacyDecision(decision);
-    completedRequests[callId] = {
+    completedRequests[key] = {
       ...previous,
       toolUseId: callId,
       completedAt: Date.now(),

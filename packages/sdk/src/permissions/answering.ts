@@ -9,6 +9,7 @@ import type { GatePolicy } from './gatePolicy.js';
 import type { ModeControl } from './modeControl.js';
 import type { PendingRequest } from './pendingRequest.js';
 import { describePolicyResult } from './policy.js';
+import { PERMISSION_APPLIED_PREFIX } from '../stream/permissionLedger.js';
 import type { RespondResult } from './respondResult.js';
 import { refuse } from './respondResult.js';
 
@@ -31,6 +32,8 @@ export interface GateDecision {
 export interface GateSettlement {
   /** The pending request of a call, or the typed result for a settled or unknown one. */
   lookup(callId: string): PendingRequest | RespondResult;
+  /** The pending request whose `permission-request` record has this id, if any. */
+  lookupRecord(recordId: string): PendingRequest | undefined;
   /** Takes `decision` for a request if nothing took one first; `complete` then carries it out. */
   decide(
     entry: PendingRequest,
@@ -83,6 +86,8 @@ export class Answering {
     try {
       const found = this.deps.gate.lookup(answer.callId);
       if ('status' in found) return found;
+      const unbound = this.unbound(found, answer);
+      if (unbound) return unbound;
       const option = found.options.find((o) => o.id === answer.optionId);
       if (!option)
         return refuse(
@@ -131,27 +136,40 @@ export class Answering {
   }
 
   /**
-   * A user answer for a request already settled. Its typed result is `already_resolved`. If it is a
-   * record that claims `via` (another client's) and the stream stored it before the agent's own
-   * closing record, replay will take it as the decision: the gate follows the stream's rules.
+   * A user answer for a request already settled: `already_resolved` (nothing for the gate's own
+   * record coming back). Only the gate's sealed records decide, so a later record, whatever its
+   * `via` claims, changes nothing, live or on rebuild.
    */
-  lateAnswer(
-    settled: SettledRequest,
-    message: PermissionResponseMessage,
-    seq: number,
-  ): RespondResult | undefined {
+  lateAnswer(settled: SettledRequest, message: PermissionResponseMessage): RespondResult | undefined {
     if (settled.recordId === message.id) return undefined;
-    if (message.via !== undefined) {
-      void this.followRacingRecord(settled, message, seq).catch((error: unknown) =>
-        this.deps.logger.error('a racing permission record could not be followed', { error: String(error) }),
-      );
-    }
     return {
       status: 'already_resolved',
       callId: settled.callId,
       decision: settled.decision,
       resolvedAt: settled.at,
     };
+  }
+
+  /**
+   * An answer from another client must name the request it answers (`requestId`, or the record id
+   * as the legacy body's `id`), unless the request is its call's first: an answer for an earlier
+   * request of the same call, or from before a restart, is refused. The local program answers
+   * what it sees waiting, so its answers need not name one.
+   */
+  private unbound(entry: PendingRequest, answer: Answer): RespondResult | undefined {
+    if (answer.via === 'local') return undefined;
+    if (answer.requestId !== undefined) {
+      if (answer.requestId === entry.recordId) return undefined;
+      return refuse(
+        'unknown_request',
+        `The answer names request ${answer.requestId.slice(0, 64)}, not the request waiting for call ${answer.callId}.`,
+      );
+    }
+    if (entry.firstForCall) return undefined;
+    return refuse(
+      'unknown_request',
+      `Call ${answer.callId} has had more than one permission request: the answer must name the one it answers (requestId ${entry.recordId}).`,
+    );
   }
 
   /**
@@ -170,7 +188,7 @@ export class Answering {
   ): void {
     try {
       const record = answer.record
-        ? { message: { id: answer.record.id, time: answer.record.time }, seq: undefined }
+        ? this.confirmRecord(entry, answer.record)
         : this.recordResponse(entry, option, answer.via, updatedInput);
       if (!record) {
         decided.complete({ decision: cancelledDecision('cancel', NOT_RECORDED) });
@@ -178,7 +196,7 @@ export class Answering {
       }
       decided.complete({
         answer: { option, record: record.message, ...(updatedInput ? { updatedInput } : {}) },
-        ...(record.seq ? { closedBy: record.seq } : {}),
+        closedBy: record.seq,
       });
     } catch (error) {
       this.deps.logger.error('permission decision could not be carried out', { error: String(error) });
@@ -235,6 +253,22 @@ export class Answering {
   }
 
   /**
+   * Confirms the user's own `permission-response` record with the gate's sealed note naming it,
+   * inside the call: the user's record stays the request's one response, and the note is what a
+   * rebuild trusts (docs/permissions.md, "One arbitration").
+   */
+  private confirmRecord(
+    entry: PendingRequest,
+    answered: { readonly id: string; readonly time: number },
+  ): { message: { id: string; time: number }; seq: Promise<number | undefined> } | undefined {
+    let note: Promise<number | undefined> | undefined;
+    this.deps.safely(() => {
+      note = seqOf(entry.call.note(`${PERMISSION_APPLIED_PREFIX}${answered.id}`));
+    });
+    return note ? { message: { id: answered.id, time: answered.time }, seq: note } : undefined;
+  }
+
+  /**
    * Appends the agent's record of the answer it applies: the user's `permission-response` with
    * `via` (and the arguments that run, when edited). Replay reads these records.
    */
@@ -252,40 +286,12 @@ export class Answering {
         callId: entry.call.callId,
         optionId: option.id,
         via,
+        requestId: entry.recordId,
         ...(updatedInput !== undefined ? { updatedInput: { ...updatedInput } } : {}),
       });
       recorded = { message: { id: message.id, time: message.time }, seq: seqOf(delivery) };
     });
     return recorded;
-  }
-
-  private async followRacingRecord(
-    settled: SettledRequest,
-    message: PermissionResponseMessage,
-    seq: number,
-  ): Promise<void> {
-    const [requestSeq, closingSeq] = await Promise.all([settled.requestSeq, settled.closingSeq]);
-    if (settled.converged || requestSeq === undefined || closingSeq === undefined) return;
-    if (!(seq > requestSeq && seq < closingSeq)) return;
-    const option = settled.options.find((o) => o.id === message.optionId);
-    if (!option) return;
-    settled.converged = true;
-    const store = this.deps.policy.sessionRules;
-    // Replay never counts the agent's own record now, so neither does the live rule set.
-    if (settled.grant && settled.grant.grantedBy === settled.recordId) store.revokeRule(settled.grant.id);
-    settled.grant = store.addFromAnswer({
-      toolName: settled.toolName,
-      args: settled.args,
-      kind: option.kind,
-      ...(message.updatedInput !== undefined ? { updatedInput: message.updatedInput } : {}),
-      grantedBy: message.id,
-      at: message.time,
-    });
-    this.deps.safely(() =>
-      this.deps.writer.service(
-        `Permission answer ${option.id} to call ${settled.callId} was recorded by another client before the agent's own record; the session rules follow the stream.`,
-      ),
-    );
   }
 }
 

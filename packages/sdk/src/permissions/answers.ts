@@ -13,6 +13,8 @@ export interface Answer {
   readonly callId: string;
   readonly optionId: string;
   readonly via: AnswerVia;
+  /** The id of the `permission-request` record the answer names, if it names one. */
+  readonly requestId?: string;
   readonly updatedInput?: Readonly<Record<string, unknown>>;
   /** A mode switch that comes with the answer (today's app), validated against the ceiling by the gate. */
   readonly mode?: PermissionMode;
@@ -21,16 +23,19 @@ export interface Answer {
   /** Feedback for the model. */
   readonly message?: string;
   /**
-   * Set when the answer already is a decision record in the stream (a response with `via` that
-   * another client wrote): the gate applies it as it stands instead of recording it again.
+   * Set when the answer is the user's own `permission-response` record in the stream: the gate
+   * confirms it with a sealed note instead of appending a second response.
    */
   readonly record?: { readonly id: string; readonly time: number; readonly seq: number };
   /** The kind the legacy mapping chose (checked again against the request by the gate). */
   readonly kind?: PermissionOptionKind;
 }
 
-/** Looks up the pending request of a call, or says it is resolved or unknown. */
-export type PendingLookup = (callId: string) => PendingRequest | RespondResult;
+/**
+ * Looks up the pending request of a call, or says it is resolved or unknown. The legacy body's
+ * `id` may also be the id of the request record (what the agentState mirror keys requests by).
+ */
+export type PendingLookup = (id: string) => PendingRequest | RespondResult;
 
 const MAX_BODY_CHARS = 64 * 1024;
 
@@ -57,6 +62,7 @@ export function answerFromRpcBody(body: unknown, lookup: PendingLookup): Answer 
       callId: v2.callId,
       optionId: v2.optionId,
       via: 'rpc',
+      ...(v2.requestId !== undefined ? { requestId: v2.requestId } : {}),
       ...(v2.updatedInput !== undefined ? { updatedInput: v2.updatedInput } : {}),
     };
   }
@@ -71,7 +77,8 @@ export function answerFromRpcBody(body: unknown, lookup: PendingLookup): Answer 
   if (!mapped.ok) return refuse(mapped.error.code, mapped.error.message, mapped.error.issues);
   const a = mapped.value;
   return {
-    callId: legacy.id,
+    callId: pending.call.callId,
+    ...(pending.recordId === legacy.id ? { requestId: legacy.id } : {}),
     optionId: a.optionId,
     via: 'rpc',
     kind: a.kind,

@@ -4,6 +4,7 @@ import type { IterateOptions } from '../ports/asyncIterable.js';
 import type { Logger } from '../logger.js';
 import type { RpcContext } from '../ports/rpc.js';
 import { silentLogger } from '../logger.js';
+import { newId } from '../protocol/ids.js';
 import type { GatedCall, GateWriter } from '../stream/gatePorts.js';
 import type {
   PermissionDecision,
@@ -20,6 +21,7 @@ import { cancelledDecision } from './decision.js';
 import type { PermissionGateOptions, StreamInput } from './gateOptions.js';
 import { checkGateOptions } from './gateOptions.js';
 import { GatePolicy } from './gatePolicy.js';
+import { GateRecords } from './gateRecords.js';
 import { wireGate } from './gateWiring.js';
 import type { LocalAnswer } from './localChannel.js';
 import { answerLocally } from './localChannel.js';
@@ -70,6 +72,9 @@ export class PermissionGate implements PermissionRuntime {
   private readonly answering: Answering;
   private readonly settlement: Settlement;
   private readonly stream: StreamChannel;
+  private readonly records: GateRecords;
+  /** Calls that had a request, in the history or here: a later request of one needs answers that name it. */
+  private readonly requestedCalls = new Set<string>();
   private disposed = false;
 
   private constructor(
@@ -81,6 +86,7 @@ export class PermissionGate implements PermissionRuntime {
   ) {
     this.writer = options.writer;
     this.logger = options.logger ?? silentLogger;
+    this.records = new GateRecords(options.recordKey);
     this.policy = new GatePolicy(
       {
         rules,
@@ -246,10 +252,13 @@ export class PermissionGate implements PermissionRuntime {
     const automatic = this.decideByPolicy(call);
     if (automatic) return Promise.resolve(automatic);
 
+    const recordId = newId();
+    const firstForCall = !this.requestedCalls.has(call.callId);
+    this.requestedCalls.add(call.callId);
     let appended: Delivery;
     try {
       // The call appends its own request, from the arguments it froze when it was made.
-      appended = call.appendPermissionRequest(offered.value);
+      appended = call.appendPermissionRequest(offered.value, recordId);
     } catch (error) {
       // Appending failed (the call's scope closed): nothing was asked, so nothing may run.
       this.logger.warn('permission request not appended', { error: String(error) });
@@ -257,7 +266,14 @@ export class PermissionGate implements PermissionRuntime {
         this.settlement.close(call, cancelledDecision('cancel', 'The request could not be appended.')),
       );
     }
-    const entry = new PendingRequest(call, offered.value, Date.now(), seqOf(appended));
+    const entry = new PendingRequest(
+      call,
+      offered.value,
+      Date.now(),
+      seqOf(appended),
+      recordId,
+      firstForCall,
+    );
     this.broker.open(entry);
     // A request that is never stored cannot be answered: fail the wait rather than hold it forever.
     appended.catch((error: unknown) => this.settlement.fail(entry, error));
@@ -344,10 +360,12 @@ export class PermissionGate implements PermissionRuntime {
 
   private start(): void {
     const history = this.options.history ?? [];
+    for (const m of history) if (m.type === 'permission-request') this.requestedCalls.add(m.callId);
     recoverFromHistory(history, {
       rules: this.policy.sessionRules,
       broker: this.broker,
       writer: this.writer,
+      trusted: (m) => this.records.trusts(m),
     });
     if (history.length > 0) void this.mirror?.cancelAll('Previous agent process exited before responding');
     this.teardown.push(
@@ -361,7 +379,11 @@ export class PermissionGate implements PermissionRuntime {
         answerRpc: (body, context) => this.handleRpc(body, context),
       }),
     );
-    this.writer.install({ permissions: this, onLifecycle: (event) => this.onLifecycle(event) });
+    this.writer.install({
+      permissions: this,
+      onLifecycle: (event) => this.onLifecycle(event),
+      seal: (message) => this.records.seal(message),
+    });
     this.modes.publish();
   }
 

@@ -74,6 +74,13 @@ export interface PermissionGateOptions {
   readonly pushDelayMs?: number;
   /** The stream so far, when the gate starts on an existing session (recovery). */
   readonly history?: readonly SessionMessage[];
+  /**
+   * The key the gate seals its own records with (32 bytes or more), kept on this machine and never
+   * sent: after a restart, only records sealed with it are the agent's (docs/permissions.md, "The
+   * agent's own records"). Default: a random key for this process, so a restarted gate rebuilds no
+   * grant. `connect()` keeps one per session in the happy home.
+   */
+  readonly recordKey?: Uint8Array;
   /** A loaded shell parser; default {@link loadShellParser}. */
   readonly shell?: ShellParser;
   /** False while remote answers are not accepted (local terminal control): they get `not_allowed`. */

@@ -29,6 +29,10 @@ export class PendingRequest {
      * `undefined` when it was not stored. Stream answers are ordered against it.
      */
     readonly requestSeq: Promise<number | undefined>,
+    /** The id of the `permission-request` record: what an answer names (`requestId`, the legacy `id`). */
+    readonly recordId: string,
+    /** True when no earlier request was made for this call: only then may an answer name no request. */
+    readonly firstForCall: boolean,
   ) {
     this.promise = new Promise((resolve, reject) => {
       this.resolvePromise = resolve;

@@ -2,6 +2,7 @@ import type { PermissionRequestMessage, SessionMessage } from '../protocol/sessi
 import type { PermissionDecision } from '../stream/plugins.js';
 import type { GateWriter } from '../stream/gatePorts.js';
 import { ledgerOf } from '../stream/permissionLedger.js';
+import type { LedgerMessage, LedgerOptions } from '../stream/permissionLedger.js';
 import { cancelledDecision } from './decision.js';
 import type { SessionRule } from './sessionRules.js';
 import { SessionRuleStore } from './sessionRules.js';
@@ -21,9 +22,12 @@ export const ORPHAN_ERROR = 'cancelled';
  * The session rules as the stream leaves them: grants from authoritative `allow-always` /
  * `reject-always` answers, minus rules revoked after they were granted (docs/permissions-requirements.md R6, R13).
  */
-export function rebuildRules(history: readonly SessionMessage[]): readonly SessionRule[] {
+export function rebuildRules(
+  history: readonly SessionMessage[],
+  options: LedgerOptions = {},
+): readonly SessionRule[] {
   const store = new SessionRuleStore();
-  store.rebuildFromMessages(history);
+  store.rebuildFromMessages(history, options);
   const position = new Map(history.map((m, i) => [m.id, i]));
   history.forEach((m, i) => {
     if (m.type !== 'service' || m.role !== 'agent' || !m.text.startsWith(REVOKE_PREFIX)) return;
@@ -48,10 +52,14 @@ export interface ClosedOrphan {
  * `tool-call-end` with an error, so that replay and the fold find it closed
  * (docs/permissions-requirements.md R13.1).
  */
-export function closeOrphans(history: readonly SessionMessage[], writer: GateWriter): ClosedOrphan[] {
+export function closeOrphans(
+  history: readonly SessionMessage[],
+  writer: GateWriter,
+  options: LedgerOptions = {},
+): ClosedOrphan[] {
   const lastTime = history.reduce((t, m) => Math.max(t, m.time), 0);
   const closed: ClosedOrphan[] = [];
-  for (const { request } of [...ledgerOf(history).openRequests()]) {
+  for (const { request } of [...ledgerOf(history, options).openRequests()]) {
     if (request.type !== 'permission-request') continue;
     writer.append({
       role: 'agent',
@@ -78,12 +86,19 @@ export function closeOrphans(history: readonly SessionMessage[], writer: GateWri
  */
 export function recoverFromHistory(
   history: readonly SessionMessage[],
-  into: { readonly rules: SessionRuleStore; readonly broker: PermissionBroker; readonly writer: GateWriter },
+  into: {
+    readonly rules: SessionRuleStore;
+    readonly broker: PermissionBroker;
+    readonly writer: GateWriter;
+    /** Which records are the gate's own (their seal checks out). */
+    readonly trusted: (message: LedgerMessage) => boolean;
+  },
 ): void {
-  for (const rule of rebuildRules(history)) {
+  const options: LedgerOptions = { trusted: into.trusted };
+  for (const rule of rebuildRules(history, options)) {
     into.rules.add(rule.rule, rule.behavior, { grantedBy: rule.grantedBy, createdAt: rule.createdAt });
   }
-  for (const orphan of closeOrphans(history, into.writer)) {
+  for (const orphan of closeOrphans(history, into.writer, options)) {
     into.broker.remember(orphan.request.callId, {
       toolName: orphan.request.toolName,
       args: orphan.request.args ?? {},

@@ -23,7 +23,7 @@ export function answerRpc(
   context?: Pick<RpcContext, 'afterAnswer'>,
 ): RespondResult {
   if (!deps.remoteAllowed()) return refuse('not_allowed', 'Remote answers are not accepted right now.');
-  const answer = answerFromRpcBody(body, (callId) => deps.gate.lookup(callId));
+  const answer = answerFromRpcBody(body, (id) => deps.gate.lookupRecord(id) ?? deps.gate.lookup(id));
   if ('status' in answer) return answer;
   return deps.answering.apply(answer, context ? (task) => context.afterAnswer(task) : runNow);
 }

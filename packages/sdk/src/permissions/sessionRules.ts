@@ -1,5 +1,5 @@
 import type { SdkError } from '../errors.js';
-import { ledgerOf, type LedgerMessage } from '../stream/permissionLedger.js';
+import { ledgerOf, type LedgerMessage, type LedgerOptions } from '../stream/permissionLedger.js';
 import { ok, type Result } from '../result.js';
 import { isPermissionOptionKind, type PermissionOptionKind } from './options.js';
 import { formatRule, parseRule, type RuleErrorCode } from './rules.js';
@@ -155,10 +155,13 @@ export class SessionRuleStore {
    * are not in the v2 message set, so whoever records them re-applies them with
    * {@link SessionRuleStore.revokeRule} after the rebuild.
    */
-  rebuildFromMessages(messages: Iterable<PermissionMessageLike>): readonly SessionRule[] {
+  rebuildFromMessages(
+    messages: Iterable<PermissionMessageLike>,
+    options: LedgerOptions = {},
+  ): readonly SessionRule[] {
     this.#rules.clear();
     // In the order the answers were recorded, as the live gate granted them.
-    const answered = ledgerOf(messages).entries.filter((e) => e.answer !== undefined);
+    const answered = ledgerOf(messages, options).entries.filter((e) => e.answer !== undefined);
     answered.sort((a, b) => a.answerIndex! - b.answerIndex!);
     for (const entry of answered) {
       const { request, answer } = entry;

@@ -59,6 +59,11 @@ export class Settlement implements GateSettlement {
    * `complete` then releases it and ends the call on every outcome but allow. Without `closingSeq`,
    * the request closes in the stream with the record `complete` names, or the call's end.
    */
+  /** The pending request whose `permission-request` record has this id, if any. */
+  lookupRecord(recordId: string): PendingRequest | undefined {
+    return this.deps.broker.pendingRequests().find((r) => r.recordId === recordId);
+  }
+
   decide(
     entry: PendingRequest,
     decision: PermissionDecision,

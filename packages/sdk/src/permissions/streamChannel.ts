@@ -1,4 +1,3 @@
-import type { PermissionResponseMessage } from '../protocol/sessionMessage.js';
 import type { Answering, GateSettlement } from './answering.js';
 import type { PermissionBroker } from './broker.js';
 import type { StreamInput } from './gateOptions.js';
@@ -30,13 +29,11 @@ export class StreamChannel {
     const { broker, answering } = this.deps;
     const found = broker.lookup(message.callId);
     if (!found) return refuse('unknown_request', `No permission request for call ${message.callId}.`);
-    if (!(found instanceof PendingRequest)) return answering.lateAnswer(found, message, input.seq);
+    if (!(found instanceof PendingRequest)) return answering.lateAnswer(found, message);
     const requestSeq = found.storedSeq ?? (await found.requestSeq);
     if (broker.lookup(message.callId) !== found) {
       const now = broker.lookup(message.callId);
-      return now && !(now instanceof PendingRequest)
-        ? answering.lateAnswer(now, message, input.seq)
-        : undefined;
+      return now && !(now instanceof PendingRequest) ? answering.lateAnswer(now, message) : undefined;
     }
     if (requestSeq === undefined || !(input.seq > requestSeq)) {
       // Appended before its request (or the request never reached the stream): replay ignores it too.
@@ -45,43 +42,17 @@ export class StreamChannel {
         `The answer to call ${message.callId} was appended before its request.`,
       );
     }
-    if (message.via !== undefined) return this.applyRecord(found, message, input.seq);
+    // Every user record is a person's answer, whatever its `via` says: only the gate's own sealed
+    // records are the agent's (docs/permissions.md, "The agent's own records").
     if (!this.deps.remoteAllowed())
       return refuse('not_allowed', 'Remote answers are not accepted right now.');
     return answering.apply({
       callId: message.callId,
       optionId: message.optionId,
       via: 'stream',
+      ...(message.requestId !== undefined ? { requestId: message.requestId } : {}),
       ...(message.updatedInput !== undefined ? { updatedInput: message.updatedInput } : {}),
+      record: { id: message.id, time: message.time, seq: input.seq },
     });
-  }
-
-  /**
-   * A record another client wrote that claims to be the agent's (`via`), while its request waits.
-   * Replay takes the first such record as the decision, so it is the decision live too: applied as
-   * it stands when valid, and when its edited arguments fail the checks, the request is denied
-   * (the tool does not run; an answer with edits grants no rule, live or on replay).
-   */
-  private applyRecord(entry: PendingRequest, message: PermissionResponseMessage, seq: number): RespondResult {
-    const result = this.deps.answering.apply({
-      callId: message.callId,
-      optionId: message.optionId,
-      via: 'stream',
-      ...(message.updatedInput !== undefined ? { updatedInput: message.updatedInput } : {}),
-      record: { id: message.id, time: message.time, seq },
-    });
-    if (result.status === 'error' && result.code === 'invalid_updated_input') {
-      this.deps.gate.settle(
-        entry,
-        {
-          outcome: 'deny',
-          source: 'user',
-          via: 'stream',
-          message: 'An answer recorded in the stream edits the arguments in a way the agent refuses.',
-        },
-        Promise.resolve(seq),
-      );
-    }
-    return result;
   }
 }

@@ -72,6 +72,8 @@ export const PermissionRequestSchema = z.object({
   description: z.optional(z.string()),
   args: z.optional(ArgsSchema),
   options: z.array(PermissionOptionSchema).check(z.minLength(1)),
+  /** Extension: the agent's seal of its own record (docs/permissions.md, "The agent's own records"). */
+  seal: z.optional(z.string()),
 });
 
 /** `photo` from the agent. */
@@ -87,4 +89,6 @@ export const ServiceSchema = z.object({
   role: z.literal('agent'),
   type: z.literal('service'),
   text: z.string(),
+  /** Extension: the agent's seal of its own record (docs/permissions.md, "The agent's own records"). */
+  seal: z.optional(z.string()),
 });

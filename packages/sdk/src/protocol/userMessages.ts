@@ -21,6 +21,10 @@ export const UserTextSchema = z.object({
  *   confirmed (yet).
  * - `updatedInput`, on the agent's record, holds the arguments that ran when the user edited them
  *   (the request's `args` with the edits merged over them). A client may send edits the same way.
+ * - `requestId` names the `permission-request` record answered (its `id`): an answer for another
+ *   request of the same call is refused. Without it, an answer counts only for a call's first request.
+ * - `seal`, on the agent's record, is its seal (docs/permissions.md, "The agent's own records"):
+ *   only a sealed record is the agent's, whatever its `via` says.
  */
 export const PermissionResponseSchema = z.object({
   ...userBaseShape,
@@ -29,6 +33,8 @@ export const PermissionResponseSchema = z.object({
   optionId: z.string().check(z.minLength(1)),
   via: z.optional(z.enum(['stream', 'rpc', 'local'])),
   updatedInput: z.optional(z.record(z.string(), z.unknown())),
+  requestId: z.optional(z.string().check(z.minLength(1))),
+  seal: z.optional(z.string()),
 });
 
 /** `photo` from the user. */

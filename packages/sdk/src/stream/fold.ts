@@ -148,17 +148,30 @@ export class SessionFold implements FoldedSession {
       case 'permission-response': {
         const call = this.calls.get(message.callId);
         if (!call?.permission) return this.place(message, { kind: 'message', message });
-        const entry = this.ledger.latest(message.callId);
-        if (entry?.request !== call.permission.request) return;
-        const response = entry.answer ?? entry.proposed;
-        if (response?.type !== 'permission-response') return;
-        call.permission.response = response;
-        if (call.status === 'awaiting-permission') call.status = 'running';
+        this.answered(call);
         return;
       }
+      case 'service':
+        this.place(message, { kind: 'message', message });
+        // The agent's note confirming the user's own answer makes that answer the decision.
+        if (message.parentId !== undefined) {
+          const call = this.calls.get(message.parentId);
+          if (call?.permission) this.answered(call);
+        }
+        return;
       default:
         this.place(message, { kind: 'message', message });
     }
+  }
+
+  /** Takes the ledger's answer (else its first unconfirmed one) as the response of `call`'s request. */
+  private answered(call: FoldedCall): void {
+    const entry = this.ledger.latest(call.callId);
+    if (!call.permission || entry?.request !== call.permission.request) return;
+    const response = entry.answer ?? entry.proposed;
+    if (response?.type !== 'permission-response') return;
+    call.permission.response = response;
+    if (call.status === 'awaiting-permission') call.status = 'running';
   }
 
   private turnOf(turnId: string): FoldedTurn {

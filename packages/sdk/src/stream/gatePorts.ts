@@ -27,11 +27,11 @@ export interface GatedCall {
   /** True once the call's `tool-call-end` has been appended. */
   readonly ended: boolean;
   /**
-   * Appends this call's `permission-request` (in the scope the call was made in, with the call's
-   * own fields and frozen arguments, redacted unless the call opted out). Throws `SdkError` when
-   * that scope is closed.
+   * Appends this call's `permission-request` with the record id `requestId` (in the scope the call
+   * was made in, with the call's own fields and frozen arguments, redacted unless the call opted
+   * out). Throws `SdkError` when that scope is closed.
    */
-  appendPermissionRequest(options: readonly PermissionOption[]): Delivery;
+  appendPermissionRequest(options: readonly PermissionOption[], requestId: string): Delivery;
   /** Appends a `service` note inside the call's scope (what the gate decided, and why). */
   note(text: string): Delivery;
   /** Appends the call's one `tool-call-end`; a second call returns the first delivery. */

@@ -7,6 +7,25 @@
 export const PERMISSION_SETTLED_PREFIX = 'Permission request settled: ';
 
 /**
+ * Text that starts the agent's `service` note saying it applied the user's own
+ * `permission-response` record, followed by that record's id, written inside the request's call.
+ * The user's record stays the one response of the request; the note is the agent's confirmation
+ * (docs/permissions.md, "One arbitration").
+ */
+export const PERMISSION_APPLIED_PREFIX = 'Permission answer applied: ';
+
+/** Options of a {@link PermissionLedger}. */
+export interface LedgerOptions {
+  /**
+   * Which records are the agent's own (its seal checks out, docs/permissions.md, "The agent's own
+   * records"). When given, a `permission-request`, a response with `via` and the agent's notes
+   * count only if trusted; a response with `via` that is not trusted is a user's answer like any
+   * other. Without it (a display of the stream), every record is taken as written.
+   */
+  readonly trusted?: (message: LedgerMessage) => boolean;
+}
+
+/**
  * The fields of a v2 message the ledger reads (`docs/protocol.md`: `permission-request` from the
  * agent, `permission-response` from the user, `tool-call-end`, `service`); other messages and
  * fields are skipped.
@@ -26,6 +45,7 @@ export interface LedgerMessage {
   readonly via?: string;
   readonly updatedInput?: unknown;
   readonly text?: string;
+  readonly seal?: string;
 }
 
 /** How a request stopped taking answers. */
@@ -45,6 +65,10 @@ export interface LedgerEntry<M extends LedgerMessage = LedgerMessage> {
   answerIndex: number | undefined;
   /** Set once the request takes no more answers. */
   closed: LedgerClose | undefined;
+  /** True when no earlier request was made for the same call: an answer without `requestId` counts only then. */
+  readonly first: boolean;
+  /** The user answers to it so far, by record id (what an applied note may name). */
+  readonly answers: Map<string, M>;
 }
 
 /**
@@ -68,7 +92,13 @@ export class PermissionLedger<M extends LedgerMessage = LedgerMessage> {
   readonly #open = new Map<string, LedgerEntry<M>>();
   readonly #ended = new Set<string>();
   readonly #latest = new Map<string, LedgerEntry<M>>();
+  readonly #requested = new Set<string>();
+  readonly #trusted: (message: M) => boolean;
   #read = 0;
+
+  constructor(options: LedgerOptions = {}) {
+    this.#trusted = options.trusted ?? (() => true);
+  }
 
   /** Every request seen, in stream order. */
   get entries(): readonly LedgerEntry<M>[] {
@@ -99,7 +129,7 @@ export class PermissionLedger<M extends LedgerMessage = LedgerMessage> {
     }
     const callId = message.callId;
     if (message.type === 'permission-request' && message.role === 'agent') {
-      if (!Array.isArray(message.options)) return;
+      if (!Array.isArray(message.options) || !this.#trusted(message)) return;
       this.close(callId, 'superseded');
       // A request for a call that already ended is never open.
       const closed = this.#ended.has(callId) ? 'ended' : undefined;
@@ -109,19 +139,22 @@ export class PermissionLedger<M extends LedgerMessage = LedgerMessage> {
         proposed: undefined,
         answerIndex: undefined,
         closed,
+        first: !this.#requested.has(callId),
+        answers: new Map(),
       };
+      this.#requested.add(callId);
       this.#entries.push(entry);
       this.#latest.set(callId, entry);
       if (!closed) this.#open.set(callId, entry);
     } else if (message.type === 'permission-response' && message.role === 'user') {
       const entry = this.#open.get(callId);
-      if (!entry || !answers(entry.request, message)) return;
-      if (typeof message.via === 'string') {
-        entry.answer = message;
-        entry.answerIndex = this.#read - 1;
-        this.close(callId, 'answered');
+      if (!entry || !answers(entry, message)) return;
+      if (typeof message.via === 'string' && this.#trusted(message)) {
+        this.decide(entry, message);
       } else {
         entry.proposed ??= message;
+        if (typeof message.id === 'string' && !entry.answers.has(message.id))
+          entry.answers.set(message.id, message);
       }
     } else if (message.type === 'tool-call-end' && message.role === 'agent') {
       this.#ended.add(callId);
@@ -129,12 +162,23 @@ export class PermissionLedger<M extends LedgerMessage = LedgerMessage> {
     }
   }
 
+  private decide(entry: LedgerEntry<M>, answer: M): void {
+    entry.answer = answer;
+    entry.answerIndex = this.#read - 1;
+    this.close(answer.callId ?? entry.request.callId!, 'answered');
+  }
+
   private applyNote(message: M): void {
     if (typeof message !== 'object' || message === null) return;
     if (message.type !== 'service' || message.role !== 'agent' || typeof message.parentId !== 'string')
       return;
-    if (typeof message.text === 'string' && message.text.startsWith(PERMISSION_SETTLED_PREFIX)) {
+    if (typeof message.text !== 'string' || !this.#trusted(message)) return;
+    if (message.text.startsWith(PERMISSION_SETTLED_PREFIX)) {
       this.close(message.parentId, 'settled');
+    } else if (message.text.startsWith(PERMISSION_APPLIED_PREFIX)) {
+      const entry = this.#open.get(message.parentId);
+      const answer = entry?.answers.get(message.text.slice(PERMISSION_APPLIED_PREFIX.length).trim());
+      if (entry && answer) this.decide(entry, answer);
     }
   }
 
@@ -146,18 +190,22 @@ export class PermissionLedger<M extends LedgerMessage = LedgerMessage> {
   }
 }
 
-/** True when `response` answers `request`: one of its options, and the same `requestId` if both carry one. */
-function answers(request: LedgerMessage, response: LedgerMessage): boolean {
+/**
+ * True when `response` answers the request of `entry`: one of its options, and it names the
+ * request's record (`requestId`), or names none and the request is its call's first.
+ */
+function answers(entry: LedgerEntry, response: LedgerMessage): boolean {
   if (typeof response.optionId !== 'string') return false;
-  if (typeof response.requestId === 'string' && typeof request.requestId === 'string') {
-    if (response.requestId !== request.requestId) return false;
-  }
-  return request.options?.some((o) => o.id === response.optionId) ?? false;
+  if (response.requestId !== undefined ? response.requestId !== entry.request.id : !entry.first) return false;
+  return entry.request.options?.some((o) => o.id === response.optionId) ?? false;
 }
 
 /** Folds `messages` into a ledger. */
-export function ledgerOf<M extends LedgerMessage>(messages: Iterable<M>): PermissionLedger<M> {
-  const ledger = new PermissionLedger<M>();
+export function ledgerOf<M extends LedgerMessage>(
+  messages: Iterable<M>,
+  options: LedgerOptions = {},
+): PermissionLedger<M> {
+  const ledger = new PermissionLedger<M>(options);
   for (const message of messages) ledger.apply(message);
   return ledger;
 }

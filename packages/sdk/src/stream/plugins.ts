@@ -125,6 +125,13 @@ export interface WriterPlugin {
    * before the message they announce is appended. A hook that throws is logged, never rethrown.
    */
   readonly onLifecycle?: (event: StreamLifecycleEvent) => void;
+  /**
+   * Seals a message as it will be stored (after redaction and validation): the seal it returns
+   * goes into the message's `seal` field; `undefined` leaves the message unsealed. The permission
+   * gate seals its own records with a key that stays on this machine (docs/permissions.md, "The
+   * agent's own records"). A hook that throws refuses the message (`stream.invalid_message`).
+   */
+  readonly seal?: (message: SessionMessage) => string | undefined;
 }
 
 /** Where plug-ins are installed: implemented by `SessionWriter`. */

@@ -312,7 +312,7 @@ export class SessionWriter {
         details: { issues: parsed.error.issues, type: parsed.error.type },
       });
     }
-    const message = parsed.value;
+    const message = this.sealed(parsed.value);
     // The context reaches the wire too (the v1 encoder writes an attachment's name as its caption).
     const context = options.context
       ? (redactor?.redactValue(options.context) ?? options.context)
@@ -329,6 +329,24 @@ export class SessionWriter {
     });
     this.messagesSubject.next(message);
     return { message, delivery };
+  }
+
+  /** The message with the seal an installed plug-in gives it, if any ({@link WriterPlugin.seal}). */
+  private sealed(message: SessionMessage): SessionMessage {
+    for (const plugin of this.hooks) {
+      if (!plugin.seal) continue;
+      let seal: string | undefined;
+      try {
+        seal = plugin.seal(message);
+      } catch (cause) {
+        throw new SdkError('stream.invalid_message', `Message ${message.id} could not be sealed.`, {
+          hint: 'the permission gate refused to seal it; the message was not appended',
+          cause,
+        });
+      }
+      if (seal !== undefined) return { ...message, seal } as SessionMessage;
+    }
+    return message;
   }
 
   /** Each record of the message as the plaintext it is sealed from, every one checked against the size limit. */

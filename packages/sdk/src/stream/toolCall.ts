@@ -196,9 +196,10 @@ export class ToolCall implements GatedCall {
   }
 
   /** @internal the gate's port ({@link GatedCall.appendPermissionRequest}) */
-  appendPermissionRequest(options: readonly PermissionOption[]): Delivery {
+  appendPermissionRequest(options: readonly PermissionOption[], requestId: string): Delivery {
     return this.parentScope.emitContent(
       {
+        id: requestId,
         type: 'permission-request',
         callId: this.callId,
         toolName: this.toolName,
