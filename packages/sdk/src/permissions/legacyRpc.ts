@@ -51,6 +51,8 @@ export type PermissionRpcBody =
 export interface LegacyPendingRequest {
   readonly toolName: string;
   readonly args: unknown;
+  /** The adapter's kind for the call, as {@link ruleForCall} reads it. */
+  readonly toolKind?: string;
   readonly options: readonly PermissionOption[];
 }
 
@@ -220,7 +222,7 @@ export function mapLegacyAnswer(
 
   const wantsAlways = body.decision === 'approved_for_session' || (body.allowTools?.length ?? 0) > 0;
   if (wantsAlways) {
-    const rule = ruleForCall(pending.toolName, pending.args);
+    const rule = ruleForCall(pending.toolName, pending.args, pending.toolKind);
     if (body.allowTools && body.allowTools.length > 0) {
       const proposed = new Set(body.allowTools.map((t) => canonical(t)));
       if (rule === undefined || proposed.size !== 1 || !proposed.has(rule)) {

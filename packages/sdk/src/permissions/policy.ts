@@ -1,5 +1,6 @@
 import type { SdkError } from '../errors.js';
 import { err, ok, type Result } from '../result.js';
+import { toolNameProblem } from '../protocol/toolName.js';
 import { editConcern, type EditConcern } from './editScope.js';
 import { baseName, executedCommands, type ExecutedCommands } from './executedCommands.js';
 import {
@@ -33,6 +34,7 @@ import {
   classifyTool,
   DEFAULT_REQUIRES_INTERACTION,
   EDIT_KINDS,
+  SEEN_KINDS,
   toolKindsOf,
   type ToolKind,
 } from './toolKinds.js';
@@ -130,7 +132,10 @@ export type ShellConcern =
  *   asked, or, where the mode never asks and a deny rule is among them, the call is denied;
  * - `confinement`: an edit that the mode or a rule would allow is outside the workspace, on a
  *   protected path, or has no workspace to be inside, so the user is asked ({@link EditConcern});
- * - `default`: nothing decided, so the user is asked (`shell` says why rules could not help).
+ * - `default`: nothing decided, so the user is asked (`shell` says why rules could not help);
+ * - `tool_name`: the tool name cannot be read exactly (`toolNameProblem`: blanks around it,
+ *   control, invisible or Unicode space characters), so no rule or mode may decide it: the user
+ *   is asked, or the call is denied where the mode never asks.
  */
 export type PolicyReason =
   | ({ readonly kind: 'rule'; readonly rules?: readonly RuleRef[] } & RuleRef)
@@ -138,7 +143,8 @@ export type PolicyReason =
   | { readonly kind: 'interaction' }
   | { readonly kind: 'undecidable'; readonly rules: readonly RuleRef[]; readonly shell?: ShellConcern }
   | { readonly kind: 'confinement'; readonly concern: EditConcern }
-  | { readonly kind: 'default'; readonly shell?: ShellConcern };
+  | { readonly kind: 'default'; readonly shell?: ShellConcern }
+  | { readonly kind: 'tool_name'; readonly problem: string };
 
 /** The policy's answer for one call. */
 export interface PolicyResult {
@@ -216,6 +222,8 @@ export function describePolicyResult(result: PolicyResult): string {
       return `${verb}: ${CONCERN_TEXT[r.concern]}.`;
     case 'default':
       return `${verb}: no rule or mode decides this call.`;
+    case 'tool_name':
+      return `${verb}: ${r.problem}.`;
   }
 }
 
@@ -258,6 +266,9 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
     neverAsks
       ? { verdict: 'deny', reason: { kind: 'mode', mode: config.mode }, toolKind }
       : { verdict: 'ask', reason, toolKind };
+  // Never a rule matched by a name the reader sees differently (`Bash ` is not `Bash`).
+  const nameProblem = toolNameProblem(call.toolName);
+  if (nameProblem !== undefined) return askOr({ kind: 'tool_name', problem: nameProblem });
 
   const denyFound = find([...config.rules.deny, ...session.deny], subject, config);
   if (denyFound && 'matched' in denyFound)
@@ -299,7 +310,10 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   }
   if (cell !== 'ask') return { verdict: cell, reason: { kind: 'mode', mode: config.mode }, toolKind };
 
-  const allowed = findAllow([...config.rules.allow, ...session.allow], subject, config);
+  // A whole-tool session grant was made for calls of kinds the user saw whole (SEEN_KINDS).
+  const seenWhole = kinds.every((k) => SEEN_KINDS.includes(k));
+  const sessionAllow = seenWhole ? session.allow : session.allow.filter((r) => r.rule.type !== 'tool');
+  const allowed = findAllow([...config.rules.allow, ...sessionAllow], subject, config);
   if (allowed.length > 0) {
     const concern = confined();
     if (concern) return askOr({ kind: 'confinement', concern });
