@@ -179,9 +179,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
 
         const other = await factory.create();
         try {
-          const fresh = other.agent.writer
-            .turn()
-            .toolCall({ toolName: 'Grep', args: { pattern: 'TODO' } });
+          const fresh = other.agent.writer.turn().toolCall({ toolName: 'Grep', args: { pattern: 'TODO' } });
           void fresh.requestPermission();
           expect(other.agent.gate.pendingCallIds).toEqual([fresh.callId]);
         } finally {

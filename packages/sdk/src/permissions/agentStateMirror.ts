@@ -64,7 +64,9 @@ export class AgentStateMirror {
         const args = this.shown(call);
         // The rule an allow-always answer grants: what today's app shows as "don't ask again".
         const rule =
-          decision.kind === 'allow-always' && !edited ? ruleForCall(call.toolName, args, call.kind) : undefined;
+          decision.kind === 'allow-always' && !edited
+            ? ruleForCall(call.toolName, args, call.kind)
+            : undefined;
         return this.completedIn(s, call.callId, decision, rule !== undefined ? { allowTools: [rule] } : {}, {
           toolName: call.toolName,
           args,

@@ -99,8 +99,12 @@ export function matchCallRule(
   args: unknown,
   context: RuleMatchContext = {},
 ): RuleMatch {
-  if (rule.type === 'tool' || rule.type === 'mcp-server') {
-    return ruleCoversWholeTool(rule, toolName) ? 'match' : 'no-match';
+  if (rule.type === 'tool') return ruleCoversWholeTool(rule, toolName) ? 'match' : 'no-match';
+  if (rule.type === 'mcp-server') {
+    if (ruleCoversWholeTool(rule, toolName)) return 'match';
+    // `mcp__github__evil__delete_repo` under `mcp__github__*`: whose tool it is cannot be told, so
+    // an allow does not cover it and a deny still stops it where nobody would be asked.
+    return toolName.startsWith(`mcp__${rule.prefix}__`) ? 'unknown' : 'no-match';
   }
   if (rule.toolName !== toolName || rule.type === 'command') return 'no-match';
   if (rule.type === 'call') return canonicalArgs(args, rule.args.length) === rule.args ? 'match' : 'no-match';

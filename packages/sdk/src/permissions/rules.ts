@@ -137,7 +137,8 @@ function parseToolOnly(text: string): Result<ParsedRule, SdkError<RuleErrorCode>
   if (text.includes(')')) return invalid(text, 'unbalanced ")"');
   const server = MCP_SERVER_PATTERN.exec(text);
   if (server) {
-    if (!MCP_SEGMENT.test(server[1]!)) return invalid(text, 'the server name must be one name segment (no "__")');
+    if (!MCP_SEGMENT.test(server[1]!))
+      return invalid(text, 'the server name must be one name segment (no "__")');
     return ok(Object.freeze({ type: 'mcp-server' as const, prefix: server[1]! }));
   }
   if (text.includes('*')) return invalid(text, 'the only tool-name wildcard is mcp__<server>__*');

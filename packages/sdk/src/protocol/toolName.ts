@@ -20,7 +20,8 @@ const UNSHOWN =
 export function toolNameProblem(name: unknown): string | undefined {
   if (typeof name !== 'string') return 'a tool name must be a string';
   if (name.length === 0) return 'the tool name is empty';
-  if (name.length > MAX_TOOL_NAME_LENGTH) return `the tool name is longer than ${MAX_TOOL_NAME_LENGTH} characters`;
+  if (name.length > MAX_TOOL_NAME_LENGTH)
+    return `the tool name is longer than ${MAX_TOOL_NAME_LENGTH} characters`;
   if (name.startsWith(' ') || name.endsWith(' ')) return 'the tool name starts or ends with a space';
   const found = UNSHOWN.exec(name);
   if (found) {
