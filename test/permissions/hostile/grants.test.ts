@@ -524,10 +524,12 @@ const argsArb = fc.oneof(
   ),
 );
 
-/** A body for the pending call (`id`), v2 or legacy, near the valid ones. */
+/** A body for the pending call, v2 (by the RPC or locally) or legacy, near the valid ones. */
 const bodyArb = fc.oneof(
   fc.record({
     shape: fc.constant('v2' as const),
+    /** The `permission` RPC, or the local program's `gate.respond`. */
+    local: fc.boolean(),
     optionId: fc.oneof(
       { arbitrary: fc.constant('allow-session'), weight: 4 },
       { arbitrary: fc.constantFrom('allow-once', 'deny', 'deny-always', 'x'), weight: 2 },
@@ -692,7 +694,10 @@ describe('fuzz: no grant is ever wider than the call it answered', () => {
                       }
                     : {}),
                 };
-          const result = gate.handleRpc(sent);
+          const result =
+            body.shape === 'v2' && body.local
+              ? gate.respond(sent as { callId: string; optionId: string })
+              : gate.handleRpc(sent);
           if (gate.pendingCallIds.includes(call.callId))
             gate.respond({ callId: call.callId, optionId: 'deny' });
           const settled = await decision;
