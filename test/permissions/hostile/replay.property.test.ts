@@ -218,8 +218,9 @@ describe('two writers racing for the stream', () => {
     await writer.flush();
 
     incoming.next({ message: forged.message as SessionMessage, seq });
-    await until(() => gate.listRules().some((r) => r.id === 'allow:WebFetch'));
-    expect(gate.listRules().map((r) => r.id)).toEqual(['allow:WebFetch']);
+    const exact = 'allow:WebFetch{"url":"https://a.io"}';
+    await until(() => gate.listRules().some((r) => r.id === exact));
+    expect(gate.listRules().map((r) => r.id)).toEqual([exact]);
     turn.end();
     await writer.flush();
 
