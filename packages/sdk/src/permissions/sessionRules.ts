@@ -164,6 +164,9 @@ export class SessionRuleStore {
   /**
    * Adds a rule by its text (for example a host action "always allow `npm test`"). The text is
    * validated and stored canonically; adding a rule that is already there returns the existing one.
+   * Like every session grant, a whole-tool allow rule covers only calls of the kinds in
+   * `SEEN_KINDS` (docs/permissions-policy.md, "Session rules"); a host that means more writes a
+   * static allow rule.
    */
   add(
     rule: string,
