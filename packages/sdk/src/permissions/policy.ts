@@ -2,6 +2,7 @@ import type { SdkError } from '../errors.js';
 import { err, ok, type Result } from '../result.js';
 import { toolNameProblem } from '../protocol/toolName.js';
 import { editConcern, type EditConcern } from './editScope.js';
+import { commandLineOf } from './commandLine.js';
 import { baseName, executedCommands, type ExecutedCommands } from './executedCommands.js';
 import {
   DEFAULT_MODE_TABLE,
@@ -23,6 +24,7 @@ import {
   parseRule,
   PATH_RULE_TOOLS,
   ruleCoversWholeTool,
+  ruleToolName,
   type ParsedRule,
   type RuleErrorCode,
 } from './rules.js';
@@ -270,11 +272,14 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   const nameProblem = toolNameProblem(call.toolName);
   if (nameProblem !== undefined) return askOr({ kind: 'tool_name', problem: nameProblem });
 
-  const denyFound = find([...config.rules.deny, ...session.deny], subject, config);
+  // Another tool that may run a command line is judged by the deny and ask rules about Bash too.
+  const line = toolName !== 'Bash' && kinds.some((k) => k === 'execute' || k === 'other');
+  const twin = line ? lazyCommandSubject(call.args, config.shell) : undefined;
+  const denyFound = findAlso([...config.rules.deny, ...session.deny], subject, twin, config);
   if (denyFound && 'matched' in denyFound)
     return { verdict: 'deny', reason: ruleReason(denyFound.matched), toolKind };
 
-  const askFound = find(config.rules.ask, subject, config);
+  const askFound = findAlso(config.rules.ask, subject, twin, config);
   if (askFound && 'matched' in askFound) return askOr(ruleReason(askFound.matched));
 
   const uncheckedDeny = denyFound ? denyFound.unknown : [];
@@ -364,6 +369,41 @@ function find(rules: readonly CompiledRule[], subject: Subject, config: PolicyCo
     if (m === 'unknown') unknown.push(compiled);
   }
   return unknown.length > 0 ? { unknown } : undefined;
+}
+
+/**
+ * {@link find}, and, for a tool that may run the command line `twin` gives, {@link find} of the
+ * rules about Bash on that line: a match of either matches; their unchecked rules add up.
+ */
+function findAlso(
+  rules: readonly CompiledRule[],
+  subject: Subject,
+  twin: (() => Subject | undefined) | undefined,
+  config: PolicyConfig,
+): Found {
+  const own = find(rules, subject, config);
+  if (twin === undefined || (own && 'matched' in own)) return own;
+  const aboutBash = rules.filter((r) => ruleToolName(r.rule) === 'Bash');
+  const commandSubject = aboutBash.length > 0 ? twin() : undefined;
+  if (commandSubject === undefined) return own;
+  const bash = find(aboutBash, commandSubject, config);
+  if (bash === undefined || 'matched' in bash) return bash ?? own;
+  return { unknown: [...(own && 'unknown' in own ? own.unknown : []), ...bash.unknown] };
+}
+
+/** The Bash subject of a call's command line ({@link commandLineOf}), split once, on first use. */
+function lazyCommandSubject(args: unknown, shell: ShellParser): () => Subject | undefined {
+  let made: { subject: Subject | undefined } | undefined;
+  return () => {
+    if (!made) {
+      const line = commandLineOf(args);
+      made = {
+        subject:
+          line === undefined ? undefined : subjectOf('Bash', line === null ? {} : { command: line }, shell),
+      };
+    }
+    return made.subject;
+  };
 }
 
 /**
