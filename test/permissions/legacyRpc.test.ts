@@ -14,6 +14,11 @@ const bashRequest: LegacyPendingRequest = {
   args: { command: 'npm test' },
   options: DEFAULT_PERMISSION_OPTIONS,
 };
+const readRequest: LegacyPendingRequest = {
+  toolName: 'Read',
+  args: { file_path: 'a.ts' },
+  options: DEFAULT_PERMISSION_OPTIONS,
+};
 const editRequest: LegacyPendingRequest = {
   toolName: 'Edit',
   args: { file_path: 'a.ts' },
@@ -75,9 +80,19 @@ describe('legacy permission body: the mapping table', () => {
       ok: true,
       value: { optionId: 'allow-session', kind: 'allow-always', interrupt: false, rule: 'Bash(npm test)' },
     });
-    expect(map({ id: 'T', approved: true, allowTools: ['Edit'] }, editRequest)).toMatchObject({
+    expect(map({ id: 'T', approved: true, allowTools: ['Read'] }, readRequest)).toMatchObject({
       ok: true,
-      value: { kind: 'allow-always', rule: 'Edit' },
+      value: { kind: 'allow-always', rule: 'Read' },
+    });
+    // An edit's rule is the exact call; the tool name alone is wider than what was shown.
+    const exactEdit = 'Edit{"file_path":"a.ts"}';
+    expect(map({ id: 'T', approved: true, allowTools: [exactEdit] }, editRequest)).toMatchObject({
+      ok: true,
+      value: { kind: 'allow-always', rule: exactEdit },
+    });
+    expect(map({ id: 'T', approved: true, allowTools: ['Edit'] }, editRequest)).toMatchObject({
+      ok: false,
+      error: { code: 'rule_mismatch' },
     });
   });
 
@@ -156,9 +171,17 @@ describe('legacy permission body: picking options by kind', () => {
     });
   });
 
-  it('falls back to allow-once when no exact rule exists for the call (Codex shell tool)', () => {
+  it('grants the exact call for a Codex shell tool\'s "approved_for_session"', () => {
     const codex = { toolName: 'CodexBash', args: { command: 'ls' }, options: DEFAULT_PERMISSION_OPTIONS };
     expect(map({ id: 'T', approved: true, decision: 'approved_for_session' }, codex)).toMatchObject({
+      ok: true,
+      value: { kind: 'allow-always', rule: 'CodexBash{"command":"ls"}' },
+    });
+  });
+
+  it('falls back to allow-once when no exact rule exists for the call', () => {
+    const prefixLike = { ...bashRequest, args: { command: 'echo a:*' } };
+    expect(map({ id: 'T', approved: true, decision: 'approved_for_session' }, prefixLike)).toMatchObject({
       ok: true,
       value: { kind: 'allow-once', downgraded: true },
     });

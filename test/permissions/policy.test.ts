@@ -238,16 +238,29 @@ describe('precedence: deny > ask > mode > allow (docs/permissions-requirements.m
   it('session reject-always rules deny and session allow-always rules allow, with their ids', () => {
     const sessionRules = [
       { id: 'deny:Bash(curl:*)', behavior: 'deny' as const, rule: 'Bash(curl:*)' },
-      { id: 'allow:WebFetch', behavior: 'allow' as const, rule: 'WebFetch' },
+      { id: 'allow:Grep', behavior: 'allow' as const, rule: 'Grep' },
     ];
     expect(judge(shell, { sessionRules, mode: 'bypassPermissions' }, bash('curl x'))).toMatchObject({
       verdict: 'deny',
       reason: { kind: 'rule', rule: 'Bash(curl:*)', list: 'session-deny', id: 'deny:Bash(curl:*)' },
     });
-    expect(judge(shell, { sessionRules }, { toolName: 'WebFetch', args: {} })).toMatchObject({
+    expect(judge(shell, { sessionRules }, { toolName: 'Grep', args: {} })).toMatchObject({
       verdict: 'allow',
-      reason: { kind: 'rule', rule: 'WebFetch', list: 'session-allow', id: 'allow:WebFetch' },
+      reason: { kind: 'rule', rule: 'Grep', list: 'session-allow', id: 'allow:Grep' },
     });
+  });
+
+  it('a whole-tool session allow rule covers only calls of the kinds the user saw whole (read, search, think)', () => {
+    const sessionRules = [
+      { id: 'allow:WebFetch', behavior: 'allow' as const, rule: 'WebFetch' },
+      { id: 'allow:Grep', behavior: 'allow' as const, rule: 'Grep' },
+    ];
+    expect(judge(shell, { sessionRules }, { toolName: 'WebFetch', args: {} }).verdict).toBe('ask');
+    expect(judge(shell, { sessionRules }, { toolName: 'Grep', kind: 'execute', args: {} }).verdict).toBe(
+      'ask',
+    );
+    // A static allow rule is the host's own choice and still covers the tool.
+    expect(judge(shell, { allow: ['WebFetch'] }, { toolName: 'WebFetch', args: {} }).verdict).toBe('allow');
   });
 
   it('a session deny rule that does not parse makes the policy ask (deny where it would not ask), never ignore it', () => {

@@ -176,3 +176,51 @@ describe('matchCallRule', () => {
     expect(matchCallRule(r, 'WebFetch', { url: 'not a url' })).toBe('unknown');
   });
 });
+
+describe('exact-call rules Tool{json} (docs/permissions-policy.md, "Session rules")', () => {
+  it('parse to canonical arguments: keys sorted, no whitespace, printable ASCII only', () => {
+    expect(rule('mcp__x__y{ "b": 1, "a": {"d": [1, "é"], "c": null} }')).toEqual({
+      type: 'call',
+      toolName: 'mcp__x__y',
+      args: '{"a":{"c":null,"d":[1,"\\u00e9"]},"b":1}',
+    });
+    const text = 'terminal{"command":"ls\\u200b"}';
+    expect(formatRule(rule(text))).toBe(text);
+    expect(formatRule(rule(formatRule(rule('Edit{"file_path":"a(b).ts"}'))))).toBe(
+      'Edit{"file_path":"a(b).ts"}',
+    );
+  });
+
+  it.each([
+    ['Bash{"command":"ls"}', 'Bash has its own exact form'],
+    ['mcp__x__y{', 'not JSON'],
+    ['mcp__x__y{"a":1}x', 'trailing text'],
+    ['mcp__x__y{"a":1}{"b":2}', 'two objects'],
+    ['bad name{"a":1}', 'a space in the tool name'],
+    ['{"a":1}', 'no tool name'],
+  ])('refuses %s (%s)', (text) => {
+    expect(parseRule(text).ok).toBe(false);
+  });
+
+  it('matches only equal arguments of the same tool', () => {
+    const exact = rule('mcp__x__y{"a":1,"b":"x"}');
+    expect(matchCallRule(exact, 'mcp__x__y', { b: 'x', a: 1 })).toBe('match');
+    expect(matchCallRule(exact, 'mcp__x__y', { a: 1, b: 'x', c: 0 })).toBe('no-match');
+    expect(matchCallRule(exact, 'mcp__x__y', { a: 1, b: 'x ' })).toBe('no-match');
+    expect(matchCallRule(exact, 'mcp__x__y', { a: '1', b: 'x' })).toBe('no-match');
+    expect(matchCallRule(exact, 'mcp__x__z', { a: 1, b: 'x' })).toBe('no-match');
+    expect(matchCallRule(exact, 'mcp__x__y', { a: 1, b: 'x'.repeat(100_000) })).toBe('no-match');
+  });
+});
+
+describe('MCP wildcards cover one name segment', () => {
+  it('mcp__github__* covers mcp__github__create_issue, not a deeper or odd name', () => {
+    const wildcard = rule('mcp__github__*');
+    expect(matchCallRule(wildcard, 'mcp__github__create_issue', {})).toBe('match');
+    // Whose tool a deeper name is cannot be told: an allow does not cover it, a deny still counts.
+    expect(matchCallRule(wildcard, 'mcp__github__evil__delete_repo', {})).toBe('unknown');
+    expect(matchCallRule(wildcard, 'mcp__github___x', {})).toBe('unknown');
+    expect(matchCallRule(wildcard, 'mcp__github__', {})).toBe('unknown');
+    expect(parseRule('mcp__github__evil__*').ok).toBe(false);
+  });
+});

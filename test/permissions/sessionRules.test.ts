@@ -53,19 +53,29 @@ function record(
 }
 
 describe('ruleForCall', () => {
-  it('is Bash(<exact command>) for Bash, the tool name otherwise', () => {
+  it('is Bash(<exact command>) for Bash, the tool for read/search/think tools, the exact call otherwise', () => {
     expect(ruleForCall('Bash', { command: '  npm test  ' })).toBe('Bash(npm test)');
     expect(ruleForCall('bash', { command: 'echo $(date)' })).toBe('Bash(echo $(date))');
-    expect(ruleForCall('WebFetch', { url: 'https://a.io' })).toBe('WebFetch');
-    expect(ruleForCall('mcp__db__query', { sql: 'x' })).toBe('mcp__db__query');
+    expect(ruleForCall('Read', { file_path: 'a.ts' })).toBe('Read');
+    expect(ruleForCall('Grep', { pattern: 'x' })).toBe('Grep');
+    expect(ruleForCall('TodoWrite', { todos: [] })).toBe('TodoWrite');
+    expect(ruleForCall('WebFetch', { url: 'https://a.io' })).toBe('WebFetch{"url":"https://a.io"}');
+    expect(ruleForCall('mcp__db__query', { sql: 'x', b: 1 })).toBe('mcp__db__query{"b":1,"sql":"x"}');
+    expect(ruleForCall('CodexBash', { command: 'ls' })).toBe('CodexBash{"command":"ls"}');
+    // An adapter's kind that adds one the user did not see narrows the grant to the call.
+    expect(ruleForCall('Read', { file_path: 'a.ts' }, 'execute')).toBe('Read{"file_path":"a.ts"}');
+    expect(ruleForCall('Read', { file_path: 'a.ts' }, 'read')).toBe('Read');
   });
 
   it('has no rule when it cannot state one exactly', () => {
     expect(ruleForCall('Bash', {})).toBeUndefined();
     expect(ruleForCall('Bash', { command: '  ' })).toBeUndefined();
     expect(ruleForCall('Bash', { command: 'echo a:*' })).toBeUndefined();
-    expect(ruleForCall('CodexBash', { command: 'ls' })).toBeUndefined();
     expect(ruleForCall('bad name(', {})).toBeUndefined();
+    expect(ruleForCall('Bash ', { command: 'ls' })).toBeUndefined();
+    expect(ruleForCall('Read\u200b', {})).toBeUndefined();
+    expect(ruleForCall('mcp__x__y', { n: Number.NaN })).toBeUndefined();
+    expect(ruleForCall('mcp__x__y', { text: 'x'.repeat(20_000) })).toBeUndefined();
   });
 });
 
@@ -73,11 +83,11 @@ describe('SessionRuleStore', () => {
   it('adds an allow rule from allow-always and a deny rule from reject-always, nothing from *-once', () => {
     const store = new SessionRuleStore();
     expect(
-      store.addFromAnswer({ toolName: 'WebFetch', args: {}, kind: 'allow-always', grantedBy: 'm1', at: 5 }),
+      store.addFromAnswer({ toolName: 'Grep', args: {}, kind: 'allow-always', grantedBy: 'm1', at: 5 }),
     ).toEqual({
-      id: 'allow:WebFetch',
+      id: 'allow:Grep',
       behavior: 'allow',
-      rule: 'WebFetch',
+      rule: 'Grep',
       grantedBy: 'm1',
       createdAt: 5,
     });
@@ -90,15 +100,15 @@ describe('SessionRuleStore', () => {
     });
     expect(store.addFromAnswer({ toolName: 'Edit', args: {}, kind: 'allow-once' })).toBeUndefined();
     expect(store.addFromAnswer({ toolName: 'Edit', args: {}, kind: 'reject-once' })).toBeUndefined();
-    expect(store.listRules().map((r) => r.id)).toEqual(['allow:WebFetch', 'deny:Bash(curl x)']);
+    expect(store.listRules().map((r) => r.id)).toEqual(['allow:Grep', 'deny:Bash(curl x)']);
   });
 
   it('granting the same rule twice keeps the first grant', () => {
     const store = new SessionRuleStore();
-    store.addFromAnswer({ toolName: 'WebFetch', args: {}, kind: 'allow-always', grantedBy: 'm1' });
-    store.addFromAnswer({ toolName: 'WebFetch', args: {}, kind: 'allow-always', grantedBy: 'm2' });
+    store.addFromAnswer({ toolName: 'Grep', args: {}, kind: 'allow-always', grantedBy: 'm1' });
+    store.addFromAnswer({ toolName: 'Grep', args: {}, kind: 'allow-always', grantedBy: 'm2' });
     expect(store.listRules()).toEqual([
-      { id: 'allow:WebFetch', behavior: 'allow', rule: 'WebFetch', grantedBy: 'm1' },
+      { id: 'allow:Grep', behavior: 'allow', rule: 'Grep', grantedBy: 'm1' },
     ]);
   });
 
@@ -122,7 +132,7 @@ describe('SessionRuleStore', () => {
     expect(judge(shell, { sessionRules: store.listRules() }, bash('npm test')).verdict).toBe('ask');
   });
 
-  it('allow-always on WebFetch covers later WebFetch calls but not Edit (docs/permissions-requirements.md, scenario 3)', () => {
+  it('allow-always on WebFetch covers the same fetch again, not another URL nor Edit (docs/permissions-policy.md, "Session rules")', () => {
     const store = new SessionRuleStore();
     store.addFromAnswer({
       toolName: 'WebFetch',
@@ -130,15 +140,17 @@ describe('SessionRuleStore', () => {
       kind: 'allow-always',
       grantedBy: 'msg_user017',
     });
-    const second = judge(
-      shell,
-      { sessionRules: store.listRules() },
-      { toolName: 'WebFetch', args: { url: 'https://b.io' } },
-    );
-    expect(second).toMatchObject({
+    const rules = { sessionRules: store.listRules() };
+    expect(judge(shell, rules, { toolName: 'WebFetch', args: { url: 'https://a.io' } })).toMatchObject({
       verdict: 'allow',
-      reason: { kind: 'rule', rule: 'WebFetch', list: 'session-allow', id: 'allow:WebFetch' },
+      reason: {
+        kind: 'rule',
+        rule: 'WebFetch{"url":"https://a.io"}',
+        list: 'session-allow',
+        id: 'allow:WebFetch{"url":"https://a.io"}',
+      },
     });
+    expect(judge(shell, rules, { toolName: 'WebFetch', args: { url: 'https://b.io' } }).verdict).toBe('ask');
     expect(judge(shell, { sessionRules: store.listRules() }, { toolName: 'Edit', args: {} }).verdict).toBe(
       'ask',
     );
@@ -244,7 +256,7 @@ describe('SessionRuleStore.rebuildFromMessages (docs/permissions-requirements.md
     const messages: PermissionMessageLike[] = [
       request(
         'c1',
-        'WebFetch',
+        'Grep',
         {},
         {
           options: [
@@ -255,7 +267,7 @@ describe('SessionRuleStore.rebuildFromMessages (docs/permissions-requirements.md
       ),
       record('r', 'c1', 'x'),
     ];
-    expect(new SessionRuleStore().rebuildFromMessages(messages).map((r) => r.id)).toEqual(['allow:WebFetch']);
+    expect(new SessionRuleStore().rebuildFromMessages(messages).map((r) => r.id)).toEqual(['allow:Grep']);
   });
 
   it('replaces what the store held', () => {

@@ -145,23 +145,23 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
     });
 
     describe('3. allow-always by tool name', () => {
-      it('grants the tool for the session: the next WebFetch asks nobody, Edit still asks, a new session asks again', async () => {
+      it('grants the tool for the session: the next Grep asks nobody, Edit still asks, a new session asks again', async () => {
         await open();
         const turn = world.agent.writer.turn();
-        const first = turn.toolCall({ toolName: 'WebFetch', args: { url: 'https://example.com' } });
+        const first = turn.toolCall({ toolName: 'Grep', args: { pattern: 'TODO' } });
         const firstDecision = first.requestPermission();
         await world.requested(first.callId);
         await world.rpc({ callId: first.callId, optionId: 'allow-session' });
         expect(await firstDecision).toMatchObject({ outcome: 'allow', kind: 'allow-always' });
         first.end();
-        expect(world.agent.gate.listRules().map((r) => r.rule)).toEqual(['WebFetch']);
+        expect(world.agent.gate.listRules().map((r) => r.rule)).toEqual(['Grep']);
         const grantedBy = world.agent.gate.listRules()[0]!.grantedBy;
 
-        const second = turn.toolCall({ toolName: 'WebFetch', args: { url: 'https://example.org' } });
+        const second = turn.toolCall({ toolName: 'Grep', args: { pattern: 'FIXME' } });
         expect(await second.requestPermission()).toMatchObject({
           outcome: 'allow',
           source: 'rule',
-          rule: 'WebFetch',
+          rule: 'Grep',
         });
         second.end();
         const edit = turn.toolCall({ toolName: 'Edit', args: { file_path: 'a.ts' } });
@@ -179,9 +179,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
 
         const other = await factory.create();
         try {
-          const fresh = other.agent.writer
-            .turn()
-            .toolCall({ toolName: 'WebFetch', args: { url: 'https://example.com' } });
+          const fresh = other.agent.writer.turn().toolCall({ toolName: 'Grep', args: { pattern: 'TODO' } });
           void fresh.requestPermission();
           expect(other.agent.gate.pendingCallIds).toEqual([fresh.callId]);
         } finally {
@@ -506,7 +504,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
       it('rules come back identical from the stream; a revoke is recorded and survives too', async () => {
         await open();
         const turn = world.agent.writer.turn();
-        const fetchCall = turn.toolCall({ toolName: 'WebFetch', args: { url: 'https://a' } });
+        const fetchCall = turn.toolCall({ toolName: 'Grep', args: { pattern: 'a' } });
         const rm = turn.toolCall({ toolName: 'Bash', args: { command: 'rm -rf build' } });
         const [df, dr] = [fetchCall.requestPermission(), rm.requestPermission()];
         await until(() => world.agent.gate.pendingCallIds.length === 2);
@@ -516,24 +514,24 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         fetchCall.end();
         turn.end();
         const before = world.agent.gate.listRules();
-        expect(before.map((r) => r.id)).toEqual(['allow:WebFetch', 'deny:Bash(rm -rf build)']);
+        expect(before.map((r) => r.id)).toEqual(['allow:Grep', 'deny:Bash(rm -rf build)']);
 
         const agent = await world.restart();
         expect(agent.gate.listRules()).toEqual(before);
         const t2 = agent.writer.turn();
         expect(
-          await t2.toolCall({ toolName: 'WebFetch', args: { url: 'https://b' } }).requestPermission(),
+          await t2.toolCall({ toolName: 'Grep', args: { pattern: 'b' } }).requestPermission(),
         ).toMatchObject({ source: 'rule', outcome: 'allow' });
         expect(
           await t2.toolCall({ toolName: 'Bash', args: { command: 'rm -rf build' } }).requestPermission(),
         ).toMatchObject({ source: 'rule', outcome: 'deny' });
-        expect(agent.gate.revokeRule('allow:WebFetch')).toBe(true);
+        expect(agent.gate.revokeRule('allow:Grep')).toBe(true);
         t2.end();
 
         const again = await world.restart();
         expect(again.gate.listRules().map((r) => r.id)).toEqual(['deny:Bash(rm -rf build)']);
         const t3 = again.writer.turn();
-        const refetch = t3.toolCall({ toolName: 'WebFetch', args: { url: 'https://c' } });
+        const refetch = t3.toolCall({ toolName: 'Grep', args: { pattern: 'c' } });
         void refetch.requestPermission();
         expect(again.gate.pendingCallIds).toEqual([refetch.callId]);
       });

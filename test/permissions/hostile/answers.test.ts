@@ -219,7 +219,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         expect(await decision).toMatchObject({ outcome: 'allow', via: 'stream', kind: 'allow-always' });
         await world.drain();
         const live = world.agent.gate.listRules();
-        expect(live.map((r) => r.id)).toEqual(['allow:WebFetch']);
+        expect(live.map((r) => r.id)).toEqual(['allow:WebFetch{"url":"https://a.io"}']);
         call.end();
         turn.end();
         expect((await world.restart()).gate.listRules()).toEqual(live);

@@ -6,6 +6,7 @@ import {
   PERMISSION_MODES,
   editConcern,
   loadShellParser,
+  ruleForCall,
   type PermissionMode,
   type PolicyCall,
   type ShellParser,
@@ -143,13 +144,22 @@ describe('edit rules and session rules are confined the same way', () => {
     });
   });
 
-  it('a session allow-always rule for Edit is confined too', () => {
-    const sessionRules = [{ id: 'allow:Edit', behavior: 'allow' as const, rule: 'Edit' }];
-    expect(judge(shell, { sessionRules, workspaceRoot: root }, edits('src/a.ts')[0]!).verdict).toBe('allow');
-    expect(judge(shell, { sessionRules, workspaceRoot: root }, edits('~/.bashrc')[0]!).verdict).toBe('ask');
-    expect(
-      judge(shell, { sessionRules, workspaceRoot: root }, edits('.git/hooks/pre-commit')[0]!).verdict,
-    ).toBe('ask');
+  it('a session allow-always rule for an edit (the exact call) is confined too', () => {
+    const granted = (call: PolicyCall) => {
+      const rule = ruleForCall(call.toolName, call.args)!;
+      return {
+        sessionRules: [{ id: `allow:${rule}`, behavior: 'allow' as const, rule }],
+        workspaceRoot: root,
+      };
+    };
+    const [inside, home, hook] = [
+      edits('src/a.ts')[0]!,
+      edits('~/.bashrc')[0]!,
+      edits('.git/hooks/pre-commit')[0]!,
+    ];
+    expect(judge(shell, granted(inside), inside).verdict).toBe('allow');
+    expect(judge(shell, granted(home), home).verdict).toBe('ask');
+    expect(judge(shell, granted(hook), hook).verdict).toBe('ask');
   });
 
   it('without a workspace root every edit asks, even in acceptEdits (positive control: with one, src/a.ts is allowed)', () => {

@@ -69,7 +69,9 @@ export class AgentStateMirror {
         const args = this.shown(call);
         // The rule an allow-always answer grants: what today's app shows as "don't ask again".
         const rule =
-          decision.kind === 'allow-always' && !edited ? ruleForCall(call.toolName, args) : undefined;
+          decision.kind === 'allow-always' && !edited
+            ? ruleForCall(call.toolName, args, call.kind)
+            : undefined;
         return this.completedIn(
           s,
           key,

@@ -72,6 +72,7 @@ export function answerFromRpcBody(body: unknown, lookup: PendingLookup): Answer 
   const mapped = mapLegacyAnswer(legacy, {
     toolName: pending.call.toolName,
     args: pending.call.args,
+    ...(pending.call.kind !== undefined ? { toolKind: pending.call.kind } : {}),
     options: pending.options,
   });
   if (!mapped.ok) return refuse(mapped.error.code, mapped.error.message, mapped.error.issues);

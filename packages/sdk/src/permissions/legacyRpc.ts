@@ -51,6 +51,8 @@ export type PermissionRpcBody =
 export interface LegacyPendingRequest {
   readonly toolName: string;
   readonly args: unknown;
+  /** The adapter's kind for the call, as {@link ruleForCall} reads it. */
+  readonly toolKind?: string;
   readonly options: readonly PermissionOption[];
 }
 
@@ -189,9 +191,11 @@ export function parseLegacyPermissionBody(body: unknown): Result<LegacyPermissio
  *   when the request offers no allow-always option or no exact rule exists for the call
  *   (`downgraded: true`, no rule); allow-once never escalates, and a missing allow-once or
  *   reject-once option is `invalid_option`. reject-always is not expressible in the legacy body.
- * - `allowTools` must name exactly the rule the request grants ({@link ruleForCall}, e.g.
- *   `Bash(<exact command>)` or the tool name), otherwise `rule_mismatch`: the app may not invent a
- *   broader rule than the one the runtime would grant (R5.5).
+ * - `allowTools` must name exactly the rule the request grants ({@link ruleForCall}:
+ *   `Bash(<exact command>)`, the tool name for a tool that only reads, the exact call
+ *   `Tool{…}` otherwise), compared in canonical form, otherwise `rule_mismatch`: the app may not
+ *   invent a broader rule than the one the runtime would grant (R5.5). Today's app sends
+ *   `Bash(<command>)` for Bash, which matches; its tool name for an MCP tool does not.
  * - `mode` must be a known mode (`yolo` is read as `bypassPermissions`), otherwise
  *   `mode_not_allowed`; it is returned as a side effect together with the allow.
  * - `updatedInput` and `reason` are passed through as `updatedInput` and `message`.
@@ -220,7 +224,7 @@ export function mapLegacyAnswer(
 
   const wantsAlways = body.decision === 'approved_for_session' || (body.allowTools?.length ?? 0) > 0;
   if (wantsAlways) {
-    const rule = ruleForCall(pending.toolName, pending.args);
+    const rule = ruleForCall(pending.toolName, pending.args, pending.toolKind);
     if (body.allowTools && body.allowTools.length > 0) {
       const proposed = new Set(body.allowTools.map((t) => canonical(t)));
       if (rule === undefined || proposed.size !== 1 || !proposed.has(rule)) {

@@ -1,6 +1,8 @@
 import type { SdkError } from '../errors.js';
 import { err, ok, type Result } from '../result.js';
+import { toolNameProblem } from '../protocol/toolName.js';
 import { editConcern, type EditConcern } from './editScope.js';
+import { commandLineOf } from './commandLine.js';
 import { baseName, executedCommands, type ExecutedCommands } from './executedCommands.js';
 import {
   DEFAULT_MODE_TABLE,
@@ -22,6 +24,7 @@ import {
   parseRule,
   PATH_RULE_TOOLS,
   ruleCoversWholeTool,
+  ruleToolName,
   type ParsedRule,
   type RuleErrorCode,
 } from './rules.js';
@@ -33,6 +36,7 @@ import {
   classifyTool,
   DEFAULT_REQUIRES_INTERACTION,
   EDIT_KINDS,
+  SEEN_KINDS,
   toolKindsOf,
   type ToolKind,
 } from './toolKinds.js';
@@ -130,7 +134,10 @@ export type ShellConcern =
  *   asked, or, where the mode never asks and a deny rule is among them, the call is denied;
  * - `confinement`: an edit that the mode or a rule would allow is outside the workspace, on a
  *   protected path, or has no workspace to be inside, so the user is asked ({@link EditConcern});
- * - `default`: nothing decided, so the user is asked (`shell` says why rules could not help).
+ * - `default`: nothing decided, so the user is asked (`shell` says why rules could not help);
+ * - `tool_name`: the tool name cannot be read exactly (`toolNameProblem`: blanks around it,
+ *   control, invisible or Unicode space characters), so no rule or mode may decide it: the user
+ *   is asked, or the call is denied where the mode never asks.
  */
 export type PolicyReason =
   | ({ readonly kind: 'rule'; readonly rules?: readonly RuleRef[] } & RuleRef)
@@ -138,7 +145,8 @@ export type PolicyReason =
   | { readonly kind: 'interaction' }
   | { readonly kind: 'undecidable'; readonly rules: readonly RuleRef[]; readonly shell?: ShellConcern }
   | { readonly kind: 'confinement'; readonly concern: EditConcern }
-  | { readonly kind: 'default'; readonly shell?: ShellConcern };
+  | { readonly kind: 'default'; readonly shell?: ShellConcern }
+  | { readonly kind: 'tool_name'; readonly problem: string };
 
 /** The policy's answer for one call. */
 export interface PolicyResult {
@@ -216,6 +224,8 @@ export function describePolicyResult(result: PolicyResult): string {
       return `${verb}: ${CONCERN_TEXT[r.concern]}.`;
     case 'default':
       return `${verb}: no rule or mode decides this call.`;
+    case 'tool_name':
+      return `${verb}: ${r.problem}.`;
   }
 }
 
@@ -258,12 +268,18 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
     neverAsks
       ? { verdict: 'deny', reason: { kind: 'mode', mode: config.mode }, toolKind }
       : { verdict: 'ask', reason, toolKind };
+  // Never a rule matched by a name the reader sees differently (`Bash ` is not `Bash`).
+  const nameProblem = toolNameProblem(call.toolName);
+  if (nameProblem !== undefined) return askOr({ kind: 'tool_name', problem: nameProblem });
 
-  const denyFound = find([...config.rules.deny, ...session.deny], subject, config);
+  // Another tool that may run a command line is judged by the deny and ask rules about Bash too.
+  const line = toolName !== 'Bash' && kinds.some((k) => k === 'execute' || k === 'other');
+  const twin = line ? lazyCommandSubject(call.args, config.shell) : undefined;
+  const denyFound = findAlso([...config.rules.deny, ...session.deny], subject, twin, config);
   if (denyFound && 'matched' in denyFound)
     return { verdict: 'deny', reason: ruleReason(denyFound.matched), toolKind };
 
-  const askFound = find(config.rules.ask, subject, config);
+  const askFound = findAlso(config.rules.ask, subject, twin, config);
   if (askFound && 'matched' in askFound) return askOr(ruleReason(askFound.matched));
 
   const uncheckedDeny = denyFound ? denyFound.unknown : [];
@@ -299,7 +315,10 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   }
   if (cell !== 'ask') return { verdict: cell, reason: { kind: 'mode', mode: config.mode }, toolKind };
 
-  const allowed = findAllow([...config.rules.allow, ...session.allow], subject, config);
+  // A whole-tool session grant was made for calls of kinds the user saw whole (SEEN_KINDS).
+  const seenWhole = kinds.every((k) => SEEN_KINDS.includes(k));
+  const sessionAllow = seenWhole ? session.allow : session.allow.filter((r) => r.rule.type !== 'tool');
+  const allowed = findAllow([...config.rules.allow, ...sessionAllow], subject, config);
   if (allowed.length > 0) {
     const concern = confined();
     if (concern) return askOr({ kind: 'confinement', concern });
@@ -350,6 +369,41 @@ function find(rules: readonly CompiledRule[], subject: Subject, config: PolicyCo
     if (m === 'unknown') unknown.push(compiled);
   }
   return unknown.length > 0 ? { unknown } : undefined;
+}
+
+/**
+ * {@link find}, and, for a tool that may run the command line `twin` gives, {@link find} of the
+ * rules about Bash on that line: a match of either matches; their unchecked rules add up.
+ */
+function findAlso(
+  rules: readonly CompiledRule[],
+  subject: Subject,
+  twin: (() => Subject | undefined) | undefined,
+  config: PolicyConfig,
+): Found {
+  const own = find(rules, subject, config);
+  if (twin === undefined || (own && 'matched' in own)) return own;
+  const aboutBash = rules.filter((r) => ruleToolName(r.rule) === 'Bash');
+  const commandSubject = aboutBash.length > 0 ? twin() : undefined;
+  if (commandSubject === undefined) return own;
+  const bash = find(aboutBash, commandSubject, config);
+  if (bash === undefined || 'matched' in bash) return bash ?? own;
+  return { unknown: [...(own && 'unknown' in own ? own.unknown : []), ...bash.unknown] };
+}
+
+/** The Bash subject of a call's command line ({@link commandLineOf}), split once, on first use. */
+function lazyCommandSubject(args: unknown, shell: ShellParser): () => Subject | undefined {
+  let made: { subject: Subject | undefined } | undefined;
+  return () => {
+    if (!made) {
+      const line = commandLineOf(args);
+      made = {
+        subject:
+          line === undefined ? undefined : subjectOf('Bash', line === null ? {} : { command: line }, shell),
+      };
+    }
+    return made.subject;
+  };
 }
 
 /**

@@ -20,6 +20,7 @@ export function grantRules(
     const grant = store.addFromAnswer({
       toolName: call.toolName,
       args: call.args,
+      ...(call.kind !== undefined ? { toolKind: call.kind } : {}),
       kind: event.answer.option.kind,
       ...(event.answer.updatedInput !== undefined ? { updatedInput: event.answer.updatedInput } : {}),
       ...(record ? { grantedBy: record.id, at: record.time } : {}),

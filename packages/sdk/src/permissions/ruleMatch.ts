@@ -1,3 +1,4 @@
+import { canonicalArgs } from './callArgs.js';
 import { matchPathPattern } from './pathGlob.js';
 import { PATH_RULE_TOOLS, ruleCoversWholeTool, type ParsedRule } from './rules.js';
 import type { ShellParser } from './shell.js';
@@ -88,8 +89,9 @@ export function ruleWords(
 
 /**
  * Matches a rule that is not about shell commands against a call (the canonical tool name and its
- * arguments). `Bash(...)` rules are matched command by command by the policy, and say `no-match`
- * here.
+ * arguments): an exact-call rule `Tool{…}` by equal canonical arguments, an MCP wildcard by one
+ * more name segment. `Bash(...)` rules are matched command by command by the policy, and say
+ * `no-match` here.
  */
 export function matchCallRule(
   rule: ParsedRule,
@@ -97,10 +99,15 @@ export function matchCallRule(
   args: unknown,
   context: RuleMatchContext = {},
 ): RuleMatch {
-  if (rule.type === 'tool' || rule.type === 'mcp-server') {
-    return ruleCoversWholeTool(rule, toolName) ? 'match' : 'no-match';
+  if (rule.type === 'tool') return ruleCoversWholeTool(rule, toolName) ? 'match' : 'no-match';
+  if (rule.type === 'mcp-server') {
+    if (ruleCoversWholeTool(rule, toolName)) return 'match';
+    // `mcp__github__evil__delete_repo` under `mcp__github__*`: whose tool it is cannot be told, so
+    // an allow does not cover it and a deny still stops it where nobody would be asked.
+    return toolName.startsWith(`mcp__${rule.prefix}__`) ? 'unknown' : 'no-match';
   }
   if (rule.toolName !== toolName || rule.type === 'command') return 'no-match';
+  if (rule.type === 'call') return canonicalArgs(args, rule.args.length) === rule.args ? 'match' : 'no-match';
   if (rule.type === 'path') {
     const filePath = firstStringArg(args, PATH_RULE_TOOLS[toolName] ?? []);
     if (filePath === undefined) return 'unknown';

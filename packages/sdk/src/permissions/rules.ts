@@ -1,6 +1,7 @@
 import type { PermissionsErrorCode } from '../errorCodes.js';
 import { SdkError } from '../errors.js';
 import { err, ok, type Result } from '../result.js';
+import { canonicalArgs } from './callArgs.js';
 import { UNSAFE_SHELL_CHARACTERS } from './shellWords.js';
 import { canonicalToolName } from './toolKinds.js';
 
@@ -8,7 +9,13 @@ import { canonicalToolName } from './toolKinds.js';
  * A permission rule, parsed (docs/permissions-requirements.md R5, Claude Code syntax). Rule strings look like:
  *
  * - `Tool` — every call of the tool, whatever its arguments (`WebFetch`, `Edit`, `mcp__db__query`);
- * - `mcp__server__*` — every tool of one MCP server;
+ * - `mcp__server__*` — every tool of one MCP server: one more name segment, so `mcp__github__*`
+ *   covers `mcp__github__create_issue` but not `mcp__github__evil__delete_repo`;
+ * - `Tool{json}` — exactly one call: the tool with exactly these arguments, a JSON object compared
+ *   as a JSON value (stored in {@link canonicalArgs canonical form}), e.g.
+ *   `mcp__shell__run_command{"command":"ls"}`. What an "allow for this session" grants for a
+ *   tool that may run anything (docs/permissions-policy.md, "Session rules"); not for Bash, whose
+ *   exact rule is `Bash(cmd)`;
  * - `Bash(cmd)` — exactly the simple command `cmd`, compared word by word after quote removal
  *   (surrounding spaces, tabs and newlines are not part of it);
  * - `Bash(cmd:*)` — `cmd`'s words as the first words of the command: `cmd` alone or followed by
@@ -27,6 +34,8 @@ import { canonicalToolName } from './toolKinds.js';
 export type ParsedRule =
   | { readonly type: 'tool'; readonly toolName: string }
   | { readonly type: 'mcp-server'; readonly prefix: string }
+  /** `args` is the canonical JSON text of the arguments ({@link canonicalArgs}). */
+  | { readonly type: 'call'; readonly toolName: string; readonly args: string }
   | {
       readonly type: 'command';
       readonly toolName: 'Bash';
@@ -54,6 +63,8 @@ export const MAX_RULE_LENGTH = 10_000;
 
 const TOOL_NAME = /^[A-Za-z0-9_.:-]+$/;
 const MCP_SERVER_PATTERN = /^mcp__([A-Za-z0-9_.:-]+?)__\*$/;
+/** One segment of an MCP name: no empty part, no `__` inside, none at its start. */
+const MCP_SEGMENT = /^[A-Za-z0-9.:-]+(?:_[A-Za-z0-9.:-]+)*_?$/;
 const HOST = /^[a-z0-9-]+(\.[a-z0-9-]+)*$/;
 
 /**
@@ -69,6 +80,8 @@ export function parseRule(text: unknown): Result<ParsedRule, SdkError<RuleErrorC
   if (trimmed.length > MAX_RULE_LENGTH) return invalid(trimmed.slice(0, 40) + '…', 'the rule is too long');
 
   const open = trimmed.indexOf('(');
+  const brace = trimmed.indexOf('{');
+  if (brace !== -1 && (open === -1 || brace < open)) return parseCallRule(trimmed, brace);
   if (open === -1) return parseToolOnly(trimmed);
   if (!trimmed.endsWith(')')) return invalid(trimmed, 'a specifier must end with ")"');
 
@@ -94,6 +107,8 @@ export function formatRule(rule: ParsedRule): string {
       return rule.toolName;
     case 'mcp-server':
       return `mcp__${rule.prefix}__*`;
+    case 'call':
+      return `${rule.toolName}${rule.args}`;
     case 'command':
       return `Bash(${rule.command}${rule.prefix ? ':*' : ''})`;
     case 'path':
@@ -111,18 +126,41 @@ export function ruleToolName(rule: ParsedRule): string | undefined {
 /** True when the rule names the tool (canonical name) regardless of the call's arguments. */
 export function ruleCoversWholeTool(rule: ParsedRule, canonicalName: string): boolean {
   if (rule.type === 'tool') return rule.toolName === canonicalName;
-  if (rule.type === 'mcp-server') return canonicalName.startsWith(`mcp__${rule.prefix}__`);
+  if (rule.type === 'mcp-server') {
+    const head = `mcp__${rule.prefix}__`;
+    return canonicalName.startsWith(head) && MCP_SEGMENT.test(canonicalName.slice(head.length));
+  }
   return false;
 }
 
 function parseToolOnly(text: string): Result<ParsedRule, SdkError<RuleErrorCode>> {
   if (text.includes(')')) return invalid(text, 'unbalanced ")"');
   const server = MCP_SERVER_PATTERN.exec(text);
-  if (server) return ok(Object.freeze({ type: 'mcp-server' as const, prefix: server[1]! }));
+  if (server) {
+    if (!MCP_SEGMENT.test(server[1]!))
+      return invalid(text, 'the server name must be one name segment (no "__")');
+    return ok(Object.freeze({ type: 'mcp-server' as const, prefix: server[1]! }));
+  }
   if (text.includes('*')) return invalid(text, 'the only tool-name wildcard is mcp__<server>__*');
   const toolName = canonicalToolName(text);
   if (!TOOL_NAME.test(toolName)) return invalid(text, 'the tool name has characters a tool name cannot have');
   return ok(Object.freeze({ type: 'tool' as const, toolName }));
+}
+
+function parseCallRule(text: string, brace: number): Result<ParsedRule, SdkError<RuleErrorCode>> {
+  const toolName = canonicalToolName(text.slice(0, brace));
+  if (!TOOL_NAME.test(toolName)) return invalid(text, 'the tool name has characters a tool name cannot have');
+  if (toolName === 'Bash') return invalid(text, 'write an exact command as Bash(command)');
+  let value: unknown;
+  try {
+    value = JSON.parse(text.slice(brace));
+  } catch {
+    return invalid(text, 'the arguments after the tool name must be one JSON object');
+  }
+  const args = canonicalArgs(value);
+  if (args === undefined) return invalid(text, 'the arguments after the tool name must be one JSON object');
+  if (toolName.length + args.length > MAX_RULE_LENGTH) return invalid(toolName, 'the rule is too long');
+  return ok(Object.freeze({ type: 'call' as const, toolName, args }));
 }
 
 function parseCommandSpecifier(text: string, specifier: string): Result<ParsedRule, SdkError<RuleErrorCode>> {

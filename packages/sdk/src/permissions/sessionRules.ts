@@ -2,9 +2,11 @@ import type { SdkError } from '../errors.js';
 import { ledgerOf, type LedgerMessage, type LedgerOptions } from '../stream/permissionLedger.js';
 import { ok, type Result } from '../result.js';
 import { isPermissionOptionKind, type PermissionOptionKind } from './options.js';
-import { formatRule, parseRule, type RuleErrorCode } from './rules.js';
+import { toolNameProblem } from '../protocol/toolName.js';
+import { canonicalArgs } from './callArgs.js';
+import { formatRule, MAX_RULE_LENGTH, parseRule, type RuleErrorCode } from './rules.js';
 import { firstStringArg, stripBlanks } from './ruleMatch.js';
-import { canonicalToolName, classifyTool } from './toolKinds.js';
+import { canonicalToolName, KNOWN_TOOL_KINDS, SEEN_KINDS, toolKindsOf } from './toolKinds.js';
 
 /** Whether a session rule lets calls run or refuses them. */
 export type SessionRuleBehavior = 'allow' | 'deny';
@@ -26,39 +28,81 @@ export interface SessionRule {
 }
 
 /**
- * The rule an `*-always` answer to this call grants, or `undefined` when none can be stated
- * exactly (then the answer counts once only).
+ * The rule an `allow-always` answer to this call grants, or `undefined` when none can be stated
+ * exactly (then the answer counts once only). It never covers more than the user saw
+ * (docs/permissions-policy.md, "Session rules"):
  *
  * - Bash: `Bash(<exact command>)`, without the surrounding spaces, tabs and newlines — the same
  *   rule today's app sends in `allowTools`. A command ending in `:*` has no exact rule (the text
  *   would read as a prefix rule), and neither has one with control characters or Unicode spaces
  *   (no rule may match such a line), so they get none.
- * - Another shell tool (kind `execute`, e.g. Codex's `CodexBash`): none, since a tool-wide grant
- *   would allow every command.
- * - Any other tool: the tool name alone, so every later call of the tool is covered whatever its
- *   arguments (docs/permissions-requirements.md, scenario 3: allow-always on `WebFetch` grants `WebFetch`).
+ * - A known tool whose every kind is one the user saw ({@link SEEN_KINDS}: read, search, think;
+ *   `Read`, `Grep`, `TodoWrite`, …): the tool name alone, every later call of the tool. An
+ *   explicit `toolKind` from the adapter that adds another kind (`Read` of kind `execute`) makes
+ *   it the next case.
+ * - Every other tool (kind `execute`, `edit`, `fetch`, `other`, unknown names such as
+ *   `mcp__shell__run_command`, `terminal`, an ACP call named by its kind): the exact call,
+ *   `Tool{<canonical JSON of the arguments>}`, which matches only a call of that tool with equal
+ *   arguments; none when the arguments have no such text within {@link MAX_RULE_LENGTH}.
+ * - A tool name that cannot be read exactly (`Bash `, see `toolNameProblem`): none.
  */
-export function ruleForCall(toolName: string, args: unknown): string | undefined {
+export function ruleForCall(toolName: string, args: unknown, toolKind?: string): string | undefined {
+  if (toolNameProblem(toolName) !== undefined) return undefined;
   const canonical = canonicalToolName(toolName);
-  if (canonical === 'Bash') {
-    const text = firstStringArg(args, ['command']);
-    const command = text === undefined ? undefined : stripBlanks(text);
-    if (command === undefined || command.length === 0) return undefined;
-    const parsed = parseRule(`Bash(${command})`);
-    if (
-      !parsed.ok ||
-      parsed.value.type !== 'command' ||
-      parsed.value.prefix ||
-      parsed.value.command !== command
-    ) {
-      return undefined;
-    }
-    return formatRule(parsed.value);
+  if (canonical === 'Bash') return exactCommandRule(args);
+  const seen =
+    Object.hasOwn(KNOWN_TOOL_KINDS, canonical) &&
+    toolKindsOf(canonical, toolKind).every((k) => SEEN_KINDS.includes(k));
+  return seen ? wholeToolRule(canonical) : exactCallRule(canonical, args);
+}
+
+/**
+ * The rule a `reject-always` answer to this call grants: a wider deny than the call is safe, so
+ * the whole tool, except for tools that run commands (kind `execute`, Bash included), where a
+ * tool-wide deny would refuse every later command: there, the exact call as in
+ * {@link ruleForCall}. `undefined` for a tool name that cannot be read exactly.
+ */
+export function denyRuleForCall(toolName: string, args: unknown, toolKind?: string): string | undefined {
+  if (toolNameProblem(toolName) !== undefined) return undefined;
+  const canonical = canonicalToolName(toolName);
+  if (canonical === 'Bash') return exactCommandRule(args);
+  if (toolKindsOf(canonical, toolKind).includes('execute')) return exactCallRule(canonical, args);
+  return wholeToolRule(canonical);
+}
+
+function exactCommandRule(args: unknown): string | undefined {
+  const text = firstStringArg(args, ['command']);
+  const command = text === undefined ? undefined : stripBlanks(text);
+  if (command === undefined || command.length === 0) return undefined;
+  const parsed = parseRule(`Bash(${command})`);
+  if (
+    !parsed.ok ||
+    parsed.value.type !== 'command' ||
+    parsed.value.prefix ||
+    parsed.value.command !== command
+  ) {
+    return undefined;
   }
-  // A tool-wide grant for another shell tool (Codex's `CodexBash`) would allow every command.
-  if (classifyTool(canonical) === 'execute') return undefined;
+  return formatRule(parsed.value);
+}
+
+function wholeToolRule(canonical: string): string | undefined {
   const parsed = parseRule(canonical);
-  return parsed.ok && parsed.value.type === 'tool' ? formatRule(parsed.value) : undefined;
+  return parsed.ok && parsed.value.type === 'tool' && parsed.value.toolName === canonical
+    ? formatRule(parsed.value)
+    : undefined;
+}
+
+function exactCallRule(canonical: string, args: unknown): string | undefined {
+  const json = canonicalArgs(args, MAX_RULE_LENGTH - canonical.length);
+  if (json === undefined) return undefined;
+  const parsed = parseRule(`${canonical}${json}`);
+  return parsed.ok &&
+    parsed.value.type === 'call' &&
+    parsed.value.toolName === canonical &&
+    parsed.value.args === json
+    ? formatRule(parsed.value)
+    : undefined;
 }
 
 /** The behavior an option kind grants for the rest of the session, if any. */
@@ -72,6 +116,8 @@ export function sessionBehaviorOf(kind: PermissionOptionKind): SessionRuleBehavi
 export interface PermissionAnswer {
   readonly toolName: string;
   readonly args: unknown;
+  /** The adapter's kind for the call (`ToolCall.kind`), when known; it can only narrow the grant. */
+  readonly toolKind?: string;
   readonly kind: PermissionOptionKind;
   /** The arguments the user edited; an answer that edits them grants no rule. */
   readonly updatedInput?: unknown;
@@ -99,13 +145,17 @@ export class SessionRuleStore {
 
   /**
    * Records the rule an `allow-always` / `reject-always` answer grants, and returns it. Other
-   * kinds, answers that edited the arguments, and calls for which no exact rule exists
-   * ({@link ruleForCall}) grant nothing.
+   * kinds, answers that edited the arguments, and calls for which no rule can be stated
+   * ({@link ruleForCall}, {@link denyRuleForCall}) grant nothing.
    */
   addFromAnswer(answer: PermissionAnswer): SessionRule | undefined {
     const behavior = sessionBehaviorOf(answer.kind);
     if (behavior === undefined || answer.updatedInput !== undefined) return undefined;
-    const rule = ruleForCall(answer.toolName, answer.args);
+    const rule = (behavior === 'allow' ? ruleForCall : denyRuleForCall)(
+      answer.toolName,
+      answer.args,
+      answer.toolKind,
+    );
     if (rule === undefined) return undefined;
     const added = this.add(rule, behavior, { grantedBy: answer.grantedBy, createdAt: answer.at });
     return added.ok ? added.value : undefined;
@@ -114,6 +164,9 @@ export class SessionRuleStore {
   /**
    * Adds a rule by its text (for example a host action "always allow `npm test`"). The text is
    * validated and stored canonically; adding a rule that is already there returns the existing one.
+   * Like every session grant, a whole-tool allow rule covers only calls of the kinds in
+   * `SEEN_KINDS` (docs/permissions-policy.md, "Session rules"); a host that means more writes a
+   * static allow rule.
    */
   add(
     rule: string,

@@ -67,6 +67,13 @@ export function canonicalToolName(toolName: string): string {
   return Object.hasOwn(TOOL_NAME_ALIASES, toolName) ? TOOL_NAME_ALIASES[toolName]! : toolName;
 }
 
+/**
+ * The kinds of call a person sees whole when shown one (they only read): "allow for this session"
+ * grants the whole tool only for a known tool of these kinds, and a whole-tool session grant
+ * covers only calls of these kinds (docs/permissions-policy.md, "Session rules").
+ */
+export const SEEN_KINDS: readonly ToolKind[] = ['read', 'search', 'think'];
+
 /** The kinds that change files: what `acceptEdits` allows, and what stays in the workspace (docs/permissions-policy.md). */
 export const EDIT_KINDS: readonly ToolKind[] = ['edit', 'delete', 'move'];
 

@@ -1,6 +1,7 @@
 import { SdkError } from '../errors.js';
 import type { WriterCore } from './core.js';
 import { stepError } from './stepErrors.js';
+import { requireExactToolName } from './toolName.js';
 import { ToolCall } from './toolCall.js';
 import type { ToolCallOptions } from './toolCall.js';
 import type { TurnState } from './turnState.js';
@@ -74,9 +75,11 @@ export class Scope {
   /**
    * Appends `tool-call-start` and returns the call. The writer guarantees it gets exactly one
    * `tool-call-end`: by {@link ToolCall.end}, or with error `cancelled` when its parent or turn ends first.
+   * Throws `stream.invalid_message` for a tool name that cannot be read exactly (docs/permissions.md, "Tool names").
    */
   toolCall(options: ToolCallOptions): ToolCall {
     this.assertOpen();
+    requireExactToolName(options.toolName);
     return new ToolCall(this.core, this.state, this, options);
   }
 
