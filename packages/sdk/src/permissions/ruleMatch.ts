@@ -1,4 +1,4 @@
-import { matchPathPattern } from './pathGlob.js';
+import { matchPathReadings } from './pathGlob.js';
 import { PATH_RULE_TOOLS, ruleCoversWholeTool, type ParsedRule } from './rules.js';
 import type { ShellParser } from './shell.js';
 import type { ShellWord } from './shellWords.js';
@@ -15,6 +15,11 @@ export type RuleMatch = 'match' | 'no-match' | 'unknown';
 export interface RuleMatchContext {
   /** Absolute posix path that relative path patterns are resolved against. */
   readonly workspaceRoot?: string;
+  /**
+   * What the rule is for: a path rule in a deny or ask list matches when any reading of the path
+   * matches; in an allow list (the default) only when every reading does ({@link matchPathReadings}).
+   */
+  readonly purpose?: 'deny' | 'allow';
 }
 
 /** Bash splits words on space, tab and newline only; nothing else counts as a blank here. */
@@ -104,7 +109,12 @@ export function matchCallRule(
   if (rule.type === 'path') {
     const filePath = firstStringArg(args, PATH_RULE_TOOLS[toolName] ?? []);
     if (filePath === undefined) return 'unknown';
-    const matched = matchPathPattern(rule.pattern, filePath, context.workspaceRoot);
+    const matched = matchPathReadings(
+      rule.pattern,
+      filePath,
+      context.workspaceRoot,
+      context.purpose ?? 'allow',
+    );
     return matched === undefined ? 'unknown' : matched ? 'match' : 'no-match';
   }
   const url = firstStringArg(args, ['url']);
