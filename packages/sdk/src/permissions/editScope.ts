@@ -38,7 +38,12 @@ export function editConcern(
 export function isProtected(absolutePath: string, root: string): boolean {
   const segments = segmentsOf(absolutePath);
   if (protectedEntry(segments) !== undefined) return true;
-  const below = root === '/' ? absolutePath : absolutePath.startsWith(`${root}/`) ? absolutePath.slice(root.length) : absolutePath;
+  const below =
+    root === '/'
+      ? absolutePath
+      : absolutePath.startsWith(`${root}/`)
+        ? absolutePath.slice(root.length)
+        : absolutePath;
   if (protectedName(segmentsOf(below)) !== undefined) return true;
   return writesGitInternals(segments);
 }

@@ -1,5 +1,11 @@
 import { posix } from 'node:path';
-import { bothReadings, isWithin, MAX_PATH_LENGTH, resolveLikeKernel, type PathResolution } from './realPath.js';
+import {
+  bothReadings,
+  isWithin,
+  MAX_PATH_LENGTH,
+  resolveLikeKernel,
+  type PathResolution,
+} from './realPath.js';
 
 /**
  * The path-glob subset used by file-tool rules (docs/permissions-requirements.md R5.3): `**` matches any number of
@@ -173,7 +179,8 @@ function placeReading(
   root: PathResolution | undefined,
 ): string | undefined {
   if (!reading.ok) return undefined;
-  if (reading.stats !== undefined && !reading.stats.isDirectory() && reading.stats.nlink > 1) return undefined;
+  if (reading.stats !== undefined && !reading.stats.isDirectory() && reading.stats.nlink > 1)
+    return undefined;
   if (pattern.startsWith('/')) return reading.path;
   if (root === undefined || !root.ok || !isWithin(reading.path, root.path)) return undefined;
   return relativeOrUndefined(posix.relative(root.path, reading.path));

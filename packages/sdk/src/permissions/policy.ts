@@ -17,13 +17,7 @@ import {
   ruleWords,
   type RuleMatch,
 } from './ruleMatch.js';
-import {
-  formatRule,
-  parseRule,
-  ruleCoversWholeTool,
-  type ParsedRule,
-  type RuleErrorCode,
-} from './rules.js';
+import { formatRule, parseRule, ruleCoversWholeTool, type ParsedRule, type RuleErrorCode } from './rules.js';
 import type { SessionRule } from './sessionRules.js';
 import type { ShellCommand, ShellParser, ShellSplit } from './shell.js';
 import type { ShellWord } from './shellWords.js';

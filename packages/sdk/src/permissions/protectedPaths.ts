@@ -248,14 +248,32 @@ export const SECRET_PATHS: readonly ProtectedPath[] = Object.freeze(
  * on macOS HFS+), so that `.GIT`, `.git.` and `.g\u200bit` are all `.git`.
  */
 export function comparableName(name: string): string {
-  return name
-    .normalize('NFC')
-    .replace(IGNORED_CHARACTERS, '')
-    .toLowerCase()
-    .replace(/[. ]+$/, (tail) => (tail.length === name.length ? tail : ''));
+  let kept = '';
+  for (const c of name.normalize('NFC')) if (!isIgnored(c.codePointAt(0)!)) kept += c;
+  const lower = kept.toLowerCase();
+  const trimmed = lower.replace(/[. ]+$/, '');
+  return trimmed.length === 0 ? lower : trimmed;
 }
 
-const IGNORED_CHARACTERS = /[\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/g;
+/** Code points HFS+ ignores in names: soft hyphen, fillers, zero-width, joiners, bidirectional and variation marks. */
+const IGNORED_RANGES: readonly (readonly [number, number])[] = [
+  [0x00ad, 0x00ad],
+  [0x034f, 0x034f],
+  [0x115f, 0x1160],
+  [0x17b4, 0x17b5],
+  [0x180b, 0x180e],
+  [0x200b, 0x200f],
+  [0x202a, 0x202e],
+  [0x2060, 0x206f],
+  [0x3164, 0x3164],
+  [0xfe00, 0xfe0f],
+  [0xfeff, 0xfeff],
+  [0xffa0, 0xffa0],
+];
+
+function isIgnored(code: number): boolean {
+  return IGNORED_RANGES.some(([from, to]) => code >= from && code <= to);
+}
 
 /**
  * The entry of {@link PROTECTED_PATHS} that `segments` (a path's components, in order, as written

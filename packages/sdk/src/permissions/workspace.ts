@@ -17,12 +17,7 @@ import { bothReadings, isWithin, resolveLikeKernel, type PathResolution } from '
  *   do (`PROTECTED_PATHS`, `PROTECTED_NAMES`, git internals).
  */
 export type PathConcern =
-  | 'no_workspace'
-  | 'no_path'
-  | 'outside_workspace'
-  | 'home_workspace'
-  | 'hard_link'
-  | 'protected_path';
+  'no_workspace' | 'no_path' | 'outside_workspace' | 'home_workspace' | 'hard_link' | 'protected_path';
 
 /** A workspace root, resolved. */
 export interface Workspace {
