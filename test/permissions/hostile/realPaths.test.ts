@@ -90,6 +90,11 @@ describe('resolving like the kernel', () => {
     });
     expect(resolveLikeKernel('src/a.ts/x', root)).toEqual({ ok: false, reason: 'not_a_directory' });
     expect(resolveLikeKernel('~/.ssh/id_ed25519', root)).toEqual({ ok: false, reason: 'invalid' });
+    // Judging one path is bounded: a walk that examines too many components is not placed.
+    expect(resolveLikeKernel(`${'src/../'.repeat(300)}src/a.ts`, root)).toEqual({
+      ok: false,
+      reason: 'too_many_steps',
+    });
   });
 
   it('positive controls: a short chain and a link inside resolve where they point', () => {
@@ -116,6 +121,7 @@ describe('edits judged where they land', () => {
     [`chain-${MAX_SYMLINKS + 1}/a.ts`, 'outside_workspace'],
     ['src/h.ts', 'hard_link'],
     ['src/h2.ts', 'hard_link'],
+    [`${'src/../'.repeat(300)}src/a.ts`, 'outside_workspace'],
   ];
   it.each(HOSTILE)('%s asks under acceptEdits (%s)', (path, concern) => {
     expect(judge(shell, acceptEdits(), edit(path))).toMatchObject({

@@ -43,7 +43,6 @@ export {
 export type { OptionsErrorCode } from './options.js';
 export { globToRegExp, matchPathPattern } from './pathGlob.js';
 export { editConcern } from './editScope.js';
-export { readConcern } from './readScope.js';
 export type { PathConcern } from './workspace.js';
 export { baseName, executedCommands } from './executedCommands.js';
 export type { ExecutedCommands } from './executedCommands.js';

@@ -14,7 +14,7 @@ export const READ_PATH_ARGS: Readonly<Record<string, readonly string[]>> = Objec
 });
 
 /** Most path-like arguments of an unknown tool judged; a call with more asks. */
-const MAX_JUDGED_PATHS = 64;
+const MAX_JUDGED_PATHS = 16;
 
 /**
  * Whether a read-, search- or think-kind call may be allowed without asking

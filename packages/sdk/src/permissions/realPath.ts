@@ -28,16 +28,27 @@ export type PathResolution =
  * - `dotdot_after_missing`: a `..` after a component that does not exist (the kernel fails,
  *   a tool that normalises text first does not);
  * - `not_a_directory`: a component past a file;
- * - `unreadable`: a component could not be examined (permissions, I/O).
+ * - `unreadable`: a component could not be examined (permissions, I/O);
+ * - `too_many_steps`: more than {@link MAX_LOOKUPS} components to examine, so that judging one
+ *   path never blocks the process for long.
  */
 export type ResolveFailure =
-  'invalid' | 'loop' | 'dangling' | 'dotdot_after_missing' | 'not_a_directory' | 'unreadable';
+  | 'invalid'
+  | 'loop'
+  | 'dangling'
+  | 'dotdot_after_missing'
+  | 'not_a_directory'
+  | 'unreadable'
+  | 'too_many_steps';
 
 /** Linux's bound on the symlinks one lookup follows (`ELOOP` past it). */
 export const MAX_SYMLINKS = 40;
 
 /** Longest path judged (Linux's `PATH_MAX`); a longer one is never placed. */
 export const MAX_PATH_LENGTH = 4096;
+
+/** Most components examined (`lstat`) for one path, symlink targets included. */
+export const MAX_LOOKUPS = 256;
 
 interface Pending {
   readonly name: string;
@@ -57,6 +68,7 @@ export function resolveLikeKernel(path: string, base: string): PathResolution {
     .map((name) => ({ name, fromLink: false }));
   const resolved: string[] = [];
   let links = 0;
+  let lookups = 0;
   let missing = false;
   let stats: Stats | undefined;
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
@@ -74,6 +86,7 @@ export function resolveLikeKernel(path: string, base: string): PathResolution {
       continue;
     }
     if (stats !== undefined && !stats.isDirectory()) return fail('not_a_directory');
+    if (++lookups > MAX_LOOKUPS) return fail('too_many_steps');
     const here = `/${[...resolved, name].join('/')}`;
     let found: Stats;
     try {
