@@ -176,6 +176,13 @@ describe('read deny rules see the resolved path', () => {
     }
   });
 
+  it('every path argument of the tool counts: Read with file_path and path', () => {
+    const call = { toolName: 'Read', args: { file_path: 'docs/guide.md', path: 'docs/assets/key' } };
+    expect(judge(shell, { mode: 'plan', deny, workspaceRoot: root }, call).verdict).toBe('deny');
+    const setup = { allow: ['Read(docs/guide.md)'], workspaceRoot: root };
+    expect(judge(shell, setup, call).verdict).toBe('ask');
+  });
+
   it('positive control: other files are read as the mode says', () => {
     expect(judge(shell, { mode: 'plan', deny, workspaceRoot: root }, read('docs/guide.md')).verdict).toBe(
       'allow',

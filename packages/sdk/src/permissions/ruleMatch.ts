@@ -107,15 +107,18 @@ export function matchCallRule(
   }
   if (rule.toolName !== toolName || rule.type === 'command') return 'no-match';
   if (rule.type === 'path') {
-    const filePath = firstStringArg(args, PATH_RULE_TOOLS[toolName] ?? []);
-    if (filePath === undefined) return 'unknown';
-    const matched = matchPathReadings(
-      rule.pattern,
-      filePath,
-      context.workspaceRoot,
-      context.purpose ?? 'allow',
-    );
-    return matched === undefined ? 'unknown' : matched ? 'match' : 'no-match';
+    // Every path argument the tool has counts (`Read` takes `file_path` and `path`): a deny rule
+    // matches when one of them does, an allow rule needs all of them.
+    const purpose = context.purpose ?? 'allow';
+    const paths = (PATH_RULE_TOOLS[toolName] ?? []).flatMap((key) => {
+      const one = firstStringArg(args, [key]);
+      return one === undefined ? [] : [one];
+    });
+    if (paths.length === 0) return 'unknown';
+    const results = paths.map((p) => matchPathReadings(rule.pattern, p, context.workspaceRoot, purpose));
+    if (purpose === 'deny' && results.includes(true)) return 'match';
+    if (results.includes(undefined)) return 'unknown';
+    return results.every((r) => r === true) ? 'match' : 'no-match';
   }
   const url = firstStringArg(args, ['url']);
   if (url === undefined) return 'unknown';
