@@ -57,6 +57,8 @@ const OUTSIDE = (): PolicyCall[] => [
   { toolName: 'mcp__fs__read_file', kind: 'read', args: { path: '~/.aws/credentials' } },
   { toolName: 'mcp__fs__read_many', kind: 'read', args: { paths: ['src/a.ts', '/etc/shadow'] } },
   { toolName: 'mcp__fs__search', kind: 'search', args: { root: 'file:///etc/' } },
+  { toolName: 'read_file', kind: 'read', args: { locations: [{ path: '/etc/passwd' }] } },
+  { toolName: 'read_file', kind: 'read', args: { a: { b: { c: { d: { path: 'src/a.ts' } } } } } },
 ];
 
 const INSIDE = (): PolicyCall[] => [
@@ -74,6 +76,11 @@ const INSIDE = (): PolicyCall[] => [
   { toolName: 'TodoWrite', args: { todos: [{ content: 'read /etc/passwd later' }] } },
   { toolName: 'mcp__fs__read_file', kind: 'read', args: { path: 'src/a.ts' } },
   { toolName: 'mcp__search__web', kind: 'search', args: { query: 'how to parse json' } },
+  {
+    toolName: 'read_file',
+    kind: 'read',
+    args: { locations: [{ path: join(root, 'src', 'a.ts'), line: 3 }] },
+  },
 ];
 
 /** What a mode does with a read inside and outside the workspace. */

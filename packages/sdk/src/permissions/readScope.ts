@@ -22,8 +22,8 @@ const MAX_JUDGED_PATHS = 16;
  * the workspace root (the root itself included) under both readings of the path, and name a file
  * with one hard link; the root must be below `$HOME`. Known tools name their paths in
  * {@link READ_PATH_ARGS} (Glob's `pattern` counts too, from its fixed part); an unknown tool's
- * top-level string arguments that look like paths (`/…`, `~…`, `file://…`, anything with a `/`)
- * are judged as paths. Returns `undefined` when it may; never throws.
+ * string arguments that look like paths (`/…`, `~…`, `file://…`, anything with a `/`), nested
+ * ones included, are judged as paths. Returns `undefined` when it may; never throws.
  */
 export function readConcern(
   toolName: string,
@@ -67,14 +67,44 @@ function namedPaths(toolName: string, args: unknown, knownTool: boolean): string
   }
   if (knownTool) return [];
   const out: string[] = [];
-  for (const value of Object.values(record).flatMap((v) => (Array.isArray(v) ? v : [v]))) {
-    if (typeof value !== 'string' || value.length > MAX_PATH_LENGTH) continue;
+  for (const value of stringsIn(record)) {
+    if (value === undefined) return 'unreadable';
+    if (value.length > MAX_PATH_LENGTH) continue;
     const path = pathLike(value);
     if (path === 'unreadable') return 'unreadable';
     if (path !== undefined) out.push(path);
     if (out.length > MAX_JUDGED_PATHS) return 'unreadable';
   }
   return out;
+}
+
+/** Deepest nesting of an unknown tool's arguments looked into (`{locations: [{path}]}` is 3). */
+const MAX_DEPTH = 4;
+/** Most values of an unknown tool's arguments looked at; past it, `undefined` ends the walk. */
+const MAX_VALUES = 1_000;
+
+/**
+ * The strings in `args`, nested objects and arrays included down to {@link MAX_DEPTH}; an
+ * `undefined` item says the walk stopped early (too deep, too many values), so the caller asks.
+ */
+function* stringsIn(args: Record<string, unknown>): Generator<string | undefined> {
+  const stack: [unknown, number][] = [[args, 0]];
+  let seen = 0;
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (++seen > MAX_VALUES) {
+      yield undefined;
+      return;
+    }
+    if (typeof value === 'string') yield value;
+    else if (typeof value === 'object' && value !== null) {
+      if (depth >= MAX_DEPTH) {
+        yield undefined;
+        return;
+      }
+      for (const inner of Array.isArray(value) ? value : Object.values(value)) stack.push([inner, depth + 1]);
+    }
+  }
 }
 
 /** A string argument of an unknown tool read as a path, if it looks like one. */
