@@ -183,6 +183,28 @@ describe('read deny rules see the resolved path', () => {
     expect(judge(shell, setup, call).verdict).toBe('ask');
   });
 
+  it('Read deny rules hold for the other tools that read files, through the link too', () => {
+    const setup = { mode: 'plan' as const, deny, workspaceRoot: root };
+    for (const call of [
+      { toolName: 'Grep', args: { pattern: 'KEY', path: 'docs/assets' } },
+      { toolName: 'Grep', args: { pattern: 'KEY', path: 'secrets' } },
+      { toolName: 'LS', args: { path: 'docs/assets' } },
+      { toolName: 'Glob', args: { pattern: 'docs/assets/*' } },
+      { toolName: 'Grep', args: { pattern: 'TOKEN', path: 'settings.txt' } },
+    ]) {
+      expect(judge(shell, setup, call).verdict, JSON.stringify(call)).toBe('deny');
+    }
+    // Positive controls: searches elsewhere, and over the whole workspace, run as the mode says.
+    for (const call of [
+      { toolName: 'Grep', args: { pattern: 'x' } },
+      { toolName: 'Grep', args: { pattern: 'x', path: 'src' } },
+      { toolName: 'LS', args: { path: root } },
+      { toolName: 'Glob', args: { pattern: '**/*.md' } },
+    ]) {
+      expect(judge(shell, setup, call).verdict, JSON.stringify(call)).toBe('allow');
+    }
+  });
+
   it('positive control: other files are read as the mode says', () => {
     expect(judge(shell, { mode: 'plan', deny, workspaceRoot: root }, read('docs/guide.md')).verdict).toBe(
       'allow',

@@ -160,6 +160,15 @@ export function matchPathReadings(
   return deny ? false : results.every((r) => r === true);
 }
 
+/** True when every reading of `path` is the workspace root itself (`.`, the root's absolute path). */
+export function namesWorkspaceRoot(path: string, workspaceRoot: string | undefined): boolean {
+  if (workspaceRoot === undefined) return false;
+  const base = posix.resolve(workspaceRoot);
+  const root = resolveLikeKernel(base, '/');
+  if (!root.ok) return false;
+  return bothReadings(path, base).every((reading) => reading.ok && reading.path === root.path);
+}
+
 /** The two resolved readings of `filePath`, each placed for `pattern` (or `undefined`). */
 function resolvedForPattern(
   filePath: string,

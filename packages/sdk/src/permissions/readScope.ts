@@ -45,8 +45,11 @@ export function readConcern(
   return undefined;
 }
 
-/** The paths a call names, or `unreadable` when a path argument is not a string. */
-function namedPaths(toolName: string, args: unknown, knownTool: boolean): string[] | 'unreadable' {
+/**
+ * The paths a call names (the known tools' {@link READ_PATH_ARGS}, Glob's pattern from its fixed
+ * part; an unknown tool's path-like strings), or `unreadable` when they cannot be told.
+ */
+export function namedPaths(toolName: string, args: unknown, knownTool: boolean): string[] | 'unreadable' {
   const record = typeof args === 'object' && args !== null ? (args as Record<string, unknown>) : {};
   if (Object.hasOwn(READ_PATH_ARGS, toolName)) {
     const out: string[] = [];

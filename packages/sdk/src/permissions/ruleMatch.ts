@@ -1,4 +1,5 @@
-import { matchPathReadings } from './pathGlob.js';
+import { matchPathReadings, namesWorkspaceRoot } from './pathGlob.js';
+import { namedPaths, READ_PATH_ARGS } from './readScope.js';
 import { PATH_RULE_TOOLS, ruleCoversWholeTool, type ParsedRule } from './rules.js';
 import type { ShellParser } from './shell.js';
 import type { ShellWord } from './shellWords.js';
@@ -105,6 +106,11 @@ export function matchCallRule(
   if (rule.type === 'tool' || rule.type === 'mcp-server') {
     return ruleCoversWholeTool(rule, toolName) ? 'match' : 'no-match';
   }
+  if (rule.type === 'path' && rule.toolName === 'Read' && toolName !== 'Read' && context.purpose === 'deny') {
+    return Object.hasOwn(READ_PATH_ARGS, toolName)
+      ? matchSearchedPaths(rule.pattern, toolName, args, context.workspaceRoot)
+      : 'no-match';
+  }
   if (rule.toolName !== toolName || rule.type === 'command') return 'no-match';
   if (rule.type === 'path') {
     // Every path argument the tool has counts (`Read` takes `file_path` and `path`): a deny rule
@@ -129,6 +135,34 @@ export function matchCallRule(
     return 'unknown';
   }
   return host === rule.domain ? 'match' : 'no-match';
+}
+
+/**
+ * A `Read(…)` deny or ask rule against the other tools that read files (`LS`, `Glob`, `Grep`,
+ * `NotebookRead`): it matches when a path the call names, under any reading, matches the pattern
+ * or, for a `dir/**` pattern, is `dir` itself. A call that names no path, or names the workspace
+ * root, searches the whole workspace and is not matched (docs/permissions-policy.md, "Known limits
+ * of path judging").
+ */
+function matchSearchedPaths(
+  pattern: string,
+  toolName: string,
+  args: unknown,
+  workspaceRoot: string | undefined,
+): RuleMatch {
+  const paths = namedPaths(toolName, args, true);
+  if (paths === 'unreadable') return 'unknown';
+  let unknown = false;
+  for (const path of paths) {
+    if (namesWorkspaceRoot(path, workspaceRoot)) continue;
+    const patterns = pattern.endsWith('/**') ? [pattern, pattern.slice(0, -3)] : [pattern];
+    for (const p of patterns) {
+      const matched = matchPathReadings(p, path, workspaceRoot, 'deny');
+      if (matched === true) return 'match';
+      if (matched === undefined) unknown = true;
+    }
+  }
+  return unknown ? 'unknown' : 'no-match';
 }
 
 /** The first of `keys` that `args` holds as a non-empty string. */
