@@ -95,6 +95,7 @@ describe('resolving like the kernel', () => {
       ok: false,
       reason: 'too_many_steps',
     });
+    expect(editConcern(`${'src/../'.repeat(300)}src/a.ts`, root)).toBe('outside_workspace');
   });
 
   it('positive controls: a short chain and a link inside resolve where they point', () => {
@@ -121,7 +122,6 @@ describe('edits judged where they land', () => {
     [`chain-${MAX_SYMLINKS + 1}/a.ts`, 'outside_workspace'],
     ['src/h.ts', 'hard_link'],
     ['src/h2.ts', 'hard_link'],
-    [`${'src/../'.repeat(300)}src/a.ts`, 'outside_workspace'],
   ];
   it.each(HOSTILE)('%s asks under acceptEdits (%s)', (path, concern) => {
     expect(judge(shell, acceptEdits(), edit(path))).toMatchObject({
