@@ -244,7 +244,9 @@ describe('precedence: deny > ask > mode > allow (docs/permissions-requirements.m
       verdict: 'deny',
       reason: { kind: 'rule', rule: 'Bash(curl:*)', list: 'session-deny', id: 'deny:Bash(curl:*)' },
     });
-    expect(judge(shell, { sessionRules }, { toolName: 'Grep', args: {} })).toMatchObject({
+    expect(
+      judge(shell, { sessionRules, workspaceRoot: process.cwd() }, { toolName: 'Grep', args: {} }),
+    ).toMatchObject({
       verdict: 'allow',
       reason: { kind: 'rule', rule: 'Grep', list: 'session-allow', id: 'allow:Grep' },
     });

@@ -150,7 +150,14 @@ describe('matchCallRule', () => {
     expect(matchCallRule(r, 'Read', { file_path: '/work/app/.envrc' }, { workspaceRoot: root })).toBe(
       'no-match',
     );
-    expect(matchCallRule(rule('Edit(*.md)'), 'Edit', { file_path: 'docs/a.md' })).toBe('match');
+    expect(
+      matchCallRule(rule('Edit(*.md)'), 'Edit', { file_path: 'docs/a.md' }, { workspaceRoot: root }),
+    ).toBe('match');
+    // Without a root a relative path has no resolved reading: a deny rule matches it as written,
+    // an allow rule cannot tell (docs/permissions-policy.md, "How a path is judged").
+    const relative = { file_path: 'docs/a.md' };
+    expect(matchCallRule(rule('Edit(*.md)'), 'Edit', relative, { purpose: 'deny' })).toBe('match');
+    expect(matchCallRule(rule('Edit(*.md)'), 'Edit', relative)).toBe('unknown');
   });
 
   it('cannot tell for a path that leaves the workspace or has no root to be placed against', () => {

@@ -146,7 +146,8 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
 
     describe('3. allow-always by tool name', () => {
       it('grants the tool for the session: the next Grep asks nobody, Edit still asks, a new session asks again', async () => {
-        await open();
+        // Reads are allowed only inside a workspace (docs/permissions-policy.md, "Reads stay in the workspace").
+        await open({ workspaceRoot: process.cwd() });
         const turn = world.agent.writer.turn();
         const first = turn.toolCall({ toolName: 'Grep', args: { pattern: 'TODO' } });
         const firstDecision = first.requestPermission();
@@ -502,7 +503,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
 
     describe('13. persistence across restart', () => {
       it('rules come back identical from the stream; a revoke is recorded and survives too', async () => {
-        await open();
+        await open({ workspaceRoot: process.cwd() });
         const turn = world.agent.writer.turn();
         const fetchCall = turn.toolCall({ toolName: 'Grep', args: { pattern: 'a' } });
         const rm = turn.toolCall({ toolName: 'Bash', args: { command: 'rm -rf build' } });
@@ -516,7 +517,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         const before = world.agent.gate.listRules();
         expect(before.map((r) => r.id)).toEqual(['allow:Grep', 'deny:Bash(rm -rf build)']);
 
-        const agent = await world.restart();
+        const agent = await world.restart({ workspaceRoot: process.cwd() });
         expect(agent.gate.listRules()).toEqual(before);
         const t2 = agent.writer.turn();
         expect(
@@ -528,7 +529,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         expect(agent.gate.revokeRule('allow:Grep')).toBe(true);
         t2.end();
 
-        const again = await world.restart();
+        const again = await world.restart({ workspaceRoot: process.cwd() });
         expect(again.gate.listRules().map((r) => r.id)).toEqual(['deny:Bash(rm -rf build)']);
         const t3 = again.writer.turn();
         const refetch = t3.toolCall({ toolName: 'Grep', args: { pattern: 'c' } });

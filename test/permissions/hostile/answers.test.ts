@@ -172,6 +172,23 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
       });
     });
 
+    describe('lowering never loosens (issue 23, class 7)', () => {
+      it('with remote answers refused, a pick of plan, read-only or dontAsk from default is refused; a true lowering goes through', async () => {
+        await open({ acceptRemoteAnswers: () => false, mode: 'acceptEdits' });
+        for (const mode of ['plan', 'read-only', 'safe-yolo', 'bypassPermissions']) {
+          expect(world.agent.gate.handleModePick(mode)).toMatchObject({ code: 'mode_not_allowed' });
+          expect(world.agent.gate.mode).toBe('acceptEdits');
+        }
+        // Positive control: default allows nothing acceptEdits asks for.
+        expect(world.agent.gate.handleModePick('default')).toBeUndefined();
+        expect(world.agent.gate.mode).toBe('default');
+        for (const mode of ['plan', 'read-only']) {
+          expect(world.agent.gate.handleModePick(mode)).toMatchObject({ code: 'mode_not_allowed' });
+        }
+        expect(world.agent.gate.mode).toBe('default');
+      });
+    });
+
     describe('forged via records: live and replay agree (issue item 7)', () => {
       it('a forged allow-always record after a denial grants nothing, live or after a restart', async () => {
         await open();

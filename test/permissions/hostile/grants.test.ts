@@ -35,7 +35,7 @@ let shell: ShellParser;
 let world: GateWorld;
 beforeAll(async () => {
   shell = await loadShellParser();
-  world = await memoryWorld.create();
+  world = await memoryWorld.create({ workspaceRoot: process.cwd() });
 });
 afterAll(async () => {
   await world.close();
@@ -123,7 +123,7 @@ function revokeAll(): void {
 
 /** True when `rule` alone allows `call` (not the mode: the default mode asks for every kind). */
 function allowsByRule(rule: SessionRule, call: PolicyCall): boolean {
-  const result = judge(shell, { sessionRules: [rule] }, call);
+  const result = judge(shell, { sessionRules: [rule], workspaceRoot: process.cwd() }, call);
   return result.verdict === 'allow' && result.reason.kind === 'rule';
 }
 

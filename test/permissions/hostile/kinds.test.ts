@@ -46,12 +46,12 @@ describe('a caller kind never loosens a known tool', () => {
   );
 
   it('a stricter explicit kind is honoured: Read with kind execute is not allowed by plan', () => {
-    expect(judge(shell, { mode: 'plan' }, { toolName: 'Read', args: { file_path: 'a' } }).verdict).toBe(
-      'allow',
+    // Reads are allowed by plan inside a workspace root only (docs/permissions-policy.md, "Reads stay in the workspace").
+    const setup = { mode: 'plan' as const, workspaceRoot: '/work/app' };
+    expect(judge(shell, setup, { toolName: 'Read', args: { file_path: 'a' } }).verdict).toBe('allow');
+    expect(judge(shell, setup, { toolName: 'Read', kind: 'execute', args: { file_path: 'a' } }).verdict).toBe(
+      'deny',
     );
-    expect(
-      judge(shell, { mode: 'plan' }, { toolName: 'Read', kind: 'execute', args: { file_path: 'a' } }).verdict,
-    ).toBe('deny');
   });
 
   it("an unknown tool still takes the adapter's kind (positive control)", () => {

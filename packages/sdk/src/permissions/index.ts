@@ -42,8 +42,8 @@ export {
 } from './options.js';
 export type { OptionsErrorCode } from './options.js';
 export { globToRegExp, matchPathPattern } from './pathGlob.js';
-export { PROTECTED_DIRECTORIES, SHELL_STARTUP_FILES, editConcern, isProtected } from './editScope.js';
-export type { EditConcern } from './editScope.js';
+export { editConcern } from './editScope.js';
+export type { PathConcern } from './workspace.js';
 export { baseName, executedCommands } from './executedCommands.js';
 export type { ExecutedCommands } from './executedCommands.js';
 export { UNSAFE_SHELL_CHARACTERS, decodeAnsiC } from './shellWords.js';

@@ -92,12 +92,13 @@ export class ModeControl {
   }
 
   /**
-   * A remote mode change goes through when it stays within the ceiling, or when it lowers the
-   * mode; while remote inputs are refused, only a change to a mode no looser than `plan`.
+   * A remote mode change goes through when it stays within the ceiling, or when it truly lowers
+   * the mode (the target allows nothing the current mode asks for); while remote inputs are
+   * refused, only a true lowering.
    */
   remoteChangeAllowed(mode: PermissionMode): boolean {
-    const ceiling = this.deps.remoteAllowed() ? this.deps.ceiling : 'plan';
-    return remoteModeChangeAllowed(mode, this.mode, ceiling);
+    const ceiling = this.deps.remoteAllowed() ? this.deps.ceiling : null;
+    return remoteModeChangeAllowed(mode, this.mode, ceiling, this.deps.policy.settings.modeTable);
   }
 
   /** Writes the real mode and the menu of modes a pick may choose to the metadata, for today's app. */
@@ -106,7 +107,9 @@ export class ModeControl {
     if (!metadata) return;
     const mode = this.mode;
     const menu = PERMISSION_MODES.filter(
-      (m) => m === mode || remoteModeChangeAllowed(m, mode, this.deps.ceiling),
+      (m) =>
+        m === mode ||
+        remoteModeChangeAllowed(m, mode, this.deps.ceiling, this.deps.policy.settings.modeTable),
     );
     void metadata.publish(mode, menu);
   }

@@ -1,8 +1,8 @@
 import type { SdkError } from '../errors.js';
 import { err, ok, type Result } from '../result.js';
 import { toolNameProblem } from '../protocol/toolName.js';
-import { editConcern, type EditConcern } from './editScope.js';
 import { commandLineOf } from './commandLine.js';
+import { confinementConcern } from './confinement.js';
 import { baseName, executedCommands, type ExecutedCommands } from './executedCommands.js';
 import {
   DEFAULT_MODE_TABLE,
@@ -22,7 +22,6 @@ import {
 import {
   formatRule,
   parseRule,
-  PATH_RULE_TOOLS,
   ruleCoversWholeTool,
   ruleToolName,
   type ParsedRule,
@@ -35,11 +34,11 @@ import {
   canonicalToolName,
   classifyTool,
   DEFAULT_REQUIRES_INTERACTION,
-  EDIT_KINDS,
   SEEN_KINDS,
   toolKindsOf,
   type ToolKind,
 } from './toolKinds.js';
+import type { PathConcern } from './workspace.js';
 
 /** Which list a matching rule came from. */
 export type RuleList = 'deny' | 'ask' | 'allow' | 'session-allow' | 'session-deny';
@@ -132,8 +131,9 @@ export type ShellConcern =
  * - `undecidable`: a deny or ask rule is about this tool but could not be checked (unparsable
  *   command, computed command name, path outside the workspace, malformed URL): the user is
  *   asked, or, where the mode never asks and a deny rule is among them, the call is denied;
- * - `confinement`: an edit that the mode or a rule would allow is outside the workspace, on a
- *   protected path, or has no workspace to be inside, so the user is asked ({@link EditConcern});
+ * - `confinement`: an edit or a read that the mode or a rule would allow is outside the
+ *   workspace, an edit of a protected path, or there is no workspace to be inside, so the user is
+ *   asked ({@link PathConcern});
  * - `default`: nothing decided, so the user is asked (`shell` says why rules could not help);
  * - `tool_name`: the tool name cannot be read exactly (`toolNameProblem`: blanks around it,
  *   control, invisible or Unicode space characters), so no rule or mode may decide it: the user
@@ -144,7 +144,7 @@ export type PolicyReason =
   | { readonly kind: 'mode'; readonly mode: PermissionMode }
   | { readonly kind: 'interaction' }
   | { readonly kind: 'undecidable'; readonly rules: readonly RuleRef[]; readonly shell?: ShellConcern }
-  | { readonly kind: 'confinement'; readonly concern: EditConcern }
+  | { readonly kind: 'confinement'; readonly concern: PathConcern }
   | { readonly kind: 'default'; readonly shell?: ShellConcern }
   | { readonly kind: 'tool_name'; readonly problem: string };
 
@@ -174,9 +174,10 @@ export interface PolicyResult {
  * 4. **allow rules** (static, then session allow-always) decide the cells that say `ask`;
  * 5. otherwise the mode's unresolved answer: ask, or deny in `dontAsk`.
  *
- * Edits (kinds edit, delete, move) that the mode or a rule would allow are allowed only inside the
- * workspace root and off protected paths ({@link editConcern}); otherwise they ask.
- * `bypassPermissions` is not confined: it runs any command anyway.
+ * Edits (kinds edit, delete, move) and reads (read, search, think) that the mode or a rule would
+ * allow are allowed only inside the workspace root, edits off protected paths too
+ * ({@link confinementConcern}); otherwise they ask. `bypassPermissions` is not confined: it runs
+ * any command anyway.
  *
  * Bash commands are split into simple commands and their words ({@link ShellParser}). Deny and ask
  * rules are checked against the whole line and against what every simple command runs, nested
@@ -229,11 +230,14 @@ export function describePolicyResult(result: PolicyResult): string {
   }
 }
 
-const CONCERN_TEXT: Readonly<Record<EditConcern, string>> = {
-  no_workspace: 'edits are only allowed automatically inside a workspace root, and none is set',
-  no_path: 'the edit names no file the gate can check',
-  outside_workspace: 'the file is outside the workspace',
-  protected_path: 'the file is a protected path (.git, .happy, .ssh, shell start-up or .env files)',
+const CONCERN_TEXT: Readonly<Record<PathConcern, string>> = {
+  no_workspace: 'files are only edited or read automatically inside a workspace root, and none is set',
+  no_path: 'the call names no file the gate can check',
+  outside_workspace: 'the path is outside the workspace',
+  home_workspace: 'the workspace root is the home directory or above it',
+  hard_link: 'the file has more than one hard link',
+  protected_path:
+    'the file is a protected path (git internals, agent, CI, editor, shell or tool configuration, secrets)',
 };
 
 function listName(list: RuleList): string {
@@ -303,11 +307,8 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
     return askOr({ kind: 'interaction' });
   }
 
-  const edits = kinds.some((k) => EDIT_KINDS.includes(k));
-  const confined = (): EditConcern | undefined =>
-    edits
-      ? editConcern(firstStringArg(call.args, PATH_RULE_TOOLS[toolName] ?? []), config.workspaceRoot)
-      : undefined;
+  const confined = (): PathConcern | undefined =>
+    confinementConcern(toolName, kinds, call.args, config.workspaceRoot);
 
   if (cell === 'allow' && config.mode !== 'bypassPermissions') {
     const concern = confined();
@@ -412,7 +413,12 @@ function lazyCommandSubject(args: unknown, shell: ShellParser): () => Subject | 
  * `bash -c 'rm …'` are all `rm`). `unknown` when part of it cannot be checked.
  */
 function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): RuleMatch {
-  if (rule.type !== 'command') return matchCallRule(rule, subject.toolName, subject.args, config);
+  if (rule.type !== 'command') {
+    return matchCallRule(rule, subject.toolName, subject.args, {
+      workspaceRoot: config.workspaceRoot,
+      purpose: 'deny',
+    });
+  }
   if (subject.toolName !== 'Bash' || !subject.shell) return 'no-match';
   const s = subject.shell;
   if (s.line === undefined) return 'unknown';

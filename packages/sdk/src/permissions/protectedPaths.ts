@@ -47,17 +47,54 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
   tree('.cursor', 'agent', 'Cursor rules and MCP servers'),
   tree('.happy', 'agent', 'Happy credentials and settings'),
   tree('.happy-session', 'agent', 'happy-session credentials and settings'),
+  file('.claude.json', 'agent', 'Claude Code user configuration: MCP servers that it starts as commands'),
+  tree('.continue', 'agent', 'Continue configuration: MCP servers and commands'),
+  tree('.windsurf', 'agent', 'Windsurf rules and workflows'),
+  file('.windsurfrules', 'agent', 'instructions every later Windsurf session follows'),
+  file('.cursorrules', 'agent', 'instructions every later Cursor session follows'),
+  tree('.clinerules', 'agent', 'Cline rules and workflows'),
+  tree('.roo', 'agent', 'Roo Code rules and MCP servers'),
+  tree('.kiro', 'agent', 'Kiro steering files and hooks'),
+  tree('.amazonq', 'agent', 'Amazon Q rules and MCP servers'),
+  tree('.opencode', 'agent', 'opencode agents, commands and plugins'),
+  file('opencode.json', 'agent', 'opencode configuration: MCP servers, permissions'),
+  tree('.config/opencode', 'agent', 'opencode user configuration: MCP servers, plugins'),
+  file('.aider.conf.yml', 'agent', 'aider configuration: lint and test commands it runs'),
   file('claude.md', 'agent', 'instructions every later agent session follows'),
   file('agents.md', 'agent', 'instructions every later agent session follows'),
+  file('gemini.md', 'agent', 'instructions every later agent session follows'),
   // CI: workflows run on the next push.
   tree('.github', 'ci', 'workflows and actions that run on the next push'),
   file('.gitlab-ci.yml', 'ci', 'CI jobs that run on the next push'),
   tree('.circleci', 'ci', 'CI jobs that run on the next push'),
   tree('.husky', 'ci', 'git hooks installed by husky'),
   file('.pre-commit-config.yaml', 'ci', 'hooks that pre-commit runs on the next commit'),
+  file('lefthook.yml', 'ci', 'git hooks that lefthook runs'),
+  file('.lefthook.yml', 'ci', 'git hooks that lefthook runs'),
+  tree('.gitlab', 'ci', 'CI files included by .gitlab-ci.yml'),
+  tree('.forgejo', 'ci', 'workflows that run on the next push'),
+  tree('.gitea', 'ci', 'workflows that run on the next push'),
+  tree('.buildkite', 'ci', 'CI pipelines that run on the next push'),
+  file('.travis.yml', 'ci', 'CI jobs that run on the next push'),
+  file('.drone.yml', 'ci', 'CI jobs that run on the next push'),
+  file('azure-pipelines.yml', 'ci', 'CI jobs that run on the next push'),
+  file('bitbucket-pipelines.yml', 'ci', 'CI jobs that run on the next push'),
+  file('jenkinsfile', 'ci', 'CI jobs that run on the next push'),
+  tree('.devcontainer', 'ci', 'dev container definitions: postCreateCommand and friends run commands'),
   // Editors: tasks and settings that run commands when a folder opens.
   tree('.vscode', 'editor', 'tasks, launch configurations and settings that run commands'),
   tree('.idea', 'editor', 'run configurations and startup tasks'),
+  tree('.zed', 'editor', 'tasks and settings that run commands'),
+  tree('.fleet', 'editor', 'run configurations'),
+  file('.exrc', 'editor', 'vim and neovim run it in the directory (exrc)'),
+  file('.nvimrc', 'editor', 'neovim runs it in the directory (exrc)'),
+  file('.nvim.lua', 'editor', 'neovim runs it in the directory (exrc)'),
+  file('.vimrc', 'editor', 'vim runs it at start-up'),
+  tree('.vim', 'editor', 'vim plugins that run at start-up'),
+  tree('.config/nvim', 'editor', 'neovim configuration and plugins that run at start-up'),
+  file('.dir-locals.el', 'editor', 'Emacs evaluates it on opening a file below it'),
+  file('.emacs', 'editor', 'Emacs runs it at start-up'),
+  tree('.emacs.d', 'editor', 'Emacs configuration that runs at start-up'),
   // Shell start-up files: they run in every later shell.
   ...[
     '.bashrc',
@@ -78,9 +115,18 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
     '.kshrc',
     '.mkshrc',
     '.inputrc',
+    '.xprofile',
+    '.xinitrc',
+    '.xsession',
+    '.tmux.conf',
+    '.pam_environment',
   ].map((name) => file(name, 'shell', 'a shell start-up file: it runs in every later shell')),
   tree('.config/fish', 'shell', 'fish configuration and conf.d: it runs in every later fish shell'),
   tree('.config/autostart', 'shell', 'programs the desktop starts at the next login'),
+  tree('.config/systemd', 'shell', 'user services that systemd starts'),
+  tree('.config/environment.d', 'shell', 'environment of every user service and session'),
+  tree('.oh-my-zsh', 'shell', 'zsh plugins that run in every later shell'),
+  tree('.local/bin', 'shell', 'a directory on PATH: a file there shadows a command'),
   file('.envrc', 'shell', 'direnv runs it on entering the directory'),
   // Tools: configuration that runs commands or changes where packages come from.
   file('.npmrc', 'tool', 'npm configuration: registries, tokens, script shells'),
@@ -88,6 +134,21 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
   file('.yarnrc.yml', 'tool', 'yarn configuration: registries, plugins, yarnPath'),
   tree('.yarn', 'tool', 'yarn releases and plugins that yarn runs'),
   file('.pnpmfile.cjs', 'tool', 'hooks that pnpm runs on install'),
+  file('.pnpmfile.mjs', 'tool', 'hooks that pnpm runs on install'),
+  tree('.npm', 'tool', 'the npm cache that npx runs packages from'),
+  file('bunfig.toml', 'tool', 'bun configuration: preload scripts, registries'),
+  file('.bunfig.toml', 'tool', 'bun configuration: preload scripts, registries'),
+  file('.mise.toml', 'tool', 'mise configuration: hooks and tasks it runs on entering the directory'),
+  file('mise.toml', 'tool', 'mise configuration: hooks and tasks it runs on entering the directory'),
+  tree('.config/mise', 'tool', 'mise user configuration: hooks and tasks'),
+  file('pip.conf', 'tool', 'pip configuration: index URLs'),
+  tree('.pip', 'tool', 'pip configuration: index URLs'),
+  file('.condarc', 'tool', 'conda configuration: channels'),
+  file('.gemrc', 'tool', 'RubyGems configuration: sources'),
+  tree('.bundle', 'tool', 'Bundler configuration: sources, paths'),
+  tree('.m2', 'tool', 'Maven settings: repositories, credentials'),
+  tree('.gradle', 'tool', 'Gradle init scripts that run in every build'),
+  file('.pdbrc', 'tool', 'commands pdb runs when it starts'),
   file('.pypirc', 'tool', 'package index credentials'),
   tree('.config/pip', 'tool', 'pip configuration: index URLs'),
   tree('.cargo', 'tool', 'cargo configuration: build scripts, registries, tokens'),
@@ -100,6 +161,12 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
   tree('.kube', 'secrets', 'Kubernetes credentials (exec plugins run commands)'),
   tree('.docker', 'secrets', 'Docker credentials and credential helpers'),
   tree('.config/gcloud', 'secrets', 'Google Cloud credentials'),
+  tree('.azure', 'secrets', 'Azure credentials'),
+  tree('.config/gh', 'secrets', 'GitHub CLI token'),
+  file('.git-credentials', 'secrets', 'git passwords and tokens in clear'),
+  tree('.password-store', 'secrets', 'pass passwords'),
+  file('.vault-token', 'secrets', 'a HashiCorp Vault token'),
+  tree('.terraform.d', 'secrets', 'Terraform credentials'),
 ]);
 
 /**
@@ -121,6 +188,52 @@ export const GIT_DIRECTORY_NAMES: readonly string[] = Object.freeze([
   'gitdir',
 ]);
 
+/**
+ * The names of {@link GIT_DIRECTORY_NAMES} that only a repository holds: `HEAD` (git needs it),
+ * `objects`, `refs`, and the files that point a repository elsewhere. `config`, `hooks` and `info`
+ * are common names in any project (`src/config/`, a React `src/hooks/`), so they alone do not make
+ * a directory look like a repository.
+ */
+export const REPOSITORY_MARKERS: readonly string[] = Object.freeze([
+  'head',
+  'objects',
+  'refs',
+  'packed-refs',
+  'commondir',
+  'gitdir',
+]);
+
+/**
+ * Names protected wherever they appear, whatever the directory: a `*` at the end matches any
+ * rest of the name. Compared like {@link PROTECTED_PATHS}: lower case, at any depth, a directory
+ * of that name protecting everything below it.
+ */
+export interface ProtectedName {
+  /** `head`, `.env*`, `-*`. */
+  readonly pattern: string;
+  readonly group: ProtectedGroup;
+  readonly why: string;
+}
+
+/** Every protected name. */
+export const PROTECTED_NAMES: readonly ProtectedName[] = Object.freeze([
+  Object.freeze({
+    pattern: 'head',
+    group: 'git' as const,
+    why: 'with objects/ and refs/ beside it, a directory becomes a repository that the next git command obeys',
+  }),
+  Object.freeze({
+    pattern: '.env*',
+    group: 'secrets' as const,
+    why: 'environment files: secrets, loaded by dotenv, direnv and virtualenv activation scripts',
+  }),
+  Object.freeze({
+    pattern: '-*',
+    group: 'shell' as const,
+    why: 'a name like an option becomes one when a later command expands a glob (`tar … *` and `--checkpoint-action=exec=…`)',
+  }),
+]);
+
 /** The secrets a sandboxed command may not read ({@link PROTECTED_PATHS} of group `secrets`, under `$HOME`). */
 export const SECRET_PATHS: readonly ProtectedPath[] = Object.freeze(
   PROTECTED_PATHS.filter(
@@ -130,11 +243,44 @@ export const SECRET_PATHS: readonly ProtectedPath[] = Object.freeze(
 );
 
 /**
+ * A path component as the file systems that ignore case compare it: lower case, and without what
+ * they drop or ignore (trailing dots and spaces on Windows, zero-width and bidirectional marks
+ * on macOS HFS+), so that `.GIT`, `.git.` and `.g\u200bit` are all `.git`.
+ */
+export function comparableName(name: string): string {
+  let kept = '';
+  for (const c of name.normalize('NFC')) if (!isIgnored(c.codePointAt(0)!)) kept += c;
+  const lower = kept.toLowerCase();
+  const trimmed = lower.replace(/[. ]+$/, '');
+  return trimmed.length === 0 ? lower : trimmed;
+}
+
+/** Code points HFS+ ignores in names: soft hyphen, fillers, zero-width, joiners, bidirectional and variation marks. */
+const IGNORED_RANGES: readonly (readonly [number, number])[] = [
+  [0x00ad, 0x00ad],
+  [0x034f, 0x034f],
+  [0x115f, 0x1160],
+  [0x17b4, 0x17b5],
+  [0x180b, 0x180e],
+  [0x200b, 0x200f],
+  [0x202a, 0x202e],
+  [0x2060, 0x206f],
+  [0x3164, 0x3164],
+  [0xfe00, 0xfe0f],
+  [0xfeff, 0xfeff],
+  [0xffa0, 0xffa0],
+];
+
+function isIgnored(code: number): boolean {
+  return IGNORED_RANGES.some(([from, to]) => code >= from && code <= to);
+}
+
+/**
  * The entry of {@link PROTECTED_PATHS} that `segments` (a path's components, in order, as written
  * or as resolved) falls under, at any depth; `undefined` when none does.
  */
 export function protectedEntry(segments: readonly string[]): ProtectedPath | undefined {
-  const lower = segments.map((s) => s.toLowerCase());
+  const lower = segments.map(comparableName);
   for (let start = 0; start < lower.length; start++) {
     for (const entry of PROTECTED_PATHS) {
       const parts = entry.name.split('/');
@@ -143,6 +289,18 @@ export function protectedEntry(segments: readonly string[]): ProtectedPath | und
       const isWhole = start + parts.length === lower.length;
       if (entry.scope === 'tree' || isWhole) return entry;
     }
+  }
+  return undefined;
+}
+
+/** The entry of {@link PROTECTED_NAMES} that one of `segments` has; `undefined` when none does. */
+export function protectedName(segments: readonly string[]): ProtectedName | undefined {
+  for (const segment of segments) {
+    const name = comparableName(segment);
+    const found = PROTECTED_NAMES.find((p) =>
+      p.pattern.endsWith('*') ? name.startsWith(p.pattern.slice(0, -1)) : name === p.pattern,
+    );
+    if (found) return found;
   }
   return undefined;
 }

@@ -1,5 +1,6 @@
 import { canonicalArgs } from './callArgs.js';
-import { matchPathPattern } from './pathGlob.js';
+import { matchPathReadings, namesWorkspaceRoot } from './pathGlob.js';
+import { namedPaths, READ_PATH_ARGS } from './readScope.js';
 import { PATH_RULE_TOOLS, ruleCoversWholeTool, type ParsedRule } from './rules.js';
 import type { ShellParser } from './shell.js';
 import type { ShellWord } from './shellWords.js';
@@ -16,6 +17,11 @@ export type RuleMatch = 'match' | 'no-match' | 'unknown';
 export interface RuleMatchContext {
   /** Absolute posix path that relative path patterns are resolved against. */
   readonly workspaceRoot?: string;
+  /**
+   * What the rule is for: a path rule in a deny or ask list matches when any reading of the path
+   * matches; in an allow list (the default) only when every reading does ({@link matchPathReadings}).
+   */
+  readonly purpose?: 'deny' | 'allow';
 }
 
 /** Bash splits words on space, tab and newline only; nothing else counts as a blank here. */
@@ -106,13 +112,26 @@ export function matchCallRule(
     // an allow does not cover it and a deny still stops it where nobody would be asked.
     return toolName.startsWith(`mcp__${rule.prefix}__`) ? 'unknown' : 'no-match';
   }
+  if (rule.type === 'path' && rule.toolName === 'Read' && toolName !== 'Read' && context.purpose === 'deny') {
+    return Object.hasOwn(READ_PATH_ARGS, toolName)
+      ? matchSearchedPaths(rule.pattern, toolName, args, context.workspaceRoot)
+      : 'no-match';
+  }
   if (rule.toolName !== toolName || rule.type === 'command') return 'no-match';
   if (rule.type === 'call') return canonicalArgs(args, rule.args.length) === rule.args ? 'match' : 'no-match';
   if (rule.type === 'path') {
-    const filePath = firstStringArg(args, PATH_RULE_TOOLS[toolName] ?? []);
-    if (filePath === undefined) return 'unknown';
-    const matched = matchPathPattern(rule.pattern, filePath, context.workspaceRoot);
-    return matched === undefined ? 'unknown' : matched ? 'match' : 'no-match';
+    // Every path argument the tool has counts (`Read` takes `file_path` and `path`): a deny rule
+    // matches when one of them does, an allow rule needs all of them.
+    const purpose = context.purpose ?? 'allow';
+    const paths = (PATH_RULE_TOOLS[toolName] ?? []).flatMap((key) => {
+      const one = firstStringArg(args, [key]);
+      return one === undefined ? [] : [one];
+    });
+    if (paths.length === 0) return 'unknown';
+    const results = paths.map((p) => matchPathReadings(rule.pattern, p, context.workspaceRoot, purpose));
+    if (purpose === 'deny' && results.includes(true)) return 'match';
+    if (results.includes(undefined)) return 'unknown';
+    return results.every((r) => r === true) ? 'match' : 'no-match';
   }
   const url = firstStringArg(args, ['url']);
   if (url === undefined) return 'unknown';
@@ -123,6 +142,34 @@ export function matchCallRule(
     return 'unknown';
   }
   return host === rule.domain ? 'match' : 'no-match';
+}
+
+/**
+ * A `Read(…)` deny or ask rule against the other tools that read files (`LS`, `Glob`, `Grep`,
+ * `NotebookRead`): it matches when a path the call names, under any reading, matches the pattern
+ * or, for a `dir/**` pattern, is `dir` itself. A call that names no path, or names the workspace
+ * root, searches the whole workspace and is not matched (docs/permissions-policy.md, "Known limits
+ * of path judging").
+ */
+function matchSearchedPaths(
+  pattern: string,
+  toolName: string,
+  args: unknown,
+  workspaceRoot: string | undefined,
+): RuleMatch {
+  const paths = namedPaths(toolName, args, true);
+  if (paths === 'unreadable') return 'unknown';
+  let unknown = false;
+  for (const path of paths) {
+    if (namesWorkspaceRoot(path, workspaceRoot)) continue;
+    const patterns = pattern.endsWith('/**') ? [pattern, pattern.slice(0, -3)] : [pattern];
+    for (const p of patterns) {
+      const matched = matchPathReadings(p, path, workspaceRoot, 'deny');
+      if (matched === true) return 'match';
+      if (matched === undefined) unknown = true;
+    }
+  }
+  return unknown ? 'unknown' : 'no-match';
 }
 
 /** The first of `keys` that `args` holds as a non-empty string. */

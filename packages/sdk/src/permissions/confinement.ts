@@ -1,0 +1,31 @@
+import { editConcern } from './editScope.js';
+import { firstStringArg } from './ruleMatch.js';
+import { readConcern } from './readScope.js';
+import { PATH_RULE_TOOLS } from './rules.js';
+import { EDIT_KINDS, KNOWN_TOOL_KINDS, type ToolKind } from './toolKinds.js';
+import type { PathConcern } from './workspace.js';
+
+/** The kinds whose calls are confined to reading inside the workspace. */
+const READ_KINDS: readonly ToolKind[] = ['read', 'search', 'think'];
+
+/**
+ * Why a call that a mode cell or an allow rule would allow must ask instead
+ * (docs/permissions-policy.md, "Edits stay in the workspace", "Reads stay in the workspace"): an
+ * edit-kind call is judged by {@link editConcern}, a read-, search- or think-kind call by
+ * {@link readConcern}; a call of both kinds by both. `undefined` when nothing stands in the way.
+ */
+export function confinementConcern(
+  toolName: string,
+  kinds: readonly ToolKind[],
+  args: unknown,
+  workspaceRoot: string | undefined,
+): PathConcern | undefined {
+  if (kinds.some((k) => EDIT_KINDS.includes(k))) {
+    const concern = editConcern(firstStringArg(args, PATH_RULE_TOOLS[toolName] ?? []), workspaceRoot);
+    if (concern !== undefined) return concern;
+  }
+  if (kinds.some((k) => READ_KINDS.includes(k))) {
+    return readConcern(toolName, args, workspaceRoot, Object.hasOwn(KNOWN_TOOL_KINDS, toolName));
+  }
+  return undefined;
+}
