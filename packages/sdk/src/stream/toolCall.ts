@@ -13,6 +13,8 @@ import { requirePlugin } from './plugins.js';
 import type { PermissionDecision, PermissionRequestOptions } from './plugins.js';
 import { ScopeBuilder } from './scope.js';
 import type { TurnWiring } from './scope.js';
+import { frozenArgs } from './frozenArgs.js';
+import type { FrozenArgs } from './frozenArgs.js';
 import { errorMessage } from './stepErrors.js';
 import type { OpenCall } from './turnState.js';
 import type { Delivered, Delivery, EmitOptions, MessageDraft } from './types.js';
@@ -26,7 +28,7 @@ export class ToolCallBuilder implements ToolCall, GatedCall, OpenCall {
   readonly toolName: string;
   readonly title: string;
   readonly description: string;
-  readonly args: Readonly<Record<string, unknown>>;
+  readonly args: FrozenArgs;
   readonly kind: string | undefined;
   readonly agentTitle: string | undefined;
   readonly agentId: string | undefined;
@@ -42,9 +44,10 @@ export class ToolCallBuilder implements ToolCall, GatedCall, OpenCall {
     options: ToolCallOptions,
   ) {
     const { core, state } = (this.wiring = parentScope.wiring);
+    // Copied before anything is appended: a caller mutating its own object later changes nothing.
+    this.args = frozenArgs(options.args ?? {});
     this.callId = options.callId ?? core.createId();
     this.toolName = options.toolName;
-    this.args = options.args ?? {};
     this.title = options.title ?? options.toolName;
     this.description = options.description ?? '';
     this.kind = options.kind;
@@ -182,14 +185,24 @@ export class ToolCallBuilder implements ToolCall, GatedCall, OpenCall {
         },
       };
     }
-    const args = decision.updatedInput ?? this.args;
+    let allowed: PermissionDecision;
     try {
-      const value = await executor(args, { call: this, decision, signal });
-      this.end();
-      return { status: 'done', value, decision };
+      // The user's edit, frozen like the call's own arguments before the executor sees it.
+      allowed = decision.updatedInput
+        ? { ...decision, updatedInput: frozenArgs(decision.updatedInput, 'updatedInput') }
+        : decision;
     } catch (error) {
       this.end({ error: errorMessage(error) });
       return { status: 'failed', error, decision };
+    }
+    const args = allowed.updatedInput ?? this.args;
+    try {
+      const value = await executor(args, { call: this, decision: allowed, signal });
+      this.end();
+      return { status: 'done', value, decision: allowed };
+    } catch (error) {
+      this.end({ error: errorMessage(error) });
+      return { status: 'failed', error, decision: allowed };
     }
   }
 
