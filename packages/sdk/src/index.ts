@@ -119,6 +119,7 @@ export type {
   AttachPhase,
   AttachProgress,
   MediaRuntime,
+  AttachTarget,
   MediaContent,
   UploadedMedia,
   WriterPlugin,
