@@ -70,6 +70,14 @@ module.exports = {
       to: { path: '^packages/cli/' },
     },
     {
+      name: 'no-circular',
+      comment:
+        'No file reaches itself through its imports (type-only imports count): two rooms that need each other talk through a port one of them owns.',
+      severity: 'error',
+      from: { path: '^packages/' },
+      to: { circular: true },
+    },
+    {
       name: 'declared-dependencies-only',
       comment: 'A package imports only what its own package.json declares (or Node built-ins).',
       severity: 'error',

@@ -30,7 +30,7 @@ import { PermissionGate } from '../packages/sdk/src/permissions/gate.js';
 import { newId } from '../packages/sdk/src/protocol/ids.js';
 import { connect } from '../packages/sdk/src/session/connect.js';
 import type { Session } from '../packages/sdk/src/session/session.js';
-import type { Turn } from '../packages/sdk/src/stream/turn.js';
+import type { Turn } from '../packages/sdk/src/stream/builders.js';
 import { runIfMain } from './lib/main.js';
 import { AppRpc, AppWatcher, connectSocket } from './lib/rawClient.js';
 import { benchServer } from './lib/server.js';

@@ -1,6 +1,7 @@
 // One ACP prompt turn written as one v2 turn: session updates become text, thinking and tool calls,
 // and permission requests go through the session's permission gate.
 // In your project, import from 'happy-session' instead of ../../src.
+import { isDeepStrictEqual } from 'node:util';
 import type * as acp from '@agentclientprotocol/sdk';
 import { isSdkError, silentLogger } from 'happy-session';
 import type { Logger, PermissionDecision, ToolCall, Turn } from 'happy-session';
@@ -54,7 +55,7 @@ export class TurnTranslator {
     this.flush();
     let call: ToolCall;
     try {
-      call = this.callFor(params.toolCall);
+      call = this.callAskedAbout(params.toolCall);
     } catch (error) {
       this.report('permission request not written', error);
       return CANCELLED;
@@ -147,6 +148,40 @@ export class TurnTranslator {
       ...(update.kind ? { kind: update.kind } : {}),
     });
     this.calls.set(update.toolCallId, call);
+    return call;
+  }
+
+  /**
+   * The v2 call a permission request is about. The request shows, and its grant covers, what the
+   * agent's `session/request_permission` says (its `toolCall`'s `rawInput`, `title`, `name`,
+   * `kind`), falling back to what the `tool_call` announced for a field it leaves out. When what it
+   * says differs from the call already started, that call ends (error `superseded`) and a new one
+   * starts with the request's fields, so that the person approves the input the agent will use.
+   */
+  private callAskedAbout(asked: acp.ToolCallUpdate): ToolCall {
+    const known = this.calls.get(asked.toolCallId);
+    if (!known || known.ended) return this.callFor(asked);
+    const fields = {
+      toolName: asked.name ?? known.toolName,
+      title: asked.title || known.title,
+      args: asked.rawInput === undefined || asked.rawInput === null ? known.args : argsOf(asked.rawInput),
+      kind: asked.kind ?? known.kind,
+    };
+    const same =
+      fields.toolName === known.toolName &&
+      fields.title === known.title &&
+      fields.kind === known.kind &&
+      isDeepStrictEqual(fields.args, { ...known.args });
+    if (same) return known;
+    this.calls.delete(asked.toolCallId);
+    known.end({ error: 'superseded: the permission request names other input than the tool call announced' });
+    const call = this.turn.toolCall({
+      toolName: fields.toolName,
+      title: fields.title,
+      args: { ...fields.args },
+      ...(fields.kind !== undefined ? { kind: fields.kind } : {}),
+    });
+    this.calls.set(asked.toolCallId, call);
     return call;
   }
 

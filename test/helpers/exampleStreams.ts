@@ -1,5 +1,5 @@
 import type { SessionWriter } from '../../packages/sdk/src/stream/sessionWriter.js';
-import type { ToolCall } from '../../packages/sdk/src/stream/toolCall.js';
+import type { ToolCall } from '../../packages/sdk/src/stream/builders.js';
 
 /** The four options of the protocol document's permission-request example. */
 export const DOCUMENT_OPTIONS = [

@@ -103,6 +103,35 @@ describe('each rule, on a tree made for the test', () => {
     }
   });
 
+  it('no-circular: two files that import each other are refused, a type-only import included', async () => {
+    const [a, b] = [sdk('stream/callA.ts'), sdk('stream/scopeB.ts')];
+    write(a, "import type { B } from './scopeB.js';\nexport interface A { readonly b: B }\n");
+    write(b, importer('./callA.js'));
+    try {
+      const violations = await cruise(tree, [a, b]);
+      expect(violations.length).toBeGreaterThan(0);
+      for (const v of violations) {
+        expect(v.rule.name).toBe('no-circular');
+        expect([a, b]).toContain(v.from);
+      }
+    } finally {
+      rmSync(join(tree, a));
+      rmSync(join(tree, b));
+    }
+  });
+
+  it('allowed: a chain of imports that does not come back', async () => {
+    const [a, b] = [sdk('stream/callA.ts'), sdk('stream/scopeB.ts')];
+    write(a, "import type { B } from './scopeB.js';\nexport interface A { readonly b: B }\n");
+    write(b, 'export interface B { readonly name: string }\n');
+    try {
+      expect(await cruise(tree, [a, b])).toEqual([]);
+    } finally {
+      rmSync(join(tree, a));
+      rmSync(join(tree, b));
+    }
+  });
+
   it.each([
     [sdk('ports/ok.ts'), '../protocol/message.js'],
     [sdk('stream/ok.ts'), '../ports/transport.js'],

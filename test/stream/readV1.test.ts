@@ -124,12 +124,13 @@ describe('reading a v1 session back as v2', () => {
       size: 77,
       mimeType: 'application/pdf',
     };
-    turn.emitContent(
-      { type: 'photo', ...photo },
+    const agent = { role: 'agent', turn: turn.id } as const;
+    writer.append(
+      { ...agent, type: 'photo', ...photo },
       { context: { attachment: { name: 'chart.png', size: 10, mimeType: 'image/png' } } },
     );
-    turn.emitContent(
-      { type: 'video', ...video },
+    writer.append(
+      { ...agent, type: 'video', ...video },
       {
         context: {
           attachment: {
@@ -141,8 +142,8 @@ describe('reading a v1 session back as v2', () => {
         },
       },
     );
-    turn.emitContent({ type: 'video', ...video });
-    turn.emitContent({ type: 'file', ...file });
+    writer.append({ ...agent, type: 'video', ...video });
+    writer.append({ ...agent, type: 'file', ...file });
     turn.end();
     await writer.flush();
     const read = messagesOf(await reader.readAll()).map((e) => e.message);

@@ -87,11 +87,16 @@ export { sessionMessageJsonSchema } from './protocol/jsonSchema.js';
 export { SessionWriter } from './stream/sessionWriter.js';
 export type { SessionWriterOptions } from './stream/sessionWriter.js';
 export type { MessageContext, AttachmentContext, PosterContext } from './protocol/messageContext.js';
-export { Turn } from './stream/turn.js';
-export { ToolCall } from './stream/toolCall.js';
-export type { ToolCallOptions, ToolCallEndOptions, RunResult, RunContext } from './stream/toolCall.js';
-export { Scope } from './stream/scope.js';
-export type { StepOptions } from './stream/scope.js';
+export type {
+  Turn,
+  ToolCall,
+  ToolCallOptions,
+  ToolCallEndOptions,
+  RunResult,
+  RunContext,
+  Scope,
+  StepOptions,
+} from './stream/builders.js';
 export { DEFAULT_CLOSE_DEADLINE_MS } from './stream/sessionWriter.js';
 export type { OutboxOptions, FlushOptions, WriterCloseOptions } from './stream/outbox.js';
 export { MAX_RECORD_BYTES } from './stream/recordSize.js';
@@ -114,6 +119,7 @@ export type {
   AttachPhase,
   AttachProgress,
   MediaRuntime,
+  AttachTarget,
   MediaContent,
   UploadedMedia,
   WriterPlugin,

@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionMessage } from '../../../packages/sdk/src/protocol/sessionMessage.js';
 import { foldPermissions, fold } from '../../../packages/sdk/src/stream/fold.js';
-import type { ToolCall } from '../../../packages/sdk/src/stream/toolCall.js';
+import type { ToolCall } from '../../../packages/sdk/src/stream/builders.js';
 import { TIMEOUT_MESSAGE } from '../../../packages/sdk/src/permissions/timeouts.js';
 import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
 import type { GateWorld, WorldFactory } from './worlds.js';

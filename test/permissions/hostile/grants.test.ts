@@ -19,7 +19,7 @@ import {
 } from '../../../packages/sdk/src/permissions/toolKinds.js';
 import { toolNameProblem } from '../../../packages/sdk/src/protocol/toolName.js';
 import type { PermissionDecision } from '../../../packages/sdk/src/stream/plugins.js';
-import type { Turn } from '../../../packages/sdk/src/stream/turn.js';
+import type { Turn } from '../../../packages/sdk/src/stream/builders.js';
 import { memoryWorld, type GateWorld } from '../gate/worlds.js';
 import { judge } from '../helpers.js';
 

@@ -12,7 +12,7 @@ import { ledgerOf } from '../../../packages/sdk/src/stream/permissionLedger.js';
 import type { PermissionDecision } from '../../../packages/sdk/src/stream/plugins.js';
 import { SessionReader } from '../../../packages/sdk/src/stream/sessionReader.js';
 import { SessionWriter } from '../../../packages/sdk/src/stream/sessionWriter.js';
-import type { ToolCall } from '../../../packages/sdk/src/stream/toolCall.js';
+import type { ToolCall } from '../../../packages/sdk/src/stream/builders.js';
 import { memoryWorld } from '../gate/worlds.js';
 
 /**

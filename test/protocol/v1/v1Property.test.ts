@@ -1,9 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SessionMessage } from '../../../packages/sdk/src/protocol/sessionMessage.js';
-import type { Scope } from '../../../packages/sdk/src/stream/scope.js';
-import type { ToolCall } from '../../../packages/sdk/src/stream/toolCall.js';
-import type { Turn } from '../../../packages/sdk/src/stream/turn.js';
+import type { Scope, ToolCall, Turn } from '../../../packages/sdk/src/stream/builders.js';
 import { READING_ORDERS, appReads } from '../../helpers/happyAppModel.js';
 import { expectValidV1Stream, storedRecords, v1MemorySession } from './helpers.js';
 

@@ -15,17 +15,16 @@ import type {
   AttachOptions,
   AttachPhase,
   AttachProgress,
+  AttachTarget,
   MediaRuntime,
   UploadedMedia,
 } from '../stream/plugins.js';
-import type { Scope } from '../stream/scope.js';
 import type { SessionWriter } from '../stream/sessionWriter.js';
 import type { MediaKind } from './detect.js';
 import type { MediaInput } from './input.js';
 import { DEFAULT_MAX_MEDIA_BYTES } from './limits.js';
 import { mediaError, throwIfAborted } from './mediaError.js';
 import { MACHINE_FILE_PREFIX, mediaMessageFields } from './mediaMessage.js';
-import type { MediaMessage, MediaMessageFields } from './mediaMessage.js';
 import { prepareSource } from './prepare.js';
 import type { PrepareMediaOptions, PreparedSource, PrepareProgressDetail, PrepareStage } from './prepare.js';
 import { withSealedSource } from './sealedFile.js';
@@ -105,7 +104,7 @@ export class MediaPipeline implements MediaRuntime {
   }
 
   /**
-   * Prepares, encrypts and uploads `input`, then appends its message through `scope` and resolves
+   * Prepares, encrypts and uploads `input`, then appends its message to `target` (the scope's port) and resolves
    * with it (appended, its delivery under way as for any append). With `upload: false`, a path is
    * probed and referenced as `machine-file://<absolute path>`; nothing is uploaded.
    *
@@ -115,13 +114,17 @@ export class MediaPipeline implements MediaRuntime {
    * changed before its upload ended), `media.upload_rejected`, `media.upload_failed`,
    * `media.aborted`, and `stream.*` when the scope closed meanwhile.
    */
-  async attach(scope: Scope, input: AttachInput, options: AttachOptions = {}): Promise<SessionMessage> {
+  async attach(
+    target: AttachTarget,
+    input: AttachInput,
+    options: AttachOptions = {},
+  ): Promise<SessionMessage> {
     const { signal } = options;
     throwIfAborted(signal);
-    if (options.upload === false) return this.attachLocal(scope, input, options);
+    if (options.upload === false) return this.attachLocal(target, input, options);
     // The turn may have ended while the input was probed; then there is nothing to upload for.
-    const uploaded = await this.prepareAndUpload(input, options, () => scope.assertOpen());
-    return this.append(scope, uploaded.id, uploaded.content as MediaMessageFields, uploaded.context);
+    const uploaded = await this.prepareAndUpload(input, options, () => target.assertOpen());
+    return target.append({ ...uploaded.content, id: uploaded.id }, uploaded.context);
   }
 
   /**
@@ -211,7 +214,7 @@ export class MediaPipeline implements MediaRuntime {
   }
 
   private async attachLocal(
-    scope: Scope,
+    target: AttachTarget,
     input: AttachInput,
     options: AttachOptions,
   ): Promise<SessionMessage> {
@@ -225,10 +228,8 @@ export class MediaPipeline implements MediaRuntime {
     const path = isAbsolute(input) ? input : resolve(input);
     const prepared = await prepareSource(path, this.prepareOptions(options), { inPlace: true });
     throwIfAborted(options.signal);
-    return this.append(
-      scope,
-      newId(),
-      mediaMessageFields(prepared, `${MACHINE_FILE_PREFIX}${path}`),
+    return target.append(
+      { ...mediaMessageFields(prepared, `${MACHINE_FILE_PREFIX}${path}`), id: newId() },
       attachmentContext(prepared, undefined),
     );
   }
@@ -242,29 +243,6 @@ export class MediaPipeline implements MediaRuntime {
       ...(options.fit !== undefined ? { fit: options.fit } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     };
-  }
-
-  /**
-   * Appends through the scope (so turn, parent and agent are stamped), handing the writer's encoder
-   * what v2 does not carry, and returns the message as appended.
-   */
-  private append(
-    scope: Scope,
-    id: string,
-    fields: MediaMessageFields,
-    context: MessageContext,
-  ): SessionMessage {
-    let appended: SessionMessage | undefined;
-    const watch = this.writer.messages$.subscribe((message) => {
-      if (message.id === id) appended = message;
-    });
-    try {
-      // The writer emits synchronously inside emitContent, so `appended` is set when it returns.
-      void scope.emitContent({ ...fields, id }, { context });
-    } finally {
-      watch.unsubscribe();
-    }
-    return appended as MediaMessage;
   }
 }
 

@@ -9,6 +9,7 @@ import type { GatePolicy } from './gatePolicy.js';
 import type { ModeControl } from './modeControl.js';
 import type { PendingRequest } from './pendingRequest.js';
 import { describePolicyResult } from './policy.js';
+import { frozenArgs } from '../stream/frozenArgs.js';
 import { PERMISSION_APPLIED_PREFIX } from '../stream/permissionLedger.js';
 import type { RespondResult } from './respondResult.js';
 import { refuse } from './respondResult.js';
@@ -221,7 +222,13 @@ export class Answering {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       return refuse('invalid_updated_input', 'updatedInput must be an object.');
     }
-    const merged = { ...entry.call.args, ...this.unredacted(entry.call, input) };
+    let merged: Readonly<Record<string, unknown>>;
+    try {
+      // Frozen before anything judges it: what the policy and the host check is what runs.
+      merged = frozenArgs({ ...entry.call.args, ...this.unredacted(entry.call, input) }, 'updatedInput');
+    } catch {
+      return refuse('invalid_updated_input', 'updatedInput must be plain JSON.');
+    }
     const verdict = this.deps.policy.evaluate(entry.call, merged);
     const unchecked =
       verdict.reason.kind === 'undecidable' &&

@@ -9,7 +9,7 @@ import type { SessionMessage, UserMessage } from '../protocol/sessionMessage.js'
 import type { SessionReader } from '../stream/sessionReader.js';
 import type { SessionWriter } from '../stream/sessionWriter.js';
 import { within } from '../ports/waits.js';
-import type { Turn } from '../stream/turn.js';
+import type { Turn } from '../stream/builders.js';
 import { DEFAULT_CLOSE_DEADLINE_MS } from '../stream/sessionWriter.js';
 import type { HappyServerTransport } from '../transport/happyServerTransport.js';
 import type { IncomingUserMessage } from './incomingUserMessage.js';

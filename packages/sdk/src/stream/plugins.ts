@@ -7,7 +7,7 @@ import type {
   PermissionOption,
   SessionMessage,
 } from '../protocol/sessionMessage.js';
-import type { Scope } from './scope.js';
+import type { MessageContext } from '../protocol/messageContext.js';
 import type { GatedCall } from './gatePorts.js';
 import type { StreamLifecycleEvent } from './types.js';
 
@@ -93,10 +93,24 @@ export interface UploadedMedia {
   readonly content: MediaContent;
 }
 
+/**
+ * What the media pipeline may do with the scope it attaches to: the narrow port `Scope.attach`
+ * builds, so that the pipeline depends on no builder class.
+ */
+export interface AttachTarget {
+  /** Throws `SdkError` (`stream.turn_ended`, `stream.scope_closed`) once the scope cannot be written to. */
+  assertOpen(): void;
+  /**
+   * Appends the media message, stamped with the scope's turn, parent and agent; `context` goes to
+   * the writer's `encode` hook. Returns the message as appended; throws as `assertOpen` does.
+   */
+  append(content: MediaContent & { readonly id: string }, context: MessageContext): SessionMessage;
+}
+
 /** What the media pipeline does for the stream layer; implemented in `happy-session/media`. */
 export interface MediaRuntime {
-  /** Prepares, encrypts and uploads `input`, then appends its `photo` / `video` / `file` message through `scope`. */
-  attach(scope: Scope, input: AttachInput, options: AttachOptions): Promise<SessionMessage>;
+  /** Prepares, encrypts and uploads `input`, then appends its `photo` / `video` / `file` message to `target`. */
+  attach(target: AttachTarget, input: AttachInput, options: AttachOptions): Promise<SessionMessage>;
   /**
    * Prepares, encrypts and uploads `input` and resolves with what its message must say, for a
    * message the caller appends itself (a user's attachment, which has no scope).

@@ -1,14 +1,13 @@
 import { SdkError } from '../errors.js';
+import type { SessionMessage } from '../protocol/sessionMessage.js';
+import type { Scope, StepOptions, ToolCall, ToolCallOptions } from './builders.js';
 import type { WriterCore } from './core.js';
+import { requirePlugin } from './plugins.js';
+import type { AttachInput, AttachOptions, AttachTarget } from './plugins.js';
 import { stepError } from './stepErrors.js';
 import { requireExactToolName } from './toolName.js';
-import { ToolCall } from './toolCall.js';
-import type { ToolCallOptions } from './toolCall.js';
 import type { TurnState } from './turnState.js';
 import type { Delivery, EmitOptions, MessageDraft } from './types.js';
-import type { SessionMessage } from '../protocol/sessionMessage.js';
-import { requirePlugin } from './plugins.js';
-import type { AttachInput, AttachOptions } from './plugins.js';
 
 type ContentDraft = MessageDraft extends infer D
   ? D extends { role: 'agent' }
@@ -16,41 +15,30 @@ type ContentDraft = MessageDraft extends infer D
     : never
   : never;
 
-/** Options of {@link Scope.step}. */
-export interface StepOptions {
-  /** Tool name of the step's call; default `step`. */
-  readonly toolName?: string;
-  readonly description?: string;
-  readonly args?: Record<string, unknown>;
+/**
+ * What the builders of one turn share: the writer, the turn's state, and how a scope makes a call.
+ * The writer passes the call's constructor in, so that this file does not import the call's class
+ * (a call opens scopes, a scope makes calls).
+ */
+export interface TurnWiring {
+  readonly core: WriterCore;
+  readonly state: TurnState;
+  makeCall(parent: ScopeBuilder, options: ToolCallOptions): ToolCall;
 }
 
-/**
- * Where agent content goes: the turn itself, or the inside of a tool call. Every message written
- * through a scope carries its `turn`, and inside a call `parentId` = that call and `agentId` of the
- * subagent, if any (docs/protocol.md, "parentId", "agentId").
- */
-export class Scope {
-  /** @internal */
+/** A {@link Scope}: the turn's top, or the inside of a call (docs/protocol.md, "parentId", "agentId"). */
+export class ScopeBuilder implements Scope {
   constructor(
-    protected readonly core: WriterCore,
-    protected readonly state: TurnState,
-    /** The call this scope is inside, or undefined at the top of the turn. */
+    readonly wiring: TurnWiring,
     readonly parentId: string | undefined,
-    /** The subagent whose messages these are, if any. */
     readonly agentId: string | undefined,
-    /** @internal the call owning this scope */
     readonly owner: ToolCall | undefined,
   ) {}
 
-  /** The turn id every message of this scope carries. */
   get turnId(): string {
-    return this.state.turnId;
+    return this.wiring.state.turnId;
   }
 
-  /**
-   * Appends agent text (markdown). `thinking: true` marks reasoning; `thinking: false` is written
-   * out explicitly, as some producers do. `redact: false` stores it without redacting secrets.
-   */
   text(text: string, options: { thinking?: boolean; redact?: boolean } = {}): Delivery {
     return this.emitContent(
       {
@@ -62,31 +50,20 @@ export class Scope {
     );
   }
 
-  /** Appends reasoning text (`thinking: true`). */
   thinking(text: string): Delivery {
     return this.emitContent({ type: 'text', text, thinking: true });
   }
 
-  /** Appends a `service` message: system status, not model output. */
   service(text: string): Delivery {
     return this.emitContent({ type: 'service', text });
   }
 
-  /**
-   * Appends `tool-call-start` and returns the call. The writer guarantees it gets exactly one
-   * `tool-call-end`: by {@link ToolCall.end}, or with error `cancelled` when its parent or turn ends first.
-   * Throws `stream.invalid_message` for a tool name that cannot be read exactly (docs/permissions.md, "Tool names").
-   */
   toolCall(options: ToolCallOptions): ToolCall {
     this.assertOpen();
     requireExactToolName(options.toolName);
-    return new ToolCall(this.core, this.state, this, options);
+    return this.wiring.makeCall(this, options);
   }
 
-  /**
-   * Pipeline sugar: runs `fn` inside a new tool call's scope. The call ends when `fn` settles, with
-   * `error` when it throws; the error is rethrown, so enclosing steps fail too and name this step.
-   */
   async step<T>(
     title: string,
     fn: (scope: Scope, call: ToolCall) => T | Promise<T>,
@@ -109,38 +86,27 @@ export class Scope {
     return result;
   }
 
-  /**
-   * Sends a photo, video or file: detects the kind from the content, computes dimensions and a
-   * ThumbHash, encrypts and uploads it, and only then appends the message that references it.
-   * Needs the media pipeline (`happy-session/media`, installed by `connect()`).
-   */
   attach(input: AttachInput, options: AttachOptions = {}): Promise<SessionMessage> {
     this.assertOpen();
-    return requirePlugin(this.core.plugins, 'media').attach(this, input, options);
+    const target: AttachTarget = {
+      assertOpen: () => this.assertOpen(),
+      append: (content, context) => this.appendContent(content, { context }).message,
+    };
+    return requirePlugin(this.wiring.core.plugins, 'media').attach(target, input, options);
   }
 
-  /**
-   * @internal appends a content message stamped with this scope's turn, parent and agent;
-   * `options.context` goes to the writer's `encode` hook.
-   */
+  /** Appends a content message stamped with this scope's turn, parent and agent. */
   emitContent(draft: ContentDraft, options: EmitOptions = {}): Delivery {
-    this.assertOpen();
-    const full = {
-      ...draft,
-      role: 'agent',
-      turn: this.state.turnId,
-      ...(this.parentId !== undefined ? { parentId: this.parentId } : {}),
-      ...(this.agentId !== undefined ? { agentId: this.agentId } : {}),
-    } as MessageDraft;
-    return this.core.emit(full, options).delivery;
+    return this.appendContent(draft, options).delivery;
   }
 
-  /** @internal throws when the turn or the owning call has ended. */
+  /** Throws when the turn or the owning call has ended. */
   assertOpen(): void {
-    if (this.state.ended) {
+    const { state } = this.wiring;
+    if (state.ended) {
       throw new SdkError(
         'stream.turn_ended',
-        `Turn ${this.state.turnId} has ended; nothing more can be written to it.`,
+        `Turn ${state.turnId} has ended; nothing more can be written to it.`,
         {
           hint: 'start a new turn with writer.turn()',
         },
@@ -155,5 +121,20 @@ export class Scope {
         },
       );
     }
+  }
+
+  private appendContent(
+    draft: ContentDraft,
+    options: EmitOptions,
+  ): { message: SessionMessage; delivery: Delivery } {
+    this.assertOpen();
+    const full = {
+      ...draft,
+      role: 'agent',
+      turn: this.wiring.state.turnId,
+      ...(this.parentId !== undefined ? { parentId: this.parentId } : {}),
+      ...(this.agentId !== undefined ? { agentId: this.agentId } : {}),
+    } as MessageDraft;
+    return this.wiring.core.emit(full, options);
   }
 }

@@ -23,7 +23,9 @@ import type { RedactOptions, RedactionCounts, RegisteredSecret } from './redacto
 import type { WriterCloseOptions, FlushOptions, OutboxOptions } from './outbox.js';
 import { assertRecordFits } from './recordSize.js';
 import type { WriterPlugin, WriterPlugins } from './plugins.js';
-import { Turn } from './turn.js';
+import type { Turn } from './builders.js';
+import { ToolCallBuilder } from './toolCall.js';
+import { TurnBuilder } from './turn.js';
 import type { Delivery, EmitOptions, MessageDraft, StreamLifecycleEvent } from './types.js';
 
 /** Options of a {@link SessionWriter}. */
@@ -130,11 +132,15 @@ export class SessionWriter {
   turn(options: { id?: string } = {}): Turn {
     this.assertOpen();
     this.forgetEndedTurns();
-    const turn = new Turn(this.core, {
-      turnId: options.id ?? this.makeId(),
-      ended: false,
-      openCalls: new Set(),
-      stop: new AbortController(),
+    const turn = new TurnBuilder({
+      core: this.core,
+      state: {
+        turnId: options.id ?? this.makeId(),
+        ended: false,
+        openCalls: new Set(),
+        stop: new AbortController(),
+      },
+      makeCall: (parent, callOptions) => new ToolCallBuilder(parent, callOptions),
     });
     this.turns.add(turn);
     return turn;

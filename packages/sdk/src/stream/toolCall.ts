@@ -1,103 +1,55 @@
 import { SdkError } from '../errors.js';
-import type { MessageDraft } from './types.js';
-import type { WriterCore } from './core.js';
-import { Scope } from './scope.js';
-import type { TurnState } from './turnState.js';
-import type { Delivered, Delivery, EmitOptions } from './types.js';
+import type { PermissionOption } from '../protocol/sessionMessage.js';
+import type {
+  RunContext,
+  RunResult,
+  Scope,
+  ToolCall,
+  ToolCallEndOptions,
+  ToolCallOptions,
+} from './builders.js';
+import type { GatedCall } from './gatePorts.js';
 import { requirePlugin } from './plugins.js';
 import type { PermissionDecision, PermissionRequestOptions } from './plugins.js';
+import { ScopeBuilder } from './scope.js';
+import type { TurnWiring } from './scope.js';
+import { frozenArgs } from './frozenArgs.js';
+import type { FrozenArgs } from './frozenArgs.js';
 import { errorMessage } from './stepErrors.js';
-import type { GatedCall } from './gatePorts.js';
-import type { PermissionOption } from '../protocol/sessionMessage.js';
-
-/** What a tool call is: the fields of its `tool-call-start` (docs/protocol.md, "tool-call-start"). */
-export interface ToolCallOptions {
-  /** Tool name, e.g. `bash`, `edit`, `grep`. */
-  readonly toolName: string;
-  /** Short human-readable summary (inline markdown); default: the tool name. */
-  readonly title?: string;
-  /** Longer description (inline markdown); default empty. */
-  readonly description?: string;
-  /** Tool input arguments; default `{}`. */
-  readonly args?: Record<string, unknown>;
-  /** Call id; default a fresh cuid2. */
-  readonly callId?: string;
-  /**
-   * Label of the subagent this call spawns. It goes on the `tool-call-start`; the subagent's
-   * messages are written through {@link ToolCall.scope}.
-   */
-  readonly agentTitle?: string;
-  /** Id of the subagent this call spawns; default a fresh cuid2 when `agentTitle` is given. */
-  readonly agentId?: string;
-  /**
-   * What the tool does (read, edit, execute, fetch, ...), for permission policy. Not on the wire;
-   * an unknown kind is treated as the most dangerous.
-   */
-  readonly kind?: string;
-  /**
-   * `false` stores this call's own messages (`tool-call-start`, `permission-request`,
-   * `tool-call-end`) without redacting secrets (docs/redaction.md, "Opting out"). Its executor gets
-   * the real arguments either way.
-   */
-  readonly redact?: boolean;
-}
-
-/** Options of {@link ToolCall.end}. */
-export interface ToolCallEndOptions {
-  /** Why the call failed; leave out on success. */
-  readonly error?: string;
-}
-
-/** What {@link ToolCall.run} did. */
-export type RunResult<T> =
-  | { readonly status: 'done'; readonly value: T; readonly decision: PermissionDecision }
-  | { readonly status: 'failed'; readonly error: unknown; readonly decision: PermissionDecision }
-  | { readonly status: 'denied' | 'cancelled'; readonly decision: PermissionDecision };
-
-/** What the executor of {@link ToolCall.run} is given. */
-export interface RunContext {
-  /** The call being run. */
-  readonly call: ToolCall;
-  /** The decision that allowed it. */
-  readonly decision: PermissionDecision;
-  /** Aborted when the user stops the turn or the call's own `signal` aborts: stop the work then. */
-  readonly signal: AbortSignal;
-}
+import type { OpenCall } from './turnState.js';
+import type { Delivered, Delivery, EmitOptions, MessageDraft } from './types.js';
 
 /**
- * One tool invocation, from `tool-call-start` to its one `tool-call-end`.
+ * A {@link ToolCall}, and the {@link GatedCall} the permission gate sees of it. Made by
+ * `scope.toolCall()` through {@link TurnWiring.makeCall}.
  */
-export class ToolCall implements GatedCall {
+export class ToolCallBuilder implements ToolCall, GatedCall, OpenCall {
   readonly callId: string;
   readonly toolName: string;
   readonly title: string;
   readonly description: string;
-  readonly args: Readonly<Record<string, unknown>>;
+  readonly args: FrozenArgs;
   readonly kind: string | undefined;
   readonly agentTitle: string | undefined;
-  /** The subagent id its scope uses by default (when the call spawns a subagent). */
   readonly agentId: string | undefined;
-  /** `false` when the call opted out of redaction. */
   readonly redact: boolean | undefined;
-  /** The call whose scope this call was made in, if any. */
   readonly parentCall: ToolCall | undefined;
-  /** Delivery of the `tool-call-start`. */
   readonly started: Delivery;
+  private readonly wiring: TurnWiring;
   private endDelivery: Delivery | undefined;
   private endError: string | undefined;
 
-  /** @internal use `scope.toolCall()` */
   constructor(
-    private readonly core: WriterCore,
-    private readonly state: TurnState,
-    private readonly parentScope: Scope,
+    private readonly parentScope: ScopeBuilder,
     options: ToolCallOptions,
   ) {
+    const { core, state } = (this.wiring = parentScope.wiring);
+    // Copied before anything is appended: a caller mutating its own object later changes nothing.
+    this.args = frozenArgs(options.args ?? {});
     this.callId = options.callId ?? core.createId();
     this.toolName = options.toolName;
     this.title = options.title ?? options.toolName;
     this.description = options.description ?? '';
-    this.args = options.args ?? {};
     this.kind = options.kind;
     this.agentTitle = options.agentTitle;
     this.agentId = options.agentId ?? (options.agentTitle !== undefined ? core.createId() : undefined);
@@ -119,52 +71,39 @@ export class ToolCall implements GatedCall {
   }
 
   /** How this call's own messages are appended (its redaction opt-out). */
-  get emitOptions(): EmitOptions {
+  private get emitOptions(): EmitOptions {
     return this.redact === undefined ? {} : { redact: this.redact };
   }
 
-  /** The turn this call belongs to. */
   get turnId(): string {
-    return this.state.turnId;
+    return this.wiring.state.turnId;
   }
 
-  /**
-   * The turn's signal: aborted when the user stops the turn (the app's stop, `turn.abort()`) or the
-   * turn ends. {@link ToolCall.requestPermission} and {@link ToolCall.run} follow it by default.
-   */
   get signal(): AbortSignal {
-    return this.state.stop.signal;
+    return this.wiring.state.stop.signal;
   }
 
-  /** The scope the call was made in: its `tool-call-start` and `tool-call-end` carry that scope's parent and agent. */
   get parent(): Scope {
     return this.parentScope;
   }
 
-  /** True once `tool-call-end` has been appended. */
   get ended(): boolean {
     return this.endDelivery !== undefined;
   }
 
-  /** The error the call ended with, if it ended with one. */
   get error(): string | undefined {
     return this.endError;
   }
 
-  /** True when `other` is this call or nested (at any depth) inside it. */
-  contains(other: ToolCall): boolean {
-    for (let c: ToolCall | undefined = other; c; c = c.parentCall) if (c === this) return true;
+  contains(other: ToolCall | OpenCall): boolean {
+    for (let c: ToolCall | OpenCall | undefined = other; c; c = c.parentCall) if (c === this) return true;
     return false;
   }
 
-  /**
-   * Appends the call's one `tool-call-end`. Calls still open inside it end first, with error
-   * `cancelled`. Ending twice returns the first delivery and appends nothing.
-   */
   end(options: ToolCallEndOptions = {}): Delivery {
     if (this.endDelivery) return this.endDelivery;
-    if (this.state.ended) {
-      throw new SdkError('stream.turn_ended', `Turn ${this.state.turnId} has ended.`);
+    if (this.wiring.state.ended) {
+      throw new SdkError('stream.turn_ended', `Turn ${this.wiring.state.turnId} has ended.`);
     }
     // Claim the end before anything else runs: a listener of the lifecycle event below (the gate
     // cancelling a pending request, say) that calls end() again gets this same delivery.
@@ -172,11 +111,11 @@ export class ToolCall implements GatedCall {
     this.endDelivery = new Promise<Delivered>((resolve, reject) => (settle = { resolve, reject }));
     this.endDelivery.catch(() => undefined);
     this.endError = options.error;
-    const inner = [...this.state.openCalls].filter((c) => c !== this && this.contains(c)).reverse();
+    const inner = [...this.wiring.state.openCalls].filter((c) => c !== this && this.contains(c)).reverse();
     for (const call of inner) call.end({ error: 'cancelled' });
-    this.core.announce({
+    this.wiring.core.announce({
       kind: 'call-closing',
-      turn: this.state.turnId,
+      turn: this.wiring.state.turnId,
       callId: this.callId,
       ...(options.error !== undefined ? { error: options.error } : {}),
     });
@@ -184,18 +123,18 @@ export class ToolCall implements GatedCall {
     const draft = {
       type: 'tool-call-end',
       role: 'agent',
-      turn: this.state.turnId,
+      turn: this.wiring.state.turnId,
       callId: this.callId,
       ...(scope.parentId !== undefined ? { parentId: scope.parentId } : {}),
       ...(scope.agentId !== undefined ? { agentId: scope.agentId } : {}),
       ...(options.error !== undefined ? { error: options.error } : {}),
     } as MessageDraft;
-    this.state.openCalls.delete(this);
-    this.core.emit(draft, this.emitOptions).delivery.then(settle.resolve, settle.reject);
+    this.wiring.state.openCalls.delete(this);
+    this.wiring.core.emit(draft, this.emitOptions).delivery.then(settle.resolve, settle.reject);
     return this.endDelivery;
   }
 
-  /** @internal the gate's port ({@link GatedCall.appendPermissionRequest}) */
+  /** The gate's port ({@link GatedCall.appendPermissionRequest}) */
   appendPermissionRequest(options: readonly PermissionOption[], requestId: string): Delivery {
     return this.parentScope.emitContent(
       {
@@ -212,37 +151,20 @@ export class ToolCall implements GatedCall {
     );
   }
 
-  /** @internal the gate's port ({@link GatedCall.note}) */
+  /** The gate's port ({@link GatedCall.note}) */
   note(text: string): Delivery {
     return this.scope().service(text);
   }
 
-  /** @internal the gate's port ({@link GatedCall.stopTurn}) */
+  /** The gate's port ({@link GatedCall.stopTurn}) */
   stopTurn(reason: Error): void {
-    this.state.stop.abort(reason);
+    this.wiring.state.stop.abort(reason);
   }
 
-  /**
-   * Asks the user (or the policy) whether this call may run: appends `permission-request` and
-   * waits for the first valid answer. Resolves for every answer; every outcome other than `allow`
-   * has already ended the call. The request follows the turn's {@link ToolCall.signal} as well as
-   * `options.signal`: either aborting resolves it `cancelled`. Rejects only when the
-   * `permission-request` could not be stored (its delivery failed: nobody can answer it), with that
-   * delivery's error; the call has then ended with an error. Needs the permission gate (installed
-   * by `connect()`, or `await PermissionGate.create({ writer })`). Throws `SdkError` only for bad
-   * configuration (invalid options, `onTimeout: 'allow'`).
-   */
   requestPermission(options: PermissionRequestOptions = {}): Promise<PermissionDecision> {
-    return requirePlugin(this.core.plugins, 'permissions').requestPermission(this, options);
+    return requirePlugin(this.wiring.core.plugins, 'permissions').requestPermission(this, options);
   }
 
-  /**
-   * Gates, then runs: the executor runs only on allow, with the approved arguments (or the user's
-   * validated `updatedInput`), and the call ends with the outcome (`error` on deny, cancel or a
-   * throwing executor). A stop of the turn (or of `options.signal`) before the executor starts
-   * cancels the call instead. The result says what happened; it rejects only when the permission
-   * request could not be stored (see {@link ToolCall.requestPermission}), and the executor has not run.
-   */
   async run<T>(
     executor: (args: Readonly<Record<string, unknown>>, context: RunContext) => T | Promise<T>,
     options: PermissionRequestOptions = {},
@@ -264,21 +186,27 @@ export class ToolCall implements GatedCall {
         },
       };
     }
-    const args = decision.updatedInput ?? this.args;
+    let allowed: PermissionDecision;
     try {
-      const value = await executor(args, { call: this, decision, signal });
-      this.end();
-      return { status: 'done', value, decision };
+      // The user's edit, frozen like the call's own arguments before the executor sees it.
+      allowed = decision.updatedInput
+        ? { ...decision, updatedInput: frozenArgs(decision.updatedInput, 'updatedInput') }
+        : decision;
     } catch (error) {
       this.end({ error: errorMessage(error) });
       return { status: 'failed', error, decision };
     }
+    const args = allowed.updatedInput ?? this.args;
+    try {
+      const value = await executor(args, { call: this, decision: allowed, signal });
+      this.end();
+      return { status: 'done', value, decision: allowed };
+    } catch (error) {
+      this.end({ error: errorMessage(error) });
+      return { status: 'failed', error, decision: allowed };
+    }
   }
 
-  /**
-   * A scope inside this call: messages written through it carry `parentId` = this call, and
-   * `agentId` of the subagent (given here, given at creation, or inherited from the enclosing scope).
-   */
   scope(options: { agentId?: string; agentTitle?: string } = {}): Scope {
     if (options.agentTitle !== undefined && options.agentTitle !== this.agentTitle) {
       throw new SdkError(
@@ -288,6 +216,6 @@ export class ToolCall implements GatedCall {
       );
     }
     const agentId = options.agentId ?? this.agentId ?? this.parentScope.agentId;
-    return new Scope(this.core, this.state, this.callId, agentId, this);
+    return new ScopeBuilder(this.wiring, this.callId, agentId, this);
   }
 }

@@ -1,10 +1,16 @@
-import type { ToolCall } from './toolCall.js';
+/** What a turn needs of a call still open in it: its nesting, and a way to end it. */
+export interface OpenCall {
+  /** The call whose scope this call was made in, if any. */
+  readonly parentCall: OpenCall | undefined;
+  /** Appends the call's one `tool-call-end` (a second end appends nothing). */
+  end(options: { readonly error: string }): unknown;
+}
 
 /** What the builders of one turn share: whether it ended, its open calls in creation order, and its stop. */
 export interface TurnState {
   readonly turnId: string;
   ended: boolean;
-  readonly openCalls: Set<ToolCall>;
+  readonly openCalls: Set<OpenCall>;
   /** Aborted when the user stops the turn or it ends: `turn.signal`, and every call's `signal`. */
   readonly stop: AbortController;
 }

@@ -1,21 +1,7 @@
-import type { PermissionRequestMessage, PermissionResponseMessage } from 'happy-session';
+import type { PermissionRequestMessage } from 'happy-session';
 import { clockTime, h } from './dom.js';
 import { renderInlineMarkdown } from './markdown.js';
-import type { PermissionResponder } from './renderContext.js';
-
-/** What the stream says about a request now. */
-export interface PermissionState {
-  /** The first valid answer in the stream, if any: what someone chose. */
-  readonly response: PermissionResponseMessage | undefined;
-  /**
-   * The agent's record of the answer it applied (a response with `via`), once there is one: the
-   * decision (docs/permissions.md, "One arbitration"). Until then the card waits for the agent.
-   */
-  readonly decided: PermissionResponseMessage | undefined;
-  /** The call ended (with this error, if any) before an answer: the request is closed. */
-  readonly ended: boolean;
-  readonly endError: string | undefined;
-}
+import type { PermissionResponder, PermissionState } from './renderContext.js';
 
 /**
  * A permission request: its title and option buttons while pending; once answered, which option,

@@ -1,6 +1,5 @@
 import type { PermissionRequestMessage, PermissionResponseMessage } from 'happy-session';
 import type { MediaLoader } from './mediaLoader.js';
-import type { PermissionState } from './permissionView.js';
 
 /** What the agent's RPC made of an answer; the stream half either succeeded or threw. */
 export type RpcOutcome = { readonly ok: true } | { readonly ok: false; readonly error: string };
@@ -14,6 +13,20 @@ export interface PermissionResponder {
   respond(request: PermissionRequestMessage, optionId: string): Promise<RpcOutcome>;
   /** True when `response` was sent from this page. */
   isMine(response: PermissionResponseMessage): boolean;
+}
+
+/** What the stream says about a request now. */
+export interface PermissionState {
+  /** The first valid answer in the stream, if any: what someone chose. */
+  readonly response: PermissionResponseMessage | undefined;
+  /**
+   * The agent's record of the answer it applied (a response with `via`), once there is one: the
+   * decision (docs/permissions.md, "One arbitration"). Until then the card waits for the agent.
+   */
+  readonly decided: PermissionResponseMessage | undefined;
+  /** The call ended (with this error, if any) before an answer: the request is closed. */
+  readonly ended: boolean;
+  readonly endError: string | undefined;
 }
 
 /** What the views of one session need besides the folded tree. */
