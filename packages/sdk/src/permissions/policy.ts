@@ -1,5 +1,14 @@
 import type { SdkError } from '../errors.js';
 import { err, ok, type Result } from '../result.js';
+import { readBashLine, unsafeCharacters, type GrammarCommand, type GrammarLine } from './bashGrammar.js';
+import {
+  CHANGES_DIRECTORY,
+  commandLineOf,
+  isRelativePath,
+  judgeCwd,
+  type CwdConcern,
+  type CwdJudgement,
+} from './commandLine.js';
 import { editConcern, type EditConcern } from './editScope.js';
 import { baseName, executedCommands, type ExecutedCommands } from './executedCommands.js';
 import {
@@ -10,6 +19,7 @@ import {
   type PermissionMode,
 } from './modes.js';
 import {
+  allowRuleWords,
   firstStringArg,
   matchCallRule,
   matchCommandText,
@@ -116,7 +126,11 @@ export type ShellConcern =
   | { readonly kind: 'unparsable'; readonly reason: string }
   | { readonly kind: 'hazard'; readonly hazards: readonly string[] }
   /** What the command runs cannot be known before it runs (a computed command name, `eval`, …). */
-  | { readonly kind: 'unchecked'; readonly reason: string };
+  | { readonly kind: 'unchecked'; readonly reason: string }
+  /** The line is not in the grammar the policy reads exactly ({@link readBashLine}). */
+  | { readonly kind: 'outside_grammar'; readonly reason: string }
+  /** The call's `cwd` is not a string, cannot be judged, or is outside the workspace root. */
+  | { readonly kind: 'cwd'; readonly reason: CwdConcern };
 
 /**
  * Why the policy decided as it did.
@@ -209,7 +223,8 @@ export function describePolicyResult(result: PolicyResult): string {
     case 'interaction':
       return `${verb}: this tool always asks the user.`;
     case 'undecidable': {
-      const why = r.shell?.kind === 'unchecked' ? ` (${r.shell.reason})` : '';
+      const why =
+        r.shell?.kind === 'unchecked' || r.shell?.kind === 'outside_grammar' ? ` (${r.shell.reason})` : '';
       return `${verb}: could not check ${r.rules.map((x) => `${listName(x.list)} rule ${x.rule}`).join(', ')}${why}.`;
     }
     case 'confinement':
@@ -230,12 +245,20 @@ function listName(list: RuleList): string {
   return list === 'session-allow' ? 'session allow' : list === 'session-deny' ? 'session deny' : list;
 }
 
-/** A Bash call's command line, split, and what each of its simple commands runs (computed on demand). */
+/**
+ * A command line to judge: a Bash call's, or an execute-kind tool's (`foreign`, judged by deny and
+ * ask rules only). Split by tree-sitter (for deny and ask rules, which look at everything it
+ * finds) and read by the grammar (the one reader that may let a line be allowed); what each of
+ * its simple commands runs is computed on demand.
+ */
 interface ShellSubject {
   readonly line: string | undefined;
   readonly split: ShellSplit | undefined;
+  readonly grammar: GrammarLine | undefined;
   readonly shell: ShellParser;
-  readonly executed: Map<ShellCommand, ExecutedCommands>;
+  readonly executed: Map<ShellCommand | GrammarCommand, ExecutedCommands>;
+  readonly foreign: boolean;
+  readonly cwd: CwdJudgement;
 }
 
 interface Subject {
@@ -249,9 +272,9 @@ type Found = { readonly matched: CompiledRule } | { readonly unknown: readonly C
 
 function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   const toolName = canonicalToolName(call.toolName);
-  const subject = subjectOf(toolName, call.args, config.shell);
-  const session = compileSession(config.sessionRules ?? []);
   const kinds = toolKindsOf(call.toolName, call.kind);
+  const subject = subjectOf(toolName, call.args, kinds, config);
+  const session = compileSession(config.sessionRules ?? []);
   const { cell, kind: toolKind } = strictestCell(config, kinds);
   const neverAsks = DEFAULT_MODE_TABLE[config.mode].unresolved === 'deny';
   const askOr = (reason: PolicyReason): PolicyResult =>
@@ -282,6 +305,17 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
     return askOr(reason);
   }
 
+  // A line the grammar does not read exactly cannot be checked against the deny rules either:
+  // where nobody would be asked, it does not run.
+  const inexact = inexactLine(subject);
+  if (inexact && (cell === 'allow' || neverAsks)) {
+    const bashDenies = [...config.rules.deny, ...session.deny].filter((r) => r.rule.type === 'command');
+    if (bashDenies.length > 0) {
+      const reason: PolicyReason = { kind: 'undecidable', rules: bashDenies.map(refOf), shell: inexact };
+      return { verdict: 'deny', reason, toolKind };
+    }
+  }
+
   const interaction = config.requiresInteraction ?? DEFAULT_REQUIRES_INTERACTION;
   if (call.requiresUserInteraction === true || interaction.includes(toolName)) {
     return askOr({ kind: 'interaction' });
@@ -296,6 +330,9 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   if (cell === 'allow' && config.mode !== 'bypassPermissions') {
     const concern = confined();
     if (concern) return askOr({ kind: 'confinement', concern });
+    // A mode allows a Bash line only when the grammar reads it exactly, from a judged cwd.
+    const shellConcern = subject.shell?.foreign === false ? (cwdConcernOf(subject) ?? inexact) : undefined;
+    if (shellConcern) return askOr({ kind: 'default', shell: shellConcern });
   }
   if (cell !== 'ask') return { verdict: cell, reason: { kind: 'mode', mode: config.mode }, toolKind };
 
@@ -325,14 +362,60 @@ function strictestCell(config: PolicyConfig, kinds: readonly ToolKind[]): { cell
   return best ?? { cell: modeCell(config.mode, 'other', config.modeTable), kind: 'other' };
 }
 
-function subjectOf(toolName: string, args: unknown, shell: ShellParser): Subject {
-  if (toolName !== 'Bash') return { toolName, args };
-  const line = firstStringArg(args, ['command']);
+function subjectOf(
+  toolName: string,
+  args: unknown,
+  kinds: readonly ToolKind[],
+  config: PolicyConfig,
+): Subject {
+  let line: string | undefined;
+  const foreign = toolName !== 'Bash';
+  if (!foreign) {
+    line = firstStringArg(args, ['command']);
+  } else {
+    // Deny rules about Bash apply to every execute-kind tool that carries a command line.
+    if (!kinds.includes('execute')) return { toolName, args };
+    const carried = commandLineOf(args);
+    if (carried === undefined) return { toolName, args };
+    line = carried === 'unknown' ? undefined : carried;
+  }
+  const shell = config.shell;
   const split = line === undefined ? undefined : shell.split(line);
-  return { toolName, args, shell: { line, split, shell, executed: new Map() } };
+  const grammar = line === undefined ? undefined : readBashLine(line);
+  const cwd: CwdJudgement = foreign ? { kind: 'rules' } : judgeCwd(args, config.workspaceRoot);
+  return { toolName, args, shell: { line, split, grammar, shell, executed: new Map(), foreign, cwd } };
 }
 
-function executedOf(subject: ShellSubject, command: ShellCommand): ExecutedCommands {
+/** Why the line is not one the policy reads exactly (not in the grammar, or running what cannot be known). */
+function inexactLine(subject: Subject): ShellConcern | undefined {
+  const s = subject.shell;
+  if (!s) return undefined;
+  if (s.line === undefined || !s.grammar) return { kind: 'unparsable', reason: 'missing_command' };
+  if (!s.grammar.ok) return { kind: 'outside_grammar', reason: s.grammar.reason };
+  for (const command of s.grammar.commands) {
+    const why = unknowable(s, command);
+    if (why !== undefined) return { kind: 'unchecked', reason: why };
+  }
+  return undefined;
+}
+
+function cwdConcernOf(subject: Subject): ShellConcern | undefined {
+  const cwd = subject.shell?.cwd;
+  return cwd?.kind === 'concern' ? { kind: 'cwd', reason: cwd.reason } : undefined;
+}
+
+/**
+ * Why what a command runs cannot be known before it runs, if so: a computed command name (here or
+ * behind a wrapper), a wrapper option we do not know, or `eval`, which builds its command when it
+ * runs.
+ */
+function unknowable(s: ShellSubject, command: ShellCommand | GrammarCommand): string | undefined {
+  const executed = executedOf(s, command);
+  if (executed.unchecked !== undefined) return executed.unchecked;
+  return executed.runs.some((run) => run[0]?.value === 'eval') ? 'eval runs a string as code' : undefined;
+}
+
+function executedOf(subject: ShellSubject, command: ShellCommand | GrammarCommand): ExecutedCommands {
   let found = subject.executed.get(command);
   if (!found) {
     found = executedCommands(command.words, subject.shell);
@@ -359,7 +442,7 @@ function find(rules: readonly CompiledRule[], subject: Subject, config: PolicyCo
  */
 function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): RuleMatch {
   if (rule.type !== 'command') return matchCallRule(rule, subject.toolName, subject.args, config);
-  if (subject.toolName !== 'Bash' || !subject.shell) return 'no-match';
+  if (!subject.shell) return 'no-match';
   const s = subject.shell;
   if (s.line === undefined) return 'unknown';
   if (matchCommandText(rule, s.line)) return 'match';
@@ -375,7 +458,9 @@ function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): Rul
         : 'no-match';
   }
   const target = realNameWords(words);
-  for (const command of s.split.commands) {
+  // The grammar's words are bash's own; tree-sitter's commands add the nested and hidden ones.
+  const commands = [...(s.grammar?.ok ? s.grammar.commands : []), ...s.split.commands];
+  for (const command of commands) {
     const executed = executedOf(s, command);
     if (executed.runs.some((run) => matchWords(target, run, rule.prefix))) return 'match';
     if (executed.unchecked !== undefined) unknown = true;
@@ -390,41 +475,53 @@ function realNameWords(words: readonly ShellWord[]): readonly ShellWord[] {
   return [{ text: name.text, value: baseName(name.value) }, ...rest];
 }
 
-/** Allow matching; returns the rules used (empty when the call is not allowed by rules). */
+/**
+ * Allow matching; returns the rules used (empty when the call is not allowed by rules). A Bash
+ * line is allowed only when the grammar reads it exactly ({@link readBashLine}), from a judged
+ * cwd, and every simple command is allowed by a rule: the bare `Bash` rule, an exact rule for the
+ * whole line, or a rule whose words the command's words match. A rule naming a relative path
+ * (`Bash(./scripts/test.sh)`) covers it only in the directory rules are written for, before any
+ * `cd`. Outside the grammar, only an exact rule for that very text allows, and never a line with
+ * characters that show differently from what bash reads.
+ */
 function findAllow(rules: readonly CompiledRule[], subject: Subject, config: PolicyConfig): CompiledRule[] {
-  if (subject.toolName !== 'Bash' || !subject.shell) {
+  if (!subject.shell || subject.shell.foreign) {
     const hit = rules.find((r) => matchCallRule(r.rule, subject.toolName, subject.args, config) === 'match');
     return hit ? [hit] : [];
   }
   const s = subject.shell;
-  if (s.line === undefined || !s.split || !s.split.ok) return [];
-  const split = s.split;
-  if (split.hazards.some((h) => h.kind === 'unsafe_characters')) return [];
-  // Nothing is allowed whose commands cannot all be known before they run; `eval` builds its
-  // command when it runs, so it is never allowed by a rule either.
-  const unknowable = (c: ShellCommand): boolean => {
-    const executed = executedOf(s, c);
-    return executed.unchecked !== undefined || executed.runs.some((run) => run[0]?.value === 'eval');
+  const line = s.line;
+  if (line === undefined || s.cwd.kind === 'concern') return [];
+  const exactForLine = (): CompiledRule[] => {
+    if (s.cwd.kind !== 'rules') return [];
+    const exact = rules.find(
+      (r) => r.rule.type === 'command' && !r.rule.prefix && matchCommandText(r.rule, line),
+    );
+    return exact ? [exact] : [];
   };
-  if (split.commands.some(unknowable)) return [];
+  if (!s.grammar?.ok || inexactLine(subject)) {
+    if (unsafeCharacters(line) !== undefined || !s.split?.ok) return [];
+    if (s.split.hazards.some((h) => h.kind === 'unsafe_characters')) return [];
+    if (s.split.commands.some((c) => unknowable(s, c) !== undefined)) return [];
+    return exactForLine();
+  }
   const whole = rules.find((r) => ruleCoversWholeTool(r.rule, 'Bash'));
   if (whole) return [whole];
-  const exact = rules.find(
-    (r) => r.rule.type === 'command' && !r.rule.prefix && matchCommandText(r.rule, s.line!),
-  );
-  if (exact) return [exact];
-  if (split.hazards.length > 0 || split.commands.length === 0) return [];
+  const exact = exactForLine();
+  if (exact.length > 0) return exact;
   const used: CompiledRule[] = [];
-  for (const command of split.commands) {
-    // `FOO=1 cmd` changes what `cmd` does (PATH, LD_PRELOAD, NODE_OPTIONS): not what the rule allowed.
-    if (command.assignments.length > 0) return [];
+  let moved = false;
+  for (const command of s.grammar.commands) {
     const hit = rules.find((r) => {
       if (r.rule.type !== 'command') return false;
-      const words = ruleWords(r.rule, s.shell);
-      return words !== undefined && matchWords(words, command.words, r.rule.prefix);
+      const words = allowRuleWords(r.rule);
+      if (words === undefined || !matchWords(words, command.words, r.rule.prefix)) return false;
+      const namesPath = words.some((w) => w.value !== undefined && isRelativePath(w.value));
+      return !namesPath || (s.cwd.kind === 'rules' && !moved);
     });
     if (!hit) return [];
     if (!used.includes(hit)) used.push(hit);
+    if (CHANGES_DIRECTORY.has(command.words[0]?.value ?? '')) moved = true;
   }
   return used;
 }
@@ -466,6 +563,8 @@ function shellConcernOf(subject: Subject): { shell?: ShellConcern } {
   if (!subject.shell) return {};
   const s = subject.shell;
   if (s.line === undefined) return { shell: { kind: 'unparsable', reason: 'missing_command' } };
+  const cwd = cwdConcernOf(subject);
+  if (cwd) return { shell: cwd };
   if (!s.split) return {};
   if (!s.split.ok) return { shell: { kind: 'unparsable', reason: s.split.reason } };
   for (const command of s.split.commands) {
@@ -474,5 +573,6 @@ function shellConcernOf(subject: Subject): { shell?: ShellConcern } {
   }
   if (s.split.hazards.length > 0)
     return { shell: { kind: 'hazard', hazards: [...new Set(s.split.hazards.map((h) => h.kind))] } };
-  return {};
+  const inexact = inexactLine(subject);
+  return inexact ? { shell: inexact } : {};
 }

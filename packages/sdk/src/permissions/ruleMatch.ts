@@ -1,3 +1,5 @@
+import { readBashLine } from './bashGrammar.js';
+import { stripBlanks } from './blanks.js';
 import { matchPathPattern } from './pathGlob.js';
 import { PATH_RULE_TOOLS, ruleCoversWholeTool, type ParsedRule } from './rules.js';
 import type { ShellParser } from './shell.js';
@@ -17,13 +19,7 @@ export interface RuleMatchContext {
   readonly workspaceRoot?: string;
 }
 
-/** Bash splits words on space, tab and newline only; nothing else counts as a blank here. */
-const BLANKS = /^[ \t\n]+|[ \t\n]+$/g;
-
-/** `text` without the leading and trailing blanks bash ignores (space, tab, newline); never `trim()`. */
-export function stripBlanks(text: string): string {
-  return text.replace(BLANKS, '');
-}
+export { stripBlanks };
 
 /**
  * True when a `Bash(...)` rule matches a command line's text. `Bash(cmd)` needs the exact text;
@@ -83,6 +79,23 @@ export function ruleWords(
       : null;
   if (ruleWordCache.size >= RULE_WORD_CACHE_SIZE) ruleWordCache.clear();
   ruleWordCache.set(rule.command, words);
+  return words ?? undefined;
+}
+
+const allowWordCache = new Map<string, readonly ShellWord[] | null>();
+
+/**
+ * The words of a `Bash(...)` rule's command as the grammar reads them ({@link readBashLine}), for
+ * allow rules: `undefined` when the command is not one simple command of the grammar
+ * (`Bash(npm test && npm run build)` can only match a whole line).
+ */
+export function allowRuleWords(rule: ParsedRule & { type: 'command' }): readonly ShellWord[] | undefined {
+  const cached = allowWordCache.get(rule.command);
+  if (cached !== undefined) return cached ?? undefined;
+  const line = readBashLine(rule.command);
+  const words = line.ok && line.commands.length === 1 ? line.commands[0]!.words : null;
+  if (allowWordCache.size >= RULE_WORD_CACHE_SIZE) allowWordCache.clear();
+  allowWordCache.set(rule.command, words);
   return words ?? undefined;
 }
 

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Language, Node, Parser } from 'web-tree-sitter';
 import { SdkError } from '../errors.js';
+import { MAX_GRAMMAR_LINE_LENGTH } from './bashGrammar.js';
 import { commandWords, readsDifferently } from './shellWords.js';
 import type { ShellWord } from './shellWords.js';
 
@@ -78,8 +79,12 @@ export type ShellSplit =
     }
   | { readonly ok: false; readonly reason: ShellUnparsableReason };
 
-/** Longest command line the splitter looks at; longer ones are unparsable (and so asked about). */
-export const MAX_SHELL_COMMAND_LENGTH = 64 * 1024;
+/**
+ * Longest command line the splitter looks at; longer ones are unparsable (and so asked about, or
+ * denied where a deny rule is in force and nobody would be asked). The same cap as the grammar's
+ * ({@link MAX_GRAMMAR_LINE_LENGTH}), so that every check on a line is bounded.
+ */
+export const MAX_SHELL_COMMAND_LENGTH = MAX_GRAMMAR_LINE_LENGTH;
 
 /** Options of {@link loadShellParser}. */
 export interface LoadShellParserOptions {
@@ -136,8 +141,8 @@ function defaultBashWasmPath(): string {
 }
 
 function splitWith(parser: Parser, command: string): ShellSplit {
-  if (command.trim().length === 0) return { ok: false, reason: 'empty' };
   if (command.length > MAX_SHELL_COMMAND_LENGTH) return { ok: false, reason: 'too_long' };
+  if (command.trim().length === 0) return { ok: false, reason: 'empty' };
   let tree;
   try {
     tree = parser.parse(command);
