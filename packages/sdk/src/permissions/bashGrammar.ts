@@ -27,6 +27,9 @@ export interface GrammarCommand {
 /** Longest line the grammar reads; a longer one is refused before any character is looked at. */
 export const MAX_GRAMMAR_LINE_LENGTH = 16 * 1024;
 
+/** Most simple commands a line of the grammar holds; a line with more is refused. */
+export const MAX_GRAMMAR_COMMANDS = 128;
+
 /** Words bash reads as reserved in command position, and the prefixes that take a pipeline. */
 const RESERVED = new Set([
   'if',
@@ -259,6 +262,7 @@ class Reader {
       if (separator === '\n') return;
       throw new Refused(`\`${separator}\` without a command before it`);
     }
+    if (this.commands.length >= MAX_GRAMMAR_COMMANDS) throw new Refused('the line holds too many commands');
     this.commands.push(this.command(words));
     this.current = { words: [], redirections: 0 };
     this.last = separator;

@@ -36,7 +36,7 @@ import {
   type RuleErrorCode,
 } from './rules.js';
 import type { SessionRule } from './sessionRules.js';
-import type { ShellCommand, ShellParser, ShellSplit } from './shell.js';
+import { MAX_SHELL_COMMAND_LENGTH, type ShellCommand, type ShellParser, type ShellSplit } from './shell.js';
 import type { ShellWord } from './shellWords.js';
 import {
   canonicalToolName,
@@ -379,11 +379,44 @@ function subjectOf(
     if (carried === undefined) return { toolName, args };
     line = carried === 'unknown' ? undefined : carried;
   }
-  const shell = config.shell;
-  const split = line === undefined ? undefined : shell.split(line);
+  const shell = budgeted(config.shell);
   const grammar = line === undefined ? undefined : readBashLine(line);
   const cwd: CwdJudgement = foreign ? { kind: 'rules' } : judgeCwd(args, config.workspaceRoot);
-  return { toolName, args, shell: { line, split, grammar, shell, executed: new Map(), foreign, cwd } };
+  // tree-sitter only runs when something asks for its reading (deny and ask rules on a line
+  // outside the grammar, an exact rule, a reason), and within the line's budget.
+  let split: ShellSplit | undefined | null = null;
+  const subject: ShellSubject = {
+    line,
+    get split() {
+      if (split === null) split = line === undefined ? undefined : shell.split(line);
+      return split;
+    },
+    grammar,
+    shell,
+    executed: new Map(),
+    foreign,
+    cwd,
+  };
+  return { toolName, args, shell: subject };
+}
+
+/**
+ * Most characters one call's checks hand to tree-sitter, the line and every `bash -c` string in
+ * it together; beyond it, a split is `too_long` (so deny rules cannot be checked: ask, or deny
+ * where nobody would be asked). tree-sitter's time on hostile text grows faster than its length,
+ * so it only ever sees short text ({@link MAX_SHELL_COMMAND_LENGTH} at a time).
+ */
+const TREE_SITTER_BUDGET = 2 * MAX_SHELL_COMMAND_LENGTH;
+
+function budgeted(shell: ShellParser): ShellParser {
+  let left = TREE_SITTER_BUDGET;
+  return {
+    split(command) {
+      if (command.length > left) return { ok: false, reason: 'too_long' };
+      left -= command.length;
+      return shell.split(command);
+    },
+  };
 }
 
 /** Why the line is not one the policy reads exactly (not in the grammar, or running what cannot be known). */
@@ -446,10 +479,22 @@ function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): Rul
   const s = subject.shell;
   if (s.line === undefined) return 'unknown';
   if (matchCommandText(rule, s.line)) return 'match';
+  const words = ruleWords(rule, s.shell);
+  if (words !== undefined && s.grammar?.ok) {
+    // The grammar reads the line exactly and nothing in it is nested: its commands, and what
+    // their wrappers run, are everything the line runs.
+    let unchecked = false;
+    const target = realNameWords(words);
+    for (const command of s.grammar.commands) {
+      const executed = executedOf(s, command);
+      if (executed.runs.some((run) => matchWords(target, run, rule.prefix))) return 'match';
+      if (executed.unchecked !== undefined) unchecked = true;
+    }
+    return unchecked ? 'unknown' : 'no-match';
+  }
   if (!s.split || !s.split.ok) return 'unknown';
   // Words tree-sitter reads differently from bash cannot be trusted either way.
   let unknown = s.split.hazards.some((h) => h.kind === 'unsafe_characters');
-  const words = ruleWords(rule, s.shell);
   if (words === undefined) {
     return s.split.commands.some((c) => matchCommandText(rule, c.text))
       ? 'match'
@@ -458,9 +503,7 @@ function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): Rul
         : 'no-match';
   }
   const target = realNameWords(words);
-  // The grammar's words are bash's own; tree-sitter's commands add the nested and hidden ones.
-  const commands = [...(s.grammar?.ok ? s.grammar.commands : []), ...s.split.commands];
-  for (const command of commands) {
+  for (const command of s.split.commands) {
     const executed = executedOf(s, command);
     if (executed.runs.some((run) => matchWords(target, run, rule.prefix))) return 'match';
     if (executed.unchecked !== undefined) unknown = true;
@@ -500,8 +543,8 @@ function findAllow(rules: readonly CompiledRule[], subject: Subject, config: Pol
     return exact ? [exact] : [];
   };
   if (!s.grammar?.ok || inexactLine(subject)) {
-    if (unsafeCharacters(line) !== undefined || !s.split?.ok) return [];
-    if (s.split.hazards.some((h) => h.kind === 'unsafe_characters')) return [];
+    if (!s.split?.ok || s.split.hazards.some((h) => h.kind === 'unsafe_characters')) return [];
+    if (unsafeCharacters(line) !== undefined) return [];
     if (s.split.commands.some((c) => unknowable(s, c) !== undefined)) return [];
     return exactForLine();
   }
@@ -565,6 +608,10 @@ function shellConcernOf(subject: Subject): { shell?: ShellConcern } {
   if (s.line === undefined) return { shell: { kind: 'unparsable', reason: 'missing_command' } };
   const cwd = cwdConcernOf(subject);
   if (cwd) return { shell: cwd };
+  if (s.grammar?.ok) {
+    const inexact = inexactLine(subject);
+    return inexact ? { shell: inexact } : {};
+  }
   if (!s.split) return {};
   if (!s.split.ok) return { shell: { kind: 'unparsable', reason: s.split.reason } };
   for (const command of s.split.commands) {

@@ -3,6 +3,7 @@ import { ledgerOf, type LedgerMessage } from '../stream/permissionLedger.js';
 import { ok, type Result } from '../result.js';
 import { isPermissionOptionKind, type PermissionOptionKind } from './options.js';
 import { formatRule, parseRule, type RuleErrorCode } from './rules.js';
+import { MAX_GRAMMAR_LINE_LENGTH } from './bashGrammar.js';
 import { firstStringArg, stripBlanks } from './ruleMatch.js';
 import { canonicalToolName, classifyTool } from './toolKinds.js';
 
@@ -42,6 +43,8 @@ export function ruleForCall(toolName: string, args: unknown): string | undefined
   const canonical = canonicalToolName(toolName);
   if (canonical === 'Bash') {
     const text = firstStringArg(args, ['command']);
+    // Bounded before any rule text is built: a line longer than the grammar reads is granted once.
+    if (text !== undefined && text.length > MAX_GRAMMAR_LINE_LENGTH) return undefined;
     const command = text === undefined ? undefined : stripBlanks(text);
     if (command === undefined || command.length === 0) return undefined;
     const parsed = parseRule(`Bash(${command})`);

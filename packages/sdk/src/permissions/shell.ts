@@ -3,7 +3,6 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Language, Node, Parser } from 'web-tree-sitter';
 import { SdkError } from '../errors.js';
-import { MAX_GRAMMAR_LINE_LENGTH } from './bashGrammar.js';
 import { commandWords, readsDifferently } from './shellWords.js';
 import type { ShellWord } from './shellWords.js';
 
@@ -81,10 +80,15 @@ export type ShellSplit =
 
 /**
  * Longest command line the splitter looks at; longer ones are unparsable (and so asked about, or
- * denied where a deny rule is in force and nobody would be asked). The same cap as the grammar's
- * ({@link MAX_GRAMMAR_LINE_LENGTH}), so that every check on a line is bounded.
+ * denied where a deny rule is in force and nobody would be asked). tree-sitter's time on hostile
+ * text (runs of quotes, of `[`, of `;`) grows faster than its length, so it only reads short
+ * lines: a longer line is judged by the grammar alone ((`MAX_GRAMMAR_LINE_LENGTH` of bashGrammar.ts)), which
+ * reads exactly what it accepts, and a longer line outside the grammar cannot be checked.
  */
-export const MAX_SHELL_COMMAND_LENGTH = MAX_GRAMMAR_LINE_LENGTH;
+export const MAX_SHELL_COMMAND_LENGTH = 1024;
+
+/** Most syntax nodes of a split line; a line whose tree has more is `too_long`. */
+export const MAX_SHELL_NODES = 400;
 
 /** Options of {@link loadShellParser}. */
 export interface LoadShellParserOptions {
@@ -143,6 +147,8 @@ function defaultBashWasmPath(): string {
 function splitWith(parser: Parser, command: string): ShellSplit {
   if (command.length > MAX_SHELL_COMMAND_LENGTH) return { ok: false, reason: 'too_long' };
   if (command.trim().length === 0) return { ok: false, reason: 'empty' };
+  // tree-sitter takes time quadratic in a run of NULs, and bash never receives one (a C string ends there).
+  if (command.includes('\0')) return { ok: false, reason: 'syntax_error' };
   let tree;
   try {
     tree = parser.parse(command);
@@ -152,6 +158,8 @@ function splitWith(parser: Parser, command: string): ShellSplit {
   if (!tree) return { ok: false, reason: 'parser_failed' };
   try {
     if (tree.rootNode.hasError) return { ok: false, reason: 'syntax_error' };
+    // Reading a node costs a call into WebAssembly: the walk is bounded by the tree's size.
+    if (tree.rootNode.descendantCount > MAX_SHELL_NODES) return { ok: false, reason: 'too_long' };
     const split = walk(tree.rootNode, command);
     if (!split.ok || split.hazards.some((h) => h.kind === 'unsafe_characters')) return split;
     if (!readsDifferently(tree.rootNode, command)) return split;
