@@ -146,11 +146,24 @@ class Refused {
 
 /** Reads `line` by the grammar: its simple commands and their words, or why it is not in it. */
 export function readBashLine(line: string): GrammarLine {
+  return readWith(line, true);
+}
+
+/**
+ * The words of a `Bash(…)` rule's command, read by the same grammar but without the checks on
+ * what a command is (a rule `Bash(printf:*)` names `printf` without its arguments, and the line it
+ * is matched against is checked whole by {@link readBashLine}).
+ */
+export function readRuleCommand(command: string): GrammarLine {
+  return readWith(command, false);
+}
+
+function readWith(line: string, checkCommands: boolean): GrammarLine {
   if (line.length > MAX_GRAMMAR_LINE_LENGTH) return { ok: false, reason: 'the line is too long' };
   const characters = unsafeCharacters(line);
   if (characters !== undefined) return { ok: false, reason: characters };
   try {
-    return { ok: true, commands: new Reader(line).read() };
+    return { ok: true, commands: new Reader(line, checkCommands).read() };
   } catch (e) {
     if (e instanceof Refused) return { ok: false, reason: e.reason };
     throw e;
@@ -191,7 +204,10 @@ class Reader {
   private current: Pending = { words: [], redirections: 0 };
   private last: Separator = 'start';
 
-  constructor(private readonly line: string) {}
+  constructor(
+    private readonly line: string,
+    private readonly checkCommands: boolean,
+  ) {}
 
   read(): GrammarCommand[] {
     const line = this.line;
@@ -271,6 +287,7 @@ class Reader {
   private command(words: ShellWord[]): GrammarCommand {
     const value = words[0]!.value;
     if (value === undefined) throw new Refused('the command name is computed when it runs');
+    if (!this.checkCommands) return { words };
     if (RESERVED.has(value)) throw new Refused(`\`${value}\` is a reserved word`);
     if (EVALUATING_BUILTINS.has(value))
       throw new Refused(`the builtin \`${value}\` can run its arguments as code`);
@@ -279,7 +296,7 @@ class Reader {
       throw new Refused(`\`${value}\` runs a builtin whose arguments are not checked`);
     if (value === 'printf' && args[0]?.value?.startsWith('-') !== false)
       throw new Refused('`printf` with an option (`-v` assigns through a subscript)');
-    // An unquoted `$X` may split into `-v 'a[$(id)]'`, so a computed argument counts as one.
+    // A computed argument may be `-v` (and an unquoted `$X` may split into `-v 'a[$(id)]'`).
     const evaluates = (w: ShellWord): boolean =>
       w.value === undefined || w.value === '-v' || w.value === '-R';
     if ((value === 'test' || value === '[') && args.some(evaluates))

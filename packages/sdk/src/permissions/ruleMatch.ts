@@ -1,4 +1,4 @@
-import { readBashLine } from './bashGrammar.js';
+import { readRuleCommand } from './bashGrammar.js';
 import { stripBlanks } from './blanks.js';
 import { matchPathPattern } from './pathGlob.js';
 import { PATH_RULE_TOOLS, ruleCoversWholeTool, type ParsedRule } from './rules.js';
@@ -85,14 +85,14 @@ export function ruleWords(
 const allowWordCache = new Map<string, readonly ShellWord[] | null>();
 
 /**
- * The words of a `Bash(...)` rule's command as the grammar reads them ({@link readBashLine}), for
+ * The words of a `Bash(...)` rule's command as the grammar reads them (`readRuleCommand`), for
  * allow rules: `undefined` when the command is not one simple command of the grammar
  * (`Bash(npm test && npm run build)` can only match a whole line).
  */
 export function allowRuleWords(rule: ParsedRule & { type: 'command' }): readonly ShellWord[] | undefined {
   const cached = allowWordCache.get(rule.command);
   if (cached !== undefined) return cached ?? undefined;
-  const line = readBashLine(rule.command);
+  const line = readRuleCommand(rule.command);
   const words = line.ok && line.commands.length === 1 ? line.commands[0]!.words : null;
   if (allowWordCache.size >= RULE_WORD_CACHE_SIZE) allowWordCache.clear();
   allowWordCache.set(rule.command, words);
