@@ -184,13 +184,16 @@ export interface PolicyResult {
  * workspace root and off protected paths ({@link editConcern}); otherwise they ask.
  * `bypassPermissions` is not confined: it runs any command anyway.
  *
- * Bash commands are split into simple commands and their words ({@link ShellParser}). Deny and ask
- * rules are checked against the whole line and against what every simple command runs, nested
- * ones and wrapped ones included, by the real command name ({@link executedCommands}). Allow rules
- * need every simple command's words to match and no hazard (substitution, subshell, file
- * redirection, control or Unicode space characters outside quotes, …), except that an exact
- * `Bash(cmd)` rule equal to the whole line allows that very line. A command whose name is computed
- * when it runs, and an unparsable command, are never allowed by a rule.
+ * A Bash line is allowed by a rule or a mode only when the grammar reads it exactly
+ * ({@link readBashLine}, docs/permissions-policy.md "The grammar a line must be in to be allowed"),
+ * from a judged `cwd`, and every simple command's words match an allow rule; outside the grammar,
+ * only an exact `Bash(cmd)` rule equal to the whole line allows it, never with characters that
+ * show differently from what bash reads. Where a deny rule about Bash is in force and nobody would
+ * be asked, a line outside the grammar is denied. Deny and ask rules are checked against the
+ * whole line, and against what every simple command runs by its real name
+ * ({@link executedCommands}): the grammar's commands, or for other lines every command tree-sitter
+ * finds ({@link ShellParser}), nested and wrapped ones included — for Bash and for every
+ * execute-kind tool that carries a command line.
  *
  * Never throws: an internal failure asks the user.
  */
