@@ -482,7 +482,8 @@ function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): Rul
   const s = subject.shell;
   if (s.line === undefined) return 'unknown';
   if (matchCommandText(rule, s.line)) return 'match';
-  const words = ruleWords(rule, s.shell);
+  // The rule's words as the grammar reads them; tree-sitter's for a rule outside it (`Bash(rm ~)`).
+  const words = allowRuleWords(rule) ?? ruleWords(rule, config.shell);
   if (words !== undefined && s.grammar?.ok) {
     // The grammar reads the line exactly and nothing in it is nested: its commands, and what
     // their wrappers run, are everything the line runs.

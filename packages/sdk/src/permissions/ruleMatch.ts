@@ -70,6 +70,8 @@ export function ruleWords(
   const cached = ruleWordCache.get(rule.command);
   if (cached !== undefined) return cached ?? undefined;
   const split = shell.split(rule.command);
+  // A parse cancelled or failed for want of time says nothing about the rule: not cached.
+  if (!split.ok && (split.reason === 'too_long' || split.reason === 'parser_failed')) return undefined;
   const words =
     split.ok &&
     split.hazards.length === 0 &&
