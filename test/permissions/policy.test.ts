@@ -25,13 +25,13 @@ describe('Bash prefix rules and compound commands (docs/permissions-requirements
 
   it.each([
     ['npm testx', undefined],
-    ['npm test && rm -rf ~', undefined],
+    ['npm test && rm -rf ~', { kind: 'outside_grammar', reason: expect.stringContaining('`~`') }],
     ['npm test; curl x | sh', undefined],
     ['npm test `id`', { kind: 'hazard', hazards: ['command_substitution'] }],
     ['echo $(npm test)', { kind: 'hazard', hazards: ['command_substitution'] }],
     ['(npm test)', { kind: 'hazard', hazards: ['subshell'] }],
     ['npm test > out.txt', { kind: 'hazard', hazards: ['redirection'] }],
-    ['npm test\nrm -rf ~', undefined],
+    ['npm test\nrm -rf ~', { kind: 'outside_grammar', reason: expect.stringContaining('`~`') }],
     ['npm test "unterminated', { kind: 'unparsable', reason: 'syntax_error' }],
   ])('Bash(npm test:*) asks for %j', (command, shellConcern) => {
     const result = judge(shell, { allow }, bash(command));
@@ -69,9 +69,11 @@ describe('Bash prefix rules and compound commands (docs/permissions-requirements
       },
     });
     expect(judge(shell, { allow: ['Bash(npm test:*)'] }, bash('cd app && npm test')).verdict).toBe('ask');
-    for (const op of [' && ', '; ', ' | ', ' || ', '\n', ' & ']) {
+    for (const op of [' && ', '; ', ' | ', ' || ', '\n']) {
       expect(judge(shell, both, bash(`cd app${op}npm test`)).verdict).toBe('allow');
     }
+    // `&` runs the first command in the background: not in the grammar a line must be in.
+    expect(judge(shell, both, bash('cd app & npm test')).verdict).toBe('ask');
   });
 
   it('denies a compound command when any part matches a deny rule, nested parts included', () => {
@@ -124,8 +126,9 @@ describe('Bash prefix rules and compound commands (docs/permissions-requirements
     expect(judge(shell, rules, bash('npm test')).verdict).toBe('ask');
   });
 
-  it('a bare Bash allow rule allows any parsable command but never an unparsable one', () => {
-    expect(judge(shell, { allow: ['Bash'] }, bash('echo $(id) > x')).verdict).toBe('allow');
+  it('a bare Bash allow rule allows any line of the grammar, and no other line', () => {
+    expect(judge(shell, { allow: ['Bash'] }, bash('echo "$HOME" | wc -c > /dev/null')).verdict).toBe('allow');
+    expect(judge(shell, { allow: ['Bash'] }, bash('echo $(id) > x')).verdict).toBe('ask');
     expect(judge(shell, { allow: ['Bash'] }, bash('echo "x')).verdict).toBe('ask');
   });
 

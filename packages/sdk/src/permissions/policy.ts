@@ -1,7 +1,15 @@
 import type { SdkError } from '../errors.js';
 import { err, ok, type Result } from '../result.js';
 import { toolNameProblem } from '../protocol/toolName.js';
-import { commandLineOf } from './commandLine.js';
+import { readBashLine, unsafeCharacters, type GrammarCommand, type GrammarLine } from './bashGrammar.js';
+import {
+  CHANGES_DIRECTORY,
+  commandLineOf,
+  isRelativePath,
+  judgeCwd,
+  type CwdConcern,
+  type CwdJudgement,
+} from './commandLine.js';
 import { confinementConcern } from './confinement.js';
 import { baseName, executedCommands, type ExecutedCommands } from './executedCommands.js';
 import {
@@ -12,6 +20,7 @@ import {
   type PermissionMode,
 } from './modes.js';
 import {
+  allowRuleWords,
   firstStringArg,
   matchCallRule,
   matchCommandText,
@@ -19,16 +28,9 @@ import {
   ruleWords,
   type RuleMatch,
 } from './ruleMatch.js';
-import {
-  formatRule,
-  parseRule,
-  ruleCoversWholeTool,
-  ruleToolName,
-  type ParsedRule,
-  type RuleErrorCode,
-} from './rules.js';
+import { formatRule, parseRule, ruleCoversWholeTool, type ParsedRule, type RuleErrorCode } from './rules.js';
 import type { SessionRule } from './sessionRules.js';
-import type { ShellCommand, ShellParser, ShellSplit } from './shell.js';
+import { MAX_SHELL_COMMAND_LENGTH, type ShellCommand, type ShellParser, type ShellSplit } from './shell.js';
 import type { ShellWord } from './shellWords.js';
 import {
   canonicalToolName,
@@ -119,7 +121,11 @@ export type ShellConcern =
   | { readonly kind: 'unparsable'; readonly reason: string }
   | { readonly kind: 'hazard'; readonly hazards: readonly string[] }
   /** What the command runs cannot be known before it runs (a computed command name, `eval`, …). */
-  | { readonly kind: 'unchecked'; readonly reason: string };
+  | { readonly kind: 'unchecked'; readonly reason: string }
+  /** The line is not in the grammar the policy reads exactly ({@link readBashLine}). */
+  | { readonly kind: 'outside_grammar'; readonly reason: string }
+  /** The call's `cwd` is not a string, cannot be judged, or is outside the workspace root. */
+  | { readonly kind: 'cwd'; readonly reason: CwdConcern };
 
 /**
  * Why the policy decided as it did.
@@ -179,13 +185,16 @@ export interface PolicyResult {
  * ({@link confinementConcern}); otherwise they ask. `bypassPermissions` is not confined: it runs
  * any command anyway.
  *
- * Bash commands are split into simple commands and their words ({@link ShellParser}). Deny and ask
- * rules are checked against the whole line and against what every simple command runs, nested
- * ones and wrapped ones included, by the real command name ({@link executedCommands}). Allow rules
- * need every simple command's words to match and no hazard (substitution, subshell, file
- * redirection, control or Unicode space characters outside quotes, …), except that an exact
- * `Bash(cmd)` rule equal to the whole line allows that very line. A command whose name is computed
- * when it runs, and an unparsable command, are never allowed by a rule.
+ * A Bash line is allowed by a rule or a mode only when the grammar reads it exactly
+ * ({@link readBashLine}, docs/permissions-policy.md "The grammar a line must be in to be allowed"),
+ * from a judged `cwd`, and every simple command's words match an allow rule; outside the grammar,
+ * only an exact `Bash(cmd)` rule equal to the whole line allows it, never with characters that
+ * show differently from what bash reads. Where a deny rule about Bash is in force and nobody would
+ * be asked, a line outside the grammar is denied. Deny and ask rules are checked against the
+ * whole line, and against what every simple command runs by its real name
+ * ({@link executedCommands}): the grammar's commands, or for other lines every command tree-sitter
+ * finds ({@link ShellParser}), nested and wrapped ones included — for Bash and for every
+ * execute-kind tool that carries a command line.
  *
  * Never throws: an internal failure asks the user.
  */
@@ -218,7 +227,8 @@ export function describePolicyResult(result: PolicyResult): string {
     case 'interaction':
       return `${verb}: this tool always asks the user.`;
     case 'undecidable': {
-      const why = r.shell?.kind === 'unchecked' ? ` (${r.shell.reason})` : '';
+      const why =
+        r.shell?.kind === 'unchecked' || r.shell?.kind === 'outside_grammar' ? ` (${r.shell.reason})` : '';
       return `${verb}: could not check ${r.rules.map((x) => `${listName(x.list)} rule ${x.rule}`).join(', ')}${why}.`;
     }
     case 'confinement':
@@ -244,12 +254,20 @@ function listName(list: RuleList): string {
   return list === 'session-allow' ? 'session allow' : list === 'session-deny' ? 'session deny' : list;
 }
 
-/** A Bash call's command line, split, and what each of its simple commands runs (computed on demand). */
+/**
+ * A command line to judge: a Bash call's, or an execute-kind tool's (`foreign`, judged by deny and
+ * ask rules only). Split by tree-sitter (for deny and ask rules, which look at everything it
+ * finds) and read by the grammar (the one reader that may let a line be allowed); what each of
+ * its simple commands runs is computed on demand.
+ */
 interface ShellSubject {
   readonly line: string | undefined;
   readonly split: ShellSplit | undefined;
+  readonly grammar: GrammarLine | undefined;
   readonly shell: ShellParser;
-  readonly executed: Map<ShellCommand, ExecutedCommands>;
+  readonly executed: Map<ShellCommand | GrammarCommand, ExecutedCommands>;
+  readonly foreign: boolean;
+  readonly cwd: CwdJudgement;
 }
 
 interface Subject {
@@ -263,9 +281,9 @@ type Found = { readonly matched: CompiledRule } | { readonly unknown: readonly C
 
 function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   const toolName = canonicalToolName(call.toolName);
-  const subject = subjectOf(toolName, call.args, config.shell);
-  const session = compileSession(config.sessionRules ?? []);
   const kinds = toolKindsOf(call.toolName, call.kind);
+  const subject = subjectOf(toolName, call.args, kinds, config);
+  const session = compileSession(config.sessionRules ?? []);
   const { cell, kind: toolKind } = strictestCell(config, kinds);
   const neverAsks = DEFAULT_MODE_TABLE[config.mode].unresolved === 'deny';
   const askOr = (reason: PolicyReason): PolicyResult =>
@@ -276,14 +294,11 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   const nameProblem = toolNameProblem(call.toolName);
   if (nameProblem !== undefined) return askOr({ kind: 'tool_name', problem: nameProblem });
 
-  // Another tool that may run a command line is judged by the deny and ask rules about Bash too.
-  const line = toolName !== 'Bash' && kinds.some((k) => k === 'execute' || k === 'other');
-  const twin = line ? lazyCommandSubject(call.args, config.shell) : undefined;
-  const denyFound = findAlso([...config.rules.deny, ...session.deny], subject, twin, config);
+  const denyFound = find([...config.rules.deny, ...session.deny], subject, config);
   if (denyFound && 'matched' in denyFound)
     return { verdict: 'deny', reason: ruleReason(denyFound.matched), toolKind };
 
-  const askFound = findAlso(config.rules.ask, subject, twin, config);
+  const askFound = find(config.rules.ask, subject, config);
   if (askFound && 'matched' in askFound) return askOr(ruleReason(askFound.matched));
 
   const uncheckedDeny = denyFound ? denyFound.unknown : [];
@@ -302,6 +317,17 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
     return askOr(reason);
   }
 
+  // A line the grammar does not read exactly cannot be checked against the deny rules either:
+  // where nobody would be asked, it does not run.
+  const inexact = inexactLine(subject);
+  if (inexact && (cell === 'allow' || neverAsks)) {
+    const bashDenies = [...config.rules.deny, ...session.deny].filter((r) => r.rule.type === 'command');
+    if (bashDenies.length > 0) {
+      const reason: PolicyReason = { kind: 'undecidable', rules: bashDenies.map(refOf), shell: inexact };
+      return { verdict: 'deny', reason, toolKind };
+    }
+  }
+
   const interaction = config.requiresInteraction ?? DEFAULT_REQUIRES_INTERACTION;
   if (call.requiresUserInteraction === true || interaction.includes(toolName)) {
     return askOr({ kind: 'interaction' });
@@ -313,6 +339,9 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   if (cell === 'allow' && config.mode !== 'bypassPermissions') {
     const concern = confined();
     if (concern) return askOr({ kind: 'confinement', concern });
+    // A mode allows a Bash line only when the grammar reads it exactly, from a judged cwd.
+    const shellConcern = subject.shell?.foreign === false ? (cwdConcernOf(subject) ?? inexact) : undefined;
+    if (shellConcern) return askOr({ kind: 'default', shell: shellConcern });
   }
   if (cell !== 'ask') return { verdict: cell, reason: { kind: 'mode', mode: config.mode }, toolKind };
 
@@ -345,14 +374,94 @@ function strictestCell(config: PolicyConfig, kinds: readonly ToolKind[]): { cell
   return best ?? { cell: modeCell(config.mode, 'other', config.modeTable), kind: 'other' };
 }
 
-function subjectOf(toolName: string, args: unknown, shell: ShellParser): Subject {
-  if (toolName !== 'Bash') return { toolName, args };
-  const line = firstStringArg(args, ['command']);
-  const split = line === undefined ? undefined : shell.split(line);
-  return { toolName, args, shell: { line, split, shell, executed: new Map() } };
+function subjectOf(
+  toolName: string,
+  args: unknown,
+  kinds: readonly ToolKind[],
+  config: PolicyConfig,
+): Subject {
+  let line: string | undefined;
+  const foreign = toolName !== 'Bash';
+  if (!foreign) {
+    line = firstStringArg(args, ['command']);
+  } else {
+    // Deny rules about Bash apply to every tool that may run a command line it carries: an
+    // execute-kind tool, and one of unknown kind (`shell`, an MCP `run_command`).
+    if (!kinds.some((k) => k === 'execute' || k === 'other')) return { toolName, args };
+    const carried = commandLineOf(args);
+    if (carried === undefined) return { toolName, args };
+    line = carried === 'unknown' ? undefined : carried;
+  }
+  const shell = budgeted(config.shell);
+  const grammar = line === undefined ? undefined : readBashLine(line);
+  const cwd: CwdJudgement = foreign ? { kind: 'rules' } : judgeCwd(args, config.workspaceRoot);
+  // tree-sitter only runs when something asks for its reading (deny and ask rules on a line
+  // outside the grammar, an exact rule, a reason), and within the line's budget.
+  let split: ShellSplit | undefined | null = null;
+  const subject: ShellSubject = {
+    line,
+    get split() {
+      if (split === null) split = line === undefined ? undefined : shell.split(line);
+      return split;
+    },
+    grammar,
+    shell,
+    executed: new Map(),
+    foreign,
+    cwd,
+  };
+  return { toolName, args, shell: subject };
 }
 
-function executedOf(subject: ShellSubject, command: ShellCommand): ExecutedCommands {
+/**
+ * Most characters one call's checks hand to tree-sitter, the line and every `bash -c` string in
+ * it together; beyond it, a split is `too_long` (so deny rules cannot be checked: ask, or deny
+ * where nobody would be asked). tree-sitter's time on hostile text grows faster than its length,
+ * so it only ever sees short text ({@link MAX_SHELL_COMMAND_LENGTH} at a time).
+ */
+const TREE_SITTER_BUDGET = 2 * MAX_SHELL_COMMAND_LENGTH;
+
+function budgeted(shell: ShellParser): ShellParser {
+  let left = TREE_SITTER_BUDGET;
+  return {
+    split(command) {
+      if (command.length > left) return { ok: false, reason: 'too_long' };
+      left -= command.length;
+      return shell.split(command);
+    },
+  };
+}
+
+/** Why the line is not one the policy reads exactly (not in the grammar, or running what cannot be known). */
+function inexactLine(subject: Subject): ShellConcern | undefined {
+  const s = subject.shell;
+  if (!s) return undefined;
+  if (s.line === undefined || !s.grammar) return { kind: 'unparsable', reason: 'missing_command' };
+  if (!s.grammar.ok) return { kind: 'outside_grammar', reason: s.grammar.reason };
+  for (const command of s.grammar.commands) {
+    const why = unknowable(s, command);
+    if (why !== undefined) return { kind: 'unchecked', reason: why };
+  }
+  return undefined;
+}
+
+function cwdConcernOf(subject: Subject): ShellConcern | undefined {
+  const cwd = subject.shell?.cwd;
+  return cwd?.kind === 'concern' ? { kind: 'cwd', reason: cwd.reason } : undefined;
+}
+
+/**
+ * Why what a command runs cannot be known before it runs, if so: a computed command name (here or
+ * behind a wrapper), a wrapper option we do not know, or `eval`, which builds its command when it
+ * runs.
+ */
+function unknowable(s: ShellSubject, command: ShellCommand | GrammarCommand): string | undefined {
+  const executed = executedOf(s, command);
+  if (executed.unchecked !== undefined) return executed.unchecked;
+  return executed.runs.some((run) => run[0]?.value === 'eval') ? 'eval runs a string as code' : undefined;
+}
+
+function executedOf(subject: ShellSubject, command: ShellCommand | GrammarCommand): ExecutedCommands {
   let found = subject.executed.get(command);
   if (!found) {
     found = executedCommands(command.words, subject.shell);
@@ -373,41 +482,6 @@ function find(rules: readonly CompiledRule[], subject: Subject, config: PolicyCo
 }
 
 /**
- * {@link find}, and, for a tool that may run the command line `twin` gives, {@link find} of the
- * rules about Bash on that line: a match of either matches; their unchecked rules add up.
- */
-function findAlso(
-  rules: readonly CompiledRule[],
-  subject: Subject,
-  twin: (() => Subject | undefined) | undefined,
-  config: PolicyConfig,
-): Found {
-  const own = find(rules, subject, config);
-  if (twin === undefined || (own && 'matched' in own)) return own;
-  const aboutBash = rules.filter((r) => ruleToolName(r.rule) === 'Bash');
-  const commandSubject = aboutBash.length > 0 ? twin() : undefined;
-  if (commandSubject === undefined) return own;
-  const bash = find(aboutBash, commandSubject, config);
-  if (bash === undefined || 'matched' in bash) return bash ?? own;
-  return { unknown: [...(own && 'unknown' in own ? own.unknown : []), ...bash.unknown] };
-}
-
-/** The Bash subject of a call's command line ({@link commandLineOf}), split once, on first use. */
-function lazyCommandSubject(args: unknown, shell: ShellParser): () => Subject | undefined {
-  let made: { subject: Subject | undefined } | undefined;
-  return () => {
-    if (!made) {
-      const line = commandLineOf(args);
-      made = {
-        subject:
-          line === undefined ? undefined : subjectOf('Bash', line === null ? {} : { command: line }, shell),
-      };
-    }
-    return made.subject;
-  };
-}
-
-/**
  * Deny/ask matching: the whole line as text, or what any simple command in it runs, nested and
  * wrapped ones included, by its real name (`/bin/rm`, `\rm`, `"rm"`, `x=1 rm`, `sudo rm`,
  * `bash -c 'rm …'` are all `rm`). `unknown` when part of it cannot be checked.
@@ -419,14 +493,27 @@ function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): Rul
       purpose: 'deny',
     });
   }
-  if (subject.toolName !== 'Bash' || !subject.shell) return 'no-match';
+  if (!subject.shell) return 'no-match';
   const s = subject.shell;
   if (s.line === undefined) return 'unknown';
   if (matchCommandText(rule, s.line)) return 'match';
+  // The rule's words as the grammar reads them; tree-sitter's for a rule outside it (`Bash(rm ~)`).
+  const words = allowRuleWords(rule) ?? ruleWords(rule, config.shell);
+  if (words !== undefined && s.grammar?.ok) {
+    // The grammar reads the line exactly and nothing in it is nested: its commands, and what
+    // their wrappers run, are everything the line runs.
+    let unchecked = false;
+    const target = realNameWords(words);
+    for (const command of s.grammar.commands) {
+      const executed = executedOf(s, command);
+      if (executed.runs.some((run) => matchWords(target, run, rule.prefix))) return 'match';
+      if (executed.unchecked !== undefined) unchecked = true;
+    }
+    return unchecked ? 'unknown' : 'no-match';
+  }
   if (!s.split || !s.split.ok) return 'unknown';
   // Words tree-sitter reads differently from bash cannot be trusted either way.
   let unknown = s.split.hazards.some((h) => h.kind === 'unsafe_characters');
-  const words = ruleWords(rule, s.shell);
   if (words === undefined) {
     return s.split.commands.some((c) => matchCommandText(rule, c.text))
       ? 'match'
@@ -450,41 +537,53 @@ function realNameWords(words: readonly ShellWord[]): readonly ShellWord[] {
   return [{ text: name.text, value: baseName(name.value) }, ...rest];
 }
 
-/** Allow matching; returns the rules used (empty when the call is not allowed by rules). */
+/**
+ * Allow matching; returns the rules used (empty when the call is not allowed by rules). A Bash
+ * line is allowed only when the grammar reads it exactly ({@link readBashLine}), from a judged
+ * cwd, and every simple command is allowed by a rule: the bare `Bash` rule, an exact rule for the
+ * whole line, or a rule whose words the command's words match. A rule naming a relative path
+ * (`Bash(./scripts/test.sh)`) covers it only in the directory rules are written for, before any
+ * `cd`. Outside the grammar, only an exact rule for that very text allows, and never a line with
+ * characters that show differently from what bash reads.
+ */
 function findAllow(rules: readonly CompiledRule[], subject: Subject, config: PolicyConfig): CompiledRule[] {
-  if (subject.toolName !== 'Bash' || !subject.shell) {
+  if (!subject.shell || subject.shell.foreign) {
     const hit = rules.find((r) => matchCallRule(r.rule, subject.toolName, subject.args, config) === 'match');
     return hit ? [hit] : [];
   }
   const s = subject.shell;
-  if (s.line === undefined || !s.split || !s.split.ok) return [];
-  const split = s.split;
-  if (split.hazards.some((h) => h.kind === 'unsafe_characters')) return [];
-  // Nothing is allowed whose commands cannot all be known before they run; `eval` builds its
-  // command when it runs, so it is never allowed by a rule either.
-  const unknowable = (c: ShellCommand): boolean => {
-    const executed = executedOf(s, c);
-    return executed.unchecked !== undefined || executed.runs.some((run) => run[0]?.value === 'eval');
+  const line = s.line;
+  if (line === undefined || s.cwd.kind === 'concern') return [];
+  const exactForLine = (): CompiledRule[] => {
+    if (s.cwd.kind !== 'rules') return [];
+    const exact = rules.find(
+      (r) => r.rule.type === 'command' && !r.rule.prefix && matchCommandText(r.rule, line),
+    );
+    return exact ? [exact] : [];
   };
-  if (split.commands.some(unknowable)) return [];
+  if (!s.grammar?.ok || inexactLine(subject)) {
+    if (!s.split?.ok || s.split.hazards.some((h) => h.kind === 'unsafe_characters')) return [];
+    if (unsafeCharacters(line) !== undefined) return [];
+    if (s.split.commands.some((c) => unknowable(s, c) !== undefined)) return [];
+    return exactForLine();
+  }
   const whole = rules.find((r) => ruleCoversWholeTool(r.rule, 'Bash'));
   if (whole) return [whole];
-  const exact = rules.find(
-    (r) => r.rule.type === 'command' && !r.rule.prefix && matchCommandText(r.rule, s.line!),
-  );
-  if (exact) return [exact];
-  if (split.hazards.length > 0 || split.commands.length === 0) return [];
+  const exact = exactForLine();
+  if (exact.length > 0) return exact;
   const used: CompiledRule[] = [];
-  for (const command of split.commands) {
-    // `FOO=1 cmd` changes what `cmd` does (PATH, LD_PRELOAD, NODE_OPTIONS): not what the rule allowed.
-    if (command.assignments.length > 0) return [];
+  let moved = false;
+  for (const command of s.grammar.commands) {
     const hit = rules.find((r) => {
       if (r.rule.type !== 'command') return false;
-      const words = ruleWords(r.rule, s.shell);
-      return words !== undefined && matchWords(words, command.words, r.rule.prefix);
+      const words = allowRuleWords(r.rule);
+      if (words === undefined || !matchWords(words, command.words, r.rule.prefix)) return false;
+      const namesPath = words.some((w) => w.value !== undefined && isRelativePath(w.value));
+      return !namesPath || (s.cwd.kind === 'rules' && !moved);
     });
     if (!hit) return [];
     if (!used.includes(hit)) used.push(hit);
+    if (CHANGES_DIRECTORY.has(command.words[0]?.value ?? '')) moved = true;
   }
   return used;
 }
@@ -526,6 +625,12 @@ function shellConcernOf(subject: Subject): { shell?: ShellConcern } {
   if (!subject.shell) return {};
   const s = subject.shell;
   if (s.line === undefined) return { shell: { kind: 'unparsable', reason: 'missing_command' } };
+  const cwd = cwdConcernOf(subject);
+  if (cwd) return { shell: cwd };
+  if (s.grammar?.ok) {
+    const inexact = inexactLine(subject);
+    return inexact ? { shell: inexact } : {};
+  }
   if (!s.split) return {};
   if (!s.split.ok) return { shell: { kind: 'unparsable', reason: s.split.reason } };
   for (const command of s.split.commands) {
@@ -534,5 +639,6 @@ function shellConcernOf(subject: Subject): { shell?: ShellConcern } {
   }
   if (s.split.hazards.length > 0)
     return { shell: { kind: 'hazard', hazards: [...new Set(s.split.hazards.map((h) => h.kind))] } };
-  return {};
+  const inexact = inexactLine(subject);
+  return inexact ? { shell: inexact } : {};
 }

@@ -1,3 +1,5 @@
+import { readRuleCommand } from './bashGrammar.js';
+import { stripBlanks } from './blanks.js';
 import { canonicalArgs } from './callArgs.js';
 import { matchPathReadings, namesWorkspaceRoot } from './pathGlob.js';
 import { namedPaths, READ_PATH_ARGS } from './readScope.js';
@@ -24,13 +26,7 @@ export interface RuleMatchContext {
   readonly purpose?: 'deny' | 'allow';
 }
 
-/** Bash splits words on space, tab and newline only; nothing else counts as a blank here. */
-const BLANKS = /^[ \t\n]+|[ \t\n]+$/g;
-
-/** `text` without the leading and trailing blanks bash ignores (space, tab, newline); never `trim()`. */
-export function stripBlanks(text: string): string {
-  return text.replace(BLANKS, '');
-}
+export { stripBlanks };
 
 /**
  * True when a `Bash(...)` rule matches a command line's text. `Bash(cmd)` needs the exact text;
@@ -81,6 +77,8 @@ export function ruleWords(
   const cached = ruleWordCache.get(rule.command);
   if (cached !== undefined) return cached ?? undefined;
   const split = shell.split(rule.command);
+  // A parse cancelled or failed for want of time says nothing about the rule: not cached.
+  if (!split.ok && (split.reason === 'too_long' || split.reason === 'parser_failed')) return undefined;
   const words =
     split.ok &&
     split.hazards.length === 0 &&
@@ -90,6 +88,23 @@ export function ruleWords(
       : null;
   if (ruleWordCache.size >= RULE_WORD_CACHE_SIZE) ruleWordCache.clear();
   ruleWordCache.set(rule.command, words);
+  return words ?? undefined;
+}
+
+const allowWordCache = new Map<string, readonly ShellWord[] | null>();
+
+/**
+ * The words of a `Bash(...)` rule's command as the grammar reads them (`readRuleCommand`), for
+ * allow rules: `undefined` when the command is not one simple command of the grammar
+ * (`Bash(npm test && npm run build)` can only match a whole line).
+ */
+export function allowRuleWords(rule: ParsedRule & { type: 'command' }): readonly ShellWord[] | undefined {
+  const cached = allowWordCache.get(rule.command);
+  if (cached !== undefined) return cached ?? undefined;
+  const line = readRuleCommand(rule.command);
+  const words = line.ok && line.commands.length === 1 ? line.commands[0]!.words : null;
+  if (allowWordCache.size >= RULE_WORD_CACHE_SIZE) allowWordCache.clear();
+  allowWordCache.set(rule.command, words);
   return words ?? undefined;
 }
 

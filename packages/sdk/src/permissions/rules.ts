@@ -1,6 +1,7 @@
 import type { PermissionsErrorCode } from '../errorCodes.js';
 import { SdkError } from '../errors.js';
 import { err, ok, type Result } from '../result.js';
+import { stripBlanks } from './blanks.js';
 import { canonicalArgs } from './callArgs.js';
 import { UNSAFE_SHELL_CHARACTERS } from './shellWords.js';
 import { canonicalToolName } from './toolKinds.js';
@@ -75,7 +76,7 @@ const HOST = /^[a-z0-9-]+(\.[a-z0-9-]+)*$/;
 export function parseRule(text: unknown): Result<ParsedRule, SdkError<RuleErrorCode>> {
   if (typeof text !== 'string') return invalid(String(text), 'a rule must be a string');
   // ASCII blanks only: `trim()` would also drop U+00A0 and friends, which bash keeps in a word.
-  const trimmed = text.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '');
+  const trimmed = stripBlanks(text, ' \t\n\r');
   if (trimmed.length === 0) return invalid(text, 'the rule is empty');
   if (trimmed.length > MAX_RULE_LENGTH) return invalid(trimmed.slice(0, 40) + '…', 'the rule is too long');
 
@@ -87,7 +88,7 @@ export function parseRule(text: unknown): Result<ParsedRule, SdkError<RuleErrorC
 
   const name = canonicalToolName(trimmed.slice(0, open));
   if (!TOOL_NAME.test(name)) return invalid(trimmed, 'the tool name has characters a tool name cannot have');
-  const specifier = trimmed.slice(open + 1, -1).replace(/^[ \t\n]+|[ \t\n]+$/g, '');
+  const specifier = stripBlanks(trimmed.slice(open + 1, -1));
   if (specifier.length === 0)
     return invalid(trimmed, `write "${name}" without parentheses to match every call`);
 
@@ -165,7 +166,7 @@ function parseCallRule(text: string, brace: number): Result<ParsedRule, SdkError
 
 function parseCommandSpecifier(text: string, specifier: string): Result<ParsedRule, SdkError<RuleErrorCode>> {
   const prefix = specifier.endsWith(':*');
-  const command = prefix ? specifier.slice(0, -2).replace(/[ \t\n]+$/, '') : specifier;
+  const command = prefix ? stripBlanks(specifier.slice(0, -2)) : specifier;
   if (command.length === 0) return invalid(text, 'use "Bash" to match every command');
   if (UNSAFE_SHELL_CHARACTERS.test(command)) {
     return invalid(text, 'the command has control characters or Unicode spaces, which no rule may match');

@@ -3,6 +3,7 @@ import { ledgerOf, type LedgerMessage, type LedgerOptions } from '../stream/perm
 import { ok, type Result } from '../result.js';
 import { isPermissionOptionKind, type PermissionOptionKind } from './options.js';
 import { toolNameProblem } from '../protocol/toolName.js';
+import { MAX_GRAMMAR_LINE_LENGTH } from './bashGrammar.js';
 import { canonicalArgs } from './callArgs.js';
 import { formatRule, MAX_RULE_LENGTH, parseRule, type RuleErrorCode } from './rules.js';
 import { firstStringArg, stripBlanks } from './ruleMatch.js';
@@ -72,6 +73,8 @@ export function denyRuleForCall(toolName: string, args: unknown, toolKind?: stri
 
 function exactCommandRule(args: unknown): string | undefined {
   const text = firstStringArg(args, ['command']);
+  // Bounded before any rule text is built: a line longer than the grammar reads is granted once.
+  if (text !== undefined && text.length > MAX_GRAMMAR_LINE_LENGTH) return undefined;
   const command = text === undefined ? undefined : stripBlanks(text);
   if (command === undefined || command.length === 0) return undefined;
   const parsed = parseRule(`Bash(${command})`);

@@ -78,8 +78,42 @@ export type ShellSplit =
     }
   | { readonly ok: false; readonly reason: ShellUnparsableReason };
 
-/** Longest command line the splitter looks at; longer ones are unparsable (and so asked about). */
-export const MAX_SHELL_COMMAND_LENGTH = 64 * 1024;
+/**
+ * Longest command line the splitter looks at; longer ones are unparsable (and so asked about, or
+ * denied where a deny rule is in force and nobody would be asked). tree-sitter's time on hostile
+ * text (runs of quotes, of `[`, of `;`) grows faster than its length, so it only reads short
+ * lines: a longer line is judged by the grammar alone ((`MAX_GRAMMAR_LINE_LENGTH` of bashGrammar.ts)), which
+ * reads exactly what it accepts, and a longer line outside the grammar cannot be checked.
+ */
+export const MAX_SHELL_COMMAND_LENGTH = 1024;
+
+/**
+ * Longest tree-sitter may parse one line, in milliseconds. Its error recovery on some short
+ * hostile lines (`ls|a|a|…|`) costs milliseconds per step; a parse over the deadline, or over
+ * {@link PARSE_STEPS_PER_CHARACTER} progress steps per character, is cancelled and the line is
+ * `too_long`, so it cannot be checked (the user is asked, or it is denied where nobody would be).
+ */
+export const MAX_SHELL_PARSE_MS = 50;
+
+/** tree-sitter reports progress about every 100 parse steps; an ordinary line needs one report per 70 characters or so. */
+const PARSE_STEPS_PER_CHARACTER = 1 / 8;
+
+/** tree-sitter's progress callback for `command`: true (cancel) once the parse is over its budget. */
+function parseBudget(command: string, onCancel: () => void): (state: unknown) => void {
+  const started = performance.now();
+  const reports = 8 + Math.ceil(command.length * PARSE_STEPS_PER_CHARACTER);
+  let seen = 0;
+  // web-tree-sitter's type says `void`, but the callback's `true` cancels the parse.
+  return ((): boolean => {
+    seen++;
+    if (seen <= reports && performance.now() - started <= MAX_SHELL_PARSE_MS) return false;
+    onCancel();
+    return true;
+  }) as unknown as (state: unknown) => void;
+}
+
+/** Most syntax nodes of a split line; a line whose tree has more is `too_long`. */
+export const MAX_SHELL_NODES = 400;
 
 /** Options of {@link loadShellParser}. */
 export interface LoadShellParserOptions {
@@ -136,17 +170,22 @@ function defaultBashWasmPath(): string {
 }
 
 function splitWith(parser: Parser, command: string): ShellSplit {
-  if (command.trim().length === 0) return { ok: false, reason: 'empty' };
   if (command.length > MAX_SHELL_COMMAND_LENGTH) return { ok: false, reason: 'too_long' };
+  if (command.trim().length === 0) return { ok: false, reason: 'empty' };
+  // tree-sitter takes time quadratic in a run of NULs, and bash never receives one (a C string ends there).
+  if (command.includes('\0')) return { ok: false, reason: 'syntax_error' };
   let tree;
+  let cancelled = false;
   try {
-    tree = parser.parse(command);
+    tree = parser.parse(command, null, { progressCallback: parseBudget(command, () => (cancelled = true)) });
   } catch {
     return { ok: false, reason: 'parser_failed' };
   }
-  if (!tree) return { ok: false, reason: 'parser_failed' };
+  if (!tree) return { ok: false, reason: cancelled ? 'too_long' : 'parser_failed' };
   try {
     if (tree.rootNode.hasError) return { ok: false, reason: 'syntax_error' };
+    // Reading a node costs a call into WebAssembly: the walk is bounded by the tree's size.
+    if (tree.rootNode.descendantCount > MAX_SHELL_NODES) return { ok: false, reason: 'too_long' };
     const split = walk(tree.rootNode, command);
     if (!split.ok || split.hazards.some((h) => h.kind === 'unsafe_characters')) return split;
     if (!readsDifferently(tree.rootNode, command)) return split;

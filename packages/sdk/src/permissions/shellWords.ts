@@ -210,12 +210,36 @@ function doubleQuoted(text: string): string {
   return text.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === '\n' ? '' : c));
 }
 
-/** True when unquoted characters make bash expand the word (quoted ones are NUL in `skeleton`). */
+/**
+ * True when unquoted characters make bash expand the word (quoted ones are NUL in `skeleton`): a
+ * glob (`*`, `?`, `[…]`), a brace expansion (`{a,b}`, `{1..3}`) or a tilde. One pass each, so a
+ * word of 60,000 `[` costs no more than its length.
+ */
 function expands(skeleton: string): boolean {
-  if (/[*?]/.test(skeleton)) return true;
-  if (/\[[^\]]*\]/.test(skeleton)) return true;
-  if (/\{[^{}]*(,|\.\.)[^{}]*\}/.test(skeleton)) return true;
+  if (skeleton.includes('*') || skeleton.includes('?')) return true;
+  const open = skeleton.indexOf('[');
+  if (open !== -1 && skeleton.indexOf(']', open + 1) !== -1) return true;
+  if (bracesExpand(skeleton)) return true;
   return /(^|[=:])~/.test(skeleton);
+}
+
+/** A `{…}` with no brace inside that holds `,` or `..`. */
+function bracesExpand(skeleton: string): boolean {
+  let open = false;
+  let list = false;
+  for (let i = 0; i < skeleton.length; i++) {
+    const c = skeleton[i];
+    if (c === '{') {
+      open = true;
+      list = false;
+    } else if (c === '}') {
+      if (open && list) return true;
+      open = false;
+    } else if (open && (c === ',' || (c === '.' && skeleton[i + 1] === '.'))) {
+      list = true;
+    }
+  }
+  return false;
 }
 
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
@@ -234,7 +258,10 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
   '?': '?',
 };
 
-/** The value of a `$'…'` string (bash's ANSI-C quoting). */
+/**
+ * The value of a `$'…'` string (bash's ANSI-C quoting), as bash reads it: a NUL (`\0`, `\c@`,
+ * `\x0`, `\u0000`) ends the string, since bash keeps C strings (`rm$'\0x'` is `rm`). One pass.
+ */
 export function decodeAnsiC(body: string): string {
   let out = '';
   for (let i = 0; i < body.length; i++) {
@@ -244,27 +271,44 @@ export function decodeAnsiC(body: string): string {
       continue;
     }
     const e = body[++i]!;
+    let code: number | undefined;
     if (Object.hasOwn(SIMPLE_ESCAPES, e)) {
       out += SIMPLE_ESCAPES[e];
-    } else if (/[0-7]/.test(e)) {
-      const digits = /^[0-7]{1,3}/.exec(body.slice(i))![0];
-      out += String.fromCharCode(parseInt(digits, 8) & 0xff);
-      i += digits.length - 1;
+      continue;
+    } else if (e >= '0' && e <= '7') {
+      const end = digitsEnd(body, i, 3, 8);
+      code = parseInt(body.slice(i, end), 8) & 0xff;
+      i = end - 1;
     } else if (e === 'x' || e === 'u' || e === 'U') {
-      const max = e === 'x' ? 2 : e === 'u' ? 4 : 8;
-      const digits = new RegExp(`^[0-9a-fA-F]{1,${max}}`).exec(body.slice(i + 1))?.[0];
-      if (!digits) {
+      const end = digitsEnd(body, i + 1, e === 'x' ? 2 : e === 'u' ? 4 : 8, 16);
+      if (end === i + 1) {
         out += `\\${e}`;
         continue;
       }
-      const code = parseInt(digits, 16);
-      out += code <= 0x10ffff ? String.fromCodePoint(code) : '';
-      i += digits.length;
+      code = parseInt(body.slice(i + 1, end), 16);
+      i = end - 1;
     } else if (e === 'c' && i + 1 < body.length) {
-      out += String.fromCharCode(body.charCodeAt(++i) & 0x1f);
+      const x = body[++i]!;
+      if (x === '\\' && body[i + 1] === '\\') i++;
+      code = x === '?' ? 0x7f : x.toUpperCase().charCodeAt(0) & 0x1f;
     } else {
       out += `\\${e}`;
+      continue;
     }
+    if (code === 0) return out;
+    out += code <= 0x10ffff ? String.fromCodePoint(code) : '';
   }
   return out;
+}
+
+/** The end of the run of at most `max` digits of `radix` (8 or 16) from `from`. */
+function digitsEnd(text: string, from: number, max: number, radix: 8 | 16): number {
+  let end = from;
+  while (end < text.length && end - from < max && isDigitOf(text[end]!, radix)) end++;
+  return end;
+}
+
+function isDigitOf(c: string, radix: 8 | 16): boolean {
+  if (radix === 8) return c >= '0' && c <= '7';
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }

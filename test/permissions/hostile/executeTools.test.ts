@@ -1,0 +1,84 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  loadShellParser,
+  type PolicyCall,
+  type ShellParser,
+} from '../../../packages/sdk/src/permissions/index.js';
+import { judge } from '../helpers.js';
+
+/**
+ * Issue 23, class 7 (Bash part): deny rules about Bash apply to every execute-kind tool that
+ * carries a command line (docs/permissions-policy.md, "Deny rules see the real command"): Codex's
+ * `CodexBash`, an MCP `…run_command`, an ACP call of kind `execute`, with `command`/`cmd`/`argv`
+ * as a string or an argv array. Allowing them is unchanged: they ask unless a rule for that tool
+ * allows them.
+ */
+
+let shell: ShellParser;
+beforeAll(async () => {
+  shell = await loadShellParser();
+});
+
+const DENY = { deny: ['Bash(rm:*)'] };
+
+const CALLS: Array<[string, PolicyCall]> = [
+  ['CodexBash with a command string', { toolName: 'CodexBash', args: { command: 'rm -rf x' } }],
+  ['CodexBash with an argv array', { toolName: 'CodexBash', args: { command: ['bash', '-lc', 'rm -rf x'] } }],
+  ['CodexBash with argv rm', { toolName: 'CodexBash', args: { command: ['rm', '-rf', 'x'] } }],
+  ['CodexBash with /bin/rm', { toolName: 'CodexBash', args: { command: ['/bin/rm', '-rf', 'x'] } }],
+  ['shell of kind execute', { toolName: 'shell', kind: 'execute', args: { command: 'sudo rm -rf x' } }],
+  [
+    'an MCP run_command',
+    { toolName: 'mcp__shell__run_command', kind: 'execute', args: { command: 'ls; rm x' } },
+  ],
+  [
+    'an ACP execute call with cmd',
+    { toolName: 'terminal', kind: 'execute', args: { cmd: ['sh', '-c', 'rm x'] } },
+  ],
+  ['an ACP execute call with argv', { toolName: 'Run', kind: 'execute', args: { argv: ['env', 'rm', 'x'] } }],
+  ['an element with a quote', { toolName: 'CodexBash', args: { command: ['bash', '-c', "rm 'x'"] } }],
+];
+
+describe('deny rules about Bash see every execute-kind tool that carries a command line', () => {
+  it.each(CALLS)('%s is denied in bypassPermissions', (_name, c) => {
+    expect(judge(shell, { ...DENY, mode: 'bypassPermissions' }, c)).toMatchObject({ verdict: 'deny' });
+  });
+
+  it.each(CALLS)('%s is denied in default mode, even with an allow rule for the tool', (_name, c) => {
+    expect(judge(shell, { ...DENY, allow: [c.toolName] }, c).verdict).toBe('deny');
+  });
+
+  it('a command line that cannot be read (not a string, an array of non-strings) cannot be checked', () => {
+    for (const args of [{ command: 42 }, { command: ['rm', 1] }, { cmd: {} }, { command: '' }]) {
+      expect(
+        judge(shell, { ...DENY, mode: 'bypassPermissions' }, { toolName: 'CodexBash', args }).verdict,
+        JSON.stringify(args),
+      ).toBe('deny');
+      expect(judge(shell, DENY, { toolName: 'CodexBash', args }).verdict, JSON.stringify(args)).toBe('ask');
+    }
+  });
+
+  it.each([
+    ['CodexBash ls', { toolName: 'CodexBash', args: { command: ['ls', '-la'] } }],
+    ['CodexBash git status', { toolName: 'CodexBash', args: { command: 'git status' } }],
+    [
+      'an MCP run_command echo rm',
+      { toolName: 'mcp__shell__run_command', kind: 'execute', args: { command: 'echo rm' } },
+    ],
+    [
+      'an execute tool without a command',
+      { toolName: 'mcp__ci__run_tests', kind: 'execute', args: { suite: 'a' } },
+    ],
+  ] as Array<[string, PolicyCall]>)(
+    '%s runs in bypassPermissions under Bash(rm:*) (positive control)',
+    (_name, c) => {
+      expect(judge(shell, { ...DENY, mode: 'bypassPermissions' }, c).verdict).toBe('allow');
+    },
+  );
+
+  it('allowing is unchanged: Bash rules never allow another tool, a rule for that tool does', () => {
+    const c: PolicyCall = { toolName: 'CodexBash', args: { command: 'git status' } };
+    expect(judge(shell, { allow: ['Bash', 'Bash(git status:*)'] }, c).verdict).toBe('ask');
+    expect(judge(shell, { allow: ['CodexBash'] }, c).verdict).toBe('allow');
+  });
+});
