@@ -25,6 +25,7 @@ import {
   type ParsedRule,
   type RuleErrorCode,
 } from './rules.js';
+import { sandboxModeTable, sandboxVerdict, type SandboxPolicy } from './sandboxPolicy.js';
 import type { SessionRule } from './sessionRules.js';
 import type { ShellCommand, ShellParser, ShellSplit } from './shell.js';
 import type { ShellWord } from './shellWords.js';
@@ -93,6 +94,8 @@ export interface PolicyConfig {
   readonly requiresInteraction?: readonly string[];
   /** Absolute posix path that relative path rules are resolved against. */
   readonly workspaceRoot?: string;
+  /** The sandbox the host runs its shell calls in, if any ({@link sandboxVerdict}). */
+  readonly sandbox?: SandboxPolicy;
 }
 
 /** The call being judged. `kind` is the adapter's tool kind, if it supplies one. */
@@ -130,6 +133,8 @@ export type ShellConcern =
  *   asked, or, where the mode never asks and a deny rule is among them, the call is denied;
  * - `confinement`: an edit that the mode or a rule would allow is outside the workspace, on a
  *   protected path, or has no workspace to be inside, so the user is asked ({@link EditConcern});
+ * - `sandbox`: a shell call that will run in the host's sandbox is allowed, or asks because it
+ *   asks to run outside it (`leaving`) (docs/sandbox.md, "The policy and the sandbox");
  * - `default`: nothing decided, so the user is asked (`shell` says why rules could not help).
  */
 export type PolicyReason =
@@ -138,6 +143,7 @@ export type PolicyReason =
   | { readonly kind: 'interaction' }
   | { readonly kind: 'undecidable'; readonly rules: readonly RuleRef[]; readonly shell?: ShellConcern }
   | { readonly kind: 'confinement'; readonly concern: EditConcern }
+  | { readonly kind: 'sandbox'; readonly leaving: boolean }
   | { readonly kind: 'default'; readonly shell?: ShellConcern };
 
 /** The policy's answer for one call. */
@@ -214,6 +220,10 @@ export function describePolicyResult(result: PolicyResult): string {
     }
     case 'confinement':
       return `${verb}: ${CONCERN_TEXT[r.concern]}.`;
+    case 'sandbox':
+      return r.leaving
+        ? `${verb}: the call asks to run outside the sandbox.`
+        : `${verb} to run sandboxed: writes only inside the workspace, no network beyond the allowed hosts.`;
     case 'default':
       return `${verb}: no rule or mode decides this call.`;
   }
@@ -252,7 +262,8 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   const subject = subjectOf(toolName, call.args, config.shell);
   const session = compileSession(config.sessionRules ?? []);
   const kinds = toolKindsOf(call.toolName, call.kind);
-  const { cell, kind: toolKind } = strictestCell(config, kinds);
+  const modeTable = sandboxModeTable(config.sandbox, config.modeTable);
+  const { cell, kind: toolKind } = strictestCell({ ...config, modeTable }, kinds);
   const neverAsks = DEFAULT_MODE_TABLE[config.mode].unresolved === 'deny';
   const askOr = (reason: PolicyReason): PolicyResult =>
     neverAsks
@@ -298,6 +309,19 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
     if (concern) return askOr({ kind: 'confinement', concern });
   }
   if (cell !== 'ask') return { verdict: cell, reason: { kind: 'mode', mode: config.mode }, toolKind };
+  const guarded = [...config.rules.deny, ...session.deny, ...config.rules.ask].some(
+    (r) => r.rule.type === 'command',
+  );
+  const sandboxed = sandboxVerdict(
+    config.sandbox,
+    config.mode,
+    toolName,
+    call.args,
+    guarded ? { split: subject.shell?.split } : undefined,
+  );
+  if (sandboxed === 'allow')
+    return { verdict: 'allow', reason: { kind: 'sandbox', leaving: false }, toolKind };
+  if (sandboxed === 'leave') return askOr({ kind: 'sandbox', leaving: true });
 
   const allowed = findAllow([...config.rules.allow, ...session.allow], subject, config);
   if (allowed.length > 0) {
