@@ -46,6 +46,8 @@ const READ_ONLY = /Read-only file system|EROFS|\[Errno 30\]/i;
 /** What a `/dev/null` or an empty directory in a denied path's place gives. */
 const DENIED =
   /Permission denied|Operation not permitted|Not a directory|EACCES|EPERM|ENOTDIR|\[Errno (?:13|1|20)\]/i;
+/** What a read of a secret directory's file gives: the directory is empty inside. */
+const NOT_FOUND = /No such file or directory|ENOENT|\[Errno 2\]/i;
 const QUOTED = /['‘"`]([^'’"`\n]+)['’"`]/g;
 
 /**
@@ -63,11 +65,13 @@ export function violationsFromStderr(
   for (const line of stderr.split('\n')) {
     if (line.length > 4096) continue;
     const readOnly = READ_ONLY.test(line);
-    if (!readOnly && !DENIED.test(line)) continue;
+    const denied = DENIED.test(line);
+    if (!readOnly && !denied && !NOT_FOUND.test(line)) continue;
     for (const candidate of pathsIn(line)) {
       const path = isAbsolute(candidate) ? resolve(candidate) : resolve(cwd, candidate);
       const detail = line.trim();
-      if (under(path, confinement.denyWrite) || (readOnly && !under(path, confinement.allowWrite))) {
+      const write = (denied || readOnly) && under(path, confinement.denyWrite);
+      if (write || (readOnly && !under(path, confinement.allowWrite))) {
         out.push({ type: 'sandbox.violation', kind: 'write', path, detail });
         break;
       }
