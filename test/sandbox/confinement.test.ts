@@ -39,14 +39,19 @@ describe('what a sandboxed command may write (docs/sandbox.md, "The defaults")',
     ['.git/config', () => join(world.workspace, '.git', 'config')],
     ['.claude/settings.json', () => join(world.workspace, '.claude', 'settings.json')],
     ['~/.bashrc', () => join(world.home, '.bashrc')],
-    ['a .github workflow that does not exist yet', () => join(world.workspace, '.github', 'workflows', 'x.yml')],
+    [
+      'a .github workflow that does not exist yet',
+      () => join(world.workspace, '.github', 'workflows', 'x.yml'),
+    ],
   ])('a write to %s fails, and is reported as a violation', async (_, target) => {
     const path = target();
     const before = await readFile(path, 'utf8').catch(() => undefined);
     const result = await shell.run(`mkdir -p "$(dirname '${path}')"; echo pwned > '${path}'`);
     expect(result.exitCode).not.toBe(0);
     expect(await readFile(path, 'utf8').catch(() => undefined)).toBe(before);
-    expect(result.violations).toContainEqual(expect.objectContaining({ type: 'sandbox.violation', kind: 'write' }));
+    expect(result.violations).toContainEqual(
+      expect.objectContaining({ type: 'sandbox.violation', kind: 'write' }),
+    );
   });
 
   it('a protected path below the root that exists when the command starts is read-only too', async () => {

@@ -47,11 +47,7 @@ export async function gatedWriter(
 }
 
 /** Runs a Bash call through the gate and the sandboxed executor. */
-export async function runBash(
-  writer: SessionWriter,
-  shell: SandboxedShell,
-  args: Record<string, unknown>,
-) {
+export async function runBash(writer: SessionWriter, shell: SandboxedShell, args: Record<string, unknown>) {
   const turn = writer.turn();
   const call = turn.toolCall({ toolName: 'Bash', kind: 'execute', args });
   const result = await call.run(shell.execute);
