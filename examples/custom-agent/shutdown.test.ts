@@ -45,7 +45,8 @@ afterEach(async () => {
  * parent between the signal and the agent); resolves with its session id.
  */
 function startAgent(server = account.relay.url): Promise<string> {
-  agent = spawn(process.execPath, ['--import', 'tsx', AGENT], {
+  // Unsandboxed, so that a command asks (sandboxed, it would run unasked: sandboxed.test.ts).
+  agent = spawn(process.execPath, ['--import', 'tsx', AGENT, '--no-sandbox'], {
     cwd: ROOT,
     env: { ...process.env, HAPPY_SERVER_URL: server, HAPPY_HOME_DIR: home.path },
     stdio: ['ignore', 'pipe', 'pipe'],
