@@ -54,7 +54,7 @@ describe('with the sandbox mode on, Bash calls run without a prompt (positive co
       expect(result.status).toBe('done');
       if (result.status !== 'done') return;
       // git's opportunistic .git/index.lock and npm's cache may be refused and reported; the command succeeds.
-    expect(result.value).toMatchObject({ exitCode: 0, sandboxed: true });
+      expect(result.value).toMatchObject({ exitCode: 0, sandboxed: true });
       expect(result.value.output).toMatch(output);
       const texts = messages.filter((m) => m.type === 'text' && m.parentId === call.callId);
       expect(texts.map((m) => (m.type === 'text' ? m.text : '')).join('\n')).toMatch(output);

@@ -101,10 +101,7 @@ export type MediaErrorCode =
 
 /** Failures of the sandbox that confines shell commands (`happy-session/sandbox`, docs/sandbox.md). */
 export type SandboxErrorCode =
-  | 'sandbox.unavailable'
-  | 'sandbox.busy'
-  | 'sandbox.invalid_options'
-  | 'sandbox.invalid_command';
+  'sandbox.unavailable' | 'sandbox.busy' | 'sandbox.invalid_options' | 'sandbox.invalid_command';
 
 /** Failures of the user's side of a session (`UserSession`: answering, sending). */
 export type SessionErrorCode = 'session.request_not_pending' | 'session.option_not_offered';
