@@ -44,13 +44,14 @@ describe('happy-session run --sandbox', () => {
   it('exits 1 without running the command where the sandbox cannot run', async () => {
     const target = join(outside, 'ran');
     const lines: string[] = [];
+    // No bwrap on the command's PATH: the sandbox cannot start it.
+    const noBwrap: Record<string, string> = { ...runEnv(), PATH: '/nonexistent' };
     const code = await runCli(['run', '--sandbox', '--', 'touch', target], {
       print: () => undefined,
       printError: (line) => lines.push(line),
       terminal: () => new ScriptedTerminal(),
       interrupts: () => new AbortController().signal,
-      // No bwrap on the command's PATH: the sandbox cannot start it.
-      env: { ...runEnv(), PATH: '/nonexistent' },
+      env: noBwrap,
       stdout: new PassThrough(),
       stderr: new PassThrough(),
     });

@@ -76,6 +76,8 @@ interface Active {
 }
 
 let active: Active | undefined;
+/** The last reset, which a new start waits for (the runtime's proxies and mounts are global). */
+let settled: Promise<void> = Promise.resolve();
 
 /**
  * The runtime is one per process (its proxies and its mount bookkeeping are global). Shells with
@@ -100,8 +102,10 @@ export async function acquireRuntime(
   }
   if (!active || active.key !== key) {
     const previous = active;
+    const before = settled;
     const ready = (async () => {
       if (previous) await previous.ready.catch(() => undefined);
+      await before;
       await manager.reset();
       await manager.initialize(config, undefined, true);
     })();
@@ -123,7 +127,8 @@ export async function acquireRuntime(
     mine.users--;
     if (mine.users === 0 && active === mine) {
       active = undefined;
-      await manager.reset();
+      settled = settled.then(() => manager.reset()).catch(() => undefined);
+      await settled;
     }
   };
 }
