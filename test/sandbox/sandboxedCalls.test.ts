@@ -56,6 +56,13 @@ describe('with the sandbox mode on, Bash calls run without a prompt (positive co
       // git's opportunistic .git/index.lock and npm's cache may be refused and reported; the command succeeds.
       expect(result.value).toMatchObject({ exitCode: 0, sandboxed: true });
       expect(result.value.output).toMatch(output);
+      expect(messages).toContainEqual(
+        expect.objectContaining({
+          type: 'service',
+          parentId: call.callId,
+          text: `Runs sandboxed: writes only inside ${shell.workspaceRoot}, no network.`,
+        }),
+      );
       const texts = messages.filter((m) => m.type === 'text' && m.parentId === call.callId);
       expect(texts.map((m) => (m.type === 'text' ? m.text : '')).join('\n')).toMatch(output);
     },

@@ -295,6 +295,12 @@ class Shell implements SandboxedShell {
     // Outside only when a person (or the bypass mode) allowed a call that asked to leave.
     const unsandboxed = leaving && (context.decision.source === 'user' || context.decision.source === 'mode');
     const scope = context.call.scope();
+    if (!unsandboxed && this.available) {
+      // The stream says how the call ran, whatever the app shows of the decision.
+      scope.service(
+        `Runs sandboxed: writes only inside ${this.inputs.workspaceRoot}, ${networkText(this.runtimeConfig)}.`,
+      );
+    }
     const sink = new OutputSink((markdown) => scope.text(markdown));
     const stream = this.options.streamOutput !== false;
     const result = await this.run(command, {
@@ -386,6 +392,11 @@ function failureText(r: ShellCommandResult): string {
   const blocked =
     r.violations.length > 0 ? ` The sandbox blocked ${r.violations.map(describeViolation).join(', ')}.` : '';
   return `The command${where} ${how}.${blocked}`;
+}
+
+function networkText(config: RuntimeConfig): string {
+  const hosts = config.network.allowedDomains;
+  return hosts.length === 0 ? 'no network' : `network only to ${hosts.join(', ')}`;
 }
 
 function unavailableError(message: string, cause?: unknown): SdkError<'sandbox.unavailable'> {
