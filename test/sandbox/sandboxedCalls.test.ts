@@ -68,6 +68,15 @@ describe('with the sandbox mode on, Bash calls run without a prompt (positive co
     },
   );
 
+  it("git status inside sees what it sees outside: the runtime's placeholders are not listed", async () => {
+    const outside = execFileSync('git', ['status', '--porcelain'], {
+      cwd: world.workspace,
+      encoding: 'utf8',
+    });
+    const { result } = await runBash(writer, shell, { command: 'git status --porcelain' });
+    expect(result.status === 'done' && result.value.output).toBe(outside);
+  });
+
   it('honours args.cwd, relative to the workspace', async () => {
     const { result } = await runBash(writer, shell, { command: 'mkdir -p sub && cd sub && pwd', cwd: '.' });
     expect(result.status).toBe('done');

@@ -1,10 +1,11 @@
-import { opendir } from 'node:fs/promises';
+import { lstat, opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   GIT_DIRECTORY_NAMES,
   PROTECTED_PATHS,
   SECRET_PATHS,
   protectedEntry,
+  type ProtectedPath,
 } from '../permissions/protectedPaths.js';
 
 /** What a sandboxed command may write and read (docs/sandbox.md, "The defaults"). */
@@ -15,6 +16,8 @@ export interface Confinement {
   readonly denyWrite: readonly string[];
   /** Absolute paths the command may not read. */
   readonly denyRead: readonly string[];
+  /** Denied paths that do not exist: the runtime holds each with a placeholder while the command runs. */
+  readonly missing?: readonly string[];
 }
 
 /** The inputs of a confinement, already absolute and resolved. */
@@ -26,6 +29,27 @@ export interface ConfinementInputs {
   readonly denyRead: readonly string[];
   /** Entries the scan of the workspace looks at before it stops and keeps the rest read-only. */
   readonly scanLimit: number;
+}
+
+/**
+ * Protected names that do harm only in a home directory (shell start-up files, the user's git,
+ * curl and package-index configuration, credentials): at another root they are denied where they
+ * exist, but no placeholder holds them while they do not.
+ */
+const HOME_ONLY = new Set([
+  '.gitconfig',
+  '.config/git',
+  '.netrc',
+  '.curlrc',
+  '.wgetrc',
+  '.pypirc',
+  '.config/pip',
+  '.happy',
+  '.happy-session',
+]);
+
+function homeOnly(p: ProtectedPath): boolean {
+  return (p.group === 'shell' && p.name !== '.envrc') || p.group === 'secrets' || HOME_ONLY.has(p.name);
 }
 
 /** Directories the scan does not enter: package trees, whose own repositories no command obeys. */
@@ -40,7 +64,7 @@ const NOT_SCANNED = new Set(['node_modules']);
 export function baseConfinement(inputs: ConfinementInputs): Confinement {
   const roots = [inputs.workspaceRoot, ...inputs.allowWrite];
   const denyWrite = roots.flatMap((root) => [
-    ...PROTECTED_PATHS.map((p) => join(root, p.name)),
+    ...PROTECTED_PATHS.filter((p) => root === inputs.homeDir || !homeOnly(p)).map((p) => join(root, p.name)),
     join(root, 'HEAD'),
   ]);
   return {
@@ -97,7 +121,17 @@ export async function commandConfinement(inputs: ConfinementInputs): Promise<Con
         queue.push({ dir: path, segments: here });
     }
   }
-  return { allowWrite: base.allowWrite, denyWrite: unique(denyWrite), denyRead: unique(denyRead) };
+  const missing: string[] = [];
+  for (const path of base.denyWrite) {
+    if (
+      !(await lstat(path).then(
+        () => true,
+        () => false,
+      ))
+    )
+      missing.push(path);
+  }
+  return { allowWrite: base.allowWrite, denyWrite: unique(denyWrite), denyRead: unique(denyRead), missing };
 }
 
 /** `.env`, `.env.local`, … and the secret trees of {@link SECRET_PATHS}, at any depth. */

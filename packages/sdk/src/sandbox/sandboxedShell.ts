@@ -13,6 +13,7 @@ import {
   type Confinement,
   type ConfinementInputs,
 } from './confinement.js';
+import { PlaceholderExcludes } from './gitExcludes.js';
 import { OutputSink } from './outputSink.js';
 import { runProcess, type OutputStream, type ProcessExit } from './processRun.js';
 import {
@@ -177,6 +178,7 @@ class Shell implements SandboxedShell {
   private readonly violationsSubject = new Subject<SandboxViolation>();
   readonly violations$ = this.violationsSubject.asObservable();
   readonly execute: ShellExecutor = (args, context) => this.executeCall(args, context);
+  private readonly excludes: PlaceholderExcludes;
 
   constructor(
     private readonly options: SandboxedShellOptions,
@@ -185,7 +187,9 @@ class Shell implements SandboxedShell {
     private readonly manager: RuntimeManager | undefined,
     private release: (() => Promise<void>) | undefined,
     public unavailable: SdkError<'sandbox.unavailable'> | undefined,
-  ) {}
+  ) {
+    this.excludes = new PlaceholderExcludes(inputs.homeDir, options.env ?? process.env);
+  }
 
   get available(): boolean {
     return this.unavailable === undefined;
@@ -208,6 +212,7 @@ class Shell implements SandboxedShell {
     this.release = undefined;
     this.unavailable ??= unavailableError('This sandboxed shell is closed.');
     this.violationsSubject.complete();
+    await this.excludes.close();
     await release?.();
   }
 
@@ -243,6 +248,11 @@ class Shell implements SandboxedShell {
     const commandId = randomBytes(16).toString('base64url');
     let exit: ProcessExit;
     try {
+      const gitEnv = await this.excludes.envFor(
+        this.inputs.workspaceRoot,
+        confinement.missing ?? [],
+        commandId,
+      );
       const wrapped = await manager.wrapWithSandbox(
         command,
         'bash',
@@ -250,7 +260,14 @@ class Shell implements SandboxedShell {
         signal,
         { commandId, commandText: command },
       );
-      exit = await runProcess({ file: '/bin/sh', args: ['-c', wrapped], cwd, env, signal, onOutput });
+      exit = await runProcess({
+        file: '/bin/sh',
+        args: ['-c', wrapped],
+        cwd,
+        env: { ...env, ...gitEnv },
+        signal,
+        onOutput,
+      });
     } catch (error) {
       if (signal.aborted) {
         exit = { exitCode: null, signal: null, aborted: true, output: '', stderr: '' };
@@ -259,6 +276,7 @@ class Shell implements SandboxedShell {
       }
     } finally {
       manager.cleanupAfterCommand();
+      await this.excludes.remove(commandId);
     }
     const lines = manager
       .getSandboxViolationStore()
