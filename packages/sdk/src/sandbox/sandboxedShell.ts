@@ -159,7 +159,8 @@ export async function sandboxedShell(options: SandboxedShellOptions): Promise<Sa
   let unavailable: SdkError<'sandbox.unavailable'> | undefined;
   try {
     manager = await loadRuntime();
-    if (!manager.isSupportedPlatform()) {
+    // Windows runs its sandbox under another account with a runtime of its own: not wired here.
+    if (process.platform === 'win32' || !manager.isSupportedPlatform()) {
       throw unavailableError(`The sandbox does not run on ${process.platform}.`);
     }
     release = await acquireRuntime(manager, runtimeConfig);
