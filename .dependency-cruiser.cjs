@@ -4,7 +4,7 @@
 const SDK = '^packages/sdk/src/';
 const GROUND = `${SDK}(errors|errorCodes|logger|result|zod)\\.ts$`;
 /** The entry files: what the package exports, never imported from inside the SDK. */
-const ENTRIES = `${SDK}(index|node|permissions/index|media/index|crypto/index|protocol/v1/index|wire/index)\\.ts$`;
+const ENTRIES = `${SDK}(index|node|permissions/index|media/index|sandbox/index|crypto/index|protocol/v1/index|wire/index)\\.ts$`;
 const folder = (names) => `${SDK}(${names.join('|')})/`;
 
 /** Each floor with the floors below it that it may import (besides itself and the ground). */
@@ -16,6 +16,9 @@ const FLOORS = [
   { floor: 'stream', below: ['protocol', 'crypto', 'wire', 'ports'] },
   { floor: 'permissions', below: ['protocol', 'crypto', 'wire', 'ports', 'stream'] },
   { floor: 'media', below: ['protocol', 'crypto', 'wire', 'ports', 'stream'] },
+  // The sandbox runs shell calls confined: it reads the protected paths of permissions/ and
+  // executes for stream/'s toolCall.run(); nothing below imports it.
+  { floor: 'sandbox', below: ['protocol', 'crypto', 'wire', 'ports', 'stream', 'permissions'] },
   { floor: 'transport', below: ['protocol', 'crypto', 'wire', 'ports', 'stream', 'permissions', 'media'] },
   {
     floor: 'session',

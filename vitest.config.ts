@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^happy-session\/node$/, replacement: source('sdk/src/node.ts') },
       { find: /^happy-session\/permissions$/, replacement: source('sdk/src/permissions/index.ts') },
       { find: /^happy-session\/media$/, replacement: source('sdk/src/media/index.ts') },
+      { find: /^happy-session\/sandbox$/, replacement: source('sdk/src/sandbox/index.ts') },
       { find: /^happy-session\/crypto$/, replacement: source('sdk/src/crypto/index.ts') },
       { find: /^happy-session\/v1$/, replacement: source('sdk/src/protocol/v1/index.ts') },
       { find: /^happy-session\/wire$/, replacement: source('sdk/src/wire/index.ts') },

@@ -2,7 +2,8 @@
 # Runs before `npm test`: the tests drive real programs that npm does not provide. Debian's
 # chromium (the viewer's browser test) and tmux (the `watch` terminal test); ffmpeg also comes from
 # the optional npm installer packages, but the system one is preferred; make runs the
-# run-pipeline example. When one is missing, this
+# run-pipeline example; bubblewrap, socat and ripgrep are what the sandbox tests run
+# (@anthropic-ai/sandbox-runtime on Linux, docs/sandbox.md). When one is missing, this
 # installs it with apt-get (as root), or says which command to run.
 set -euo pipefail
 
@@ -11,6 +12,9 @@ missing=()
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
 command -v make >/dev/null 2>&1 || missing+=(make) # the run-pipeline example's Makefile
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+command -v socat >/dev/null 2>&1 || missing+=(socat)
+command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { splitText } from 'happy-session';
 import type { RunResult, ToolCall, Turn } from 'happy-session';
 import type { GateSettings, Session } from 'happy-session/node';
+import type { SandboxedShell } from 'happy-session/sandbox';
 import { plan } from './planner.js';
 import type { Action } from './planner.js';
 
@@ -15,9 +16,24 @@ const sh = promisify(exec);
 /** Reads run without asking; everything else (Bash here) waits for the user's answer in the app. */
 export const permissions: GateSettings = { rules: { allow: ['Read'] } };
 
+/**
+ * With a sandboxed shell: Bash calls that run in the sandbox run without asking too (the gate's
+ * `sandbox` option). Where the sandbox is unavailable, `shell.policy` says so and every Bash call
+ * asks, as with {@link permissions} (docs/sandbox.md).
+ */
+export function sandboxedPermissions(shell: SandboxedShell): GateSettings {
+  return { ...permissions, workspaceRoot: shell.workspaceRoot, sandbox: shell.policy };
+}
+
 export interface AgentOptions {
   /** Where commands run and files are read from. */
   readonly cwd: string;
+  /**
+   * Runs Bash calls confined (`happy-session/sandbox`); open the session with
+   * {@link sandboxedPermissions}. Unavailable or left out, commands run with `child_process`
+   * once the user approved them.
+   */
+  readonly shell?: SandboxedShell;
 }
 
 /**
@@ -33,7 +49,7 @@ export async function runAgent(session: Session, options: AgentOptions): Promise
       turn.end();
       break;
     }
-    await act(turn, action, options.cwd);
+    await act(turn, action, options);
     // A turn the user stopped (the app's stop button, or a plain "deny", which today's app sends as
     // "deny and stop") ends `cancelled`; any other `completed`.
     turn.end();
@@ -41,17 +57,23 @@ export async function runAgent(session: Session, options: AgentOptions): Promise
   await session.writer.flush();
 }
 
-async function act(turn: Turn, action: Exclude<Action, { kind: 'stop' }>, cwd: string): Promise<void> {
+async function act(
+  turn: Turn,
+  action: Exclude<Action, { kind: 'stop' }>,
+  options: AgentOptions,
+): Promise<void> {
+  const { cwd } = options;
+  const shell = options.shell?.available ? options.shell : undefined;
   switch (action.kind) {
     case 'answer':
       turn.text(action.text);
       return;
     case 'bash':
-      await bash(turn, action.command, cwd);
+      await bash(turn, action.command, cwd, shell);
       return;
     case 'bash-each':
       // Side by side: each call waits for its own answer ("Allow all" in the viewer answers them).
-      await Promise.all(action.commands.map((command) => bash(turn, command, cwd)));
+      await Promise.all(action.commands.map((command) => bash(turn, command, cwd, shell)));
       return;
     case 'read':
       await read(turn, action.path, cwd);
@@ -59,8 +81,17 @@ async function act(turn: Turn, action: Exclude<Action, { kind: 'stop' }>, cwd: s
   }
 }
 
-/** A Bash call: the gate asks the user, and the command runs only if they allow it. */
-async function bash(turn: Turn, command: string, cwd: string): Promise<RunResult<string>> {
+/**
+ * A Bash call. With a sandboxed shell it runs confined, unasked (the sandbox executor writes its
+ * output and what the sandbox blocked into the call); without one, the gate asks the user and
+ * the command runs only if they allow it.
+ */
+async function bash(
+  turn: Turn,
+  command: string,
+  cwd: string,
+  shell: SandboxedShell | undefined,
+): Promise<RunResult<string>> {
   const call = turn.toolCall({
     toolName: 'Bash',
     title: `Run \`${command}\``,
@@ -69,11 +100,13 @@ async function bash(turn: Turn, command: string, cwd: string): Promise<RunResult
   });
   // The request follows the turn's stop; the executor gets the approved arguments (the user may
   // have edited them) and a signal that aborts when the user stops the turn.
-  const result = await call.run(async (args, { signal }) => {
-    const { stdout } = await sh(String(args.command), { cwd, signal });
-    call.scope().text(codeBlock(stdout));
-    return stdout;
-  });
+  const result = shell
+    ? await call.run(async (args, context) => (await shell.execute(args, context)).output)
+    : await call.run(async (args, { signal }) => {
+        const { stdout } = await sh(String(args.command), { cwd, signal });
+        call.scope().text(codeBlock(stdout));
+        return stdout;
+      });
   // The session may have closed meanwhile (SIGINT or SIGTERM ended the turn): write only to an open turn.
   if (!turn.ended) turn.text(summary(call, result));
   return result;

@@ -45,7 +45,8 @@ afterEach(async () => {
  * parent between the signal and the agent); resolves with its session id.
  */
 function startAgent(server = account.relay.url): Promise<string> {
-  agent = spawn(process.execPath, ['--import', 'tsx', AGENT], {
+  // Unsandboxed, so that a command asks (sandboxed, it would run unasked: sandboxed.test.ts).
+  agent = spawn(process.execPath, ['--import', 'tsx', AGENT, '--no-sandbox'], {
     cwd: ROOT,
     env: { ...process.env, HAPPY_SERVER_URL: server, HAPPY_HOME_DIR: home.path },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -112,7 +113,7 @@ it('SIGTERM while a permission request waits: the turn ends cancelled, the reque
     completedRequests?: Record<string, { status?: string }>;
   };
   expect(Object.keys(agentState.requests ?? {})).toEqual([]);
-  expect(agentState.completedRequests?.[call.callId]?.status).toBe('canceled');
+  expect(agentState.completedRequests?.[call.permission!.request.id]?.status).toBe('canceled');
   expect(row.active).toBe(false);
 }, 120_000);
 

@@ -12,6 +12,7 @@ export default defineConfig({
     node: 'src/node.ts',
     permissions: 'src/permissions/index.ts',
     media: 'src/media/index.ts',
+    sandbox: 'src/sandbox/index.ts',
     crypto: 'src/crypto/index.ts',
     v1: 'src/protocol/v1/index.ts',
     wire: 'src/wire/index.ts',

@@ -14,6 +14,7 @@ const PACKAGES = fileURLToPath(new URL('../../packages/', import.meta.url));
 
 const LAYERS = ['Protocol', 'Crypto', 'Stream', 'Transport', 'Credentials', 'Permissions'].concat([
   'Media',
+  'Sandbox',
   'Session',
   'Relay',
   'Viewer',

@@ -191,6 +191,7 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     .option('--title <title>', 'title of the step (and of a new session); default the command line')
     .option('--session <id>', 'append a turn to this existing session instead of creating one')
     .option('--ask', 'ask for permission first and run the command only if allowed (denied: exit 77)')
+    .option('--sandbox', 'run the command sandboxed: it writes only inside the working directory, no network')
     .addOption(serverOption())
     .option('--quiet', 'do not print the session id on stderr')
     .option(
@@ -209,6 +210,7 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
           server?: string;
           quiet?: boolean;
           attach?: string[];
+          sandbox?: boolean;
         },
       ) => {
         code = await runCommand(command, options, {

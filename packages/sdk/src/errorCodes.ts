@@ -100,6 +100,10 @@ export type MediaErrorCode =
   | 'media.not_a_path'
   | 'media.file_changed';
 
+/** Failures of the sandbox that confines shell commands (`happy-session/sandbox`, docs/sandbox.md). */
+export type SandboxErrorCode =
+  'sandbox.unavailable' | 'sandbox.busy' | 'sandbox.invalid_options' | 'sandbox.invalid_command';
+
 /** Failures of the user's side of a session (`UserSession`: answering, sending). */
 export type SessionErrorCode = 'session.request_not_pending' | 'session.option_not_offered';
 
@@ -137,6 +141,7 @@ export type SdkErrorCode =
   | CredentialsErrorCode
   | PermissionsErrorCode
   | MediaErrorCode
+  | SandboxErrorCode
   | SessionErrorCode
   | RelayErrorCode
   | ViewerErrorCode

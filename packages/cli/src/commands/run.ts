@@ -10,6 +10,8 @@ import { describeFailure } from '../output.js';
 import type { Print } from '../output.js';
 import { progressPrinter } from '../progress/progressPrinter.js';
 import { runChild } from '../run/childProcess.js';
+import { openSandbox, runSandboxedChild } from '../run/sandboxedChild.js';
+import type { SandboxedShell } from 'happy-session/sandbox';
 import { exitCodeOf, turnStatusOf } from '../run/exitStatus.js';
 import type { ExitStatus } from '../run/exitStatus.js';
 import { RunClient } from '../run/runClient.js';
@@ -32,6 +34,8 @@ export interface RunOptions {
   readonly quiet?: boolean;
   /** Files sent into the step once the command has ended (a report, a screenshot, a recording). */
   readonly attach?: readonly string[];
+  /** Run the command in the sandbox: writes only inside the working directory, no network (docs/sandbox.md). */
+  readonly sandbox?: boolean;
 }
 
 /** What `run` works with besides its options; `main.ts` passes the process's, tests their own. */
@@ -68,6 +72,28 @@ export async function runCommand(
   options: RunOptions,
   context: RunContext,
 ): Promise<number> {
+  let shell: SandboxedShell | undefined;
+  if (options.sandbox) {
+    shell = await openSandbox(
+      context.cwd ?? process.cwd(),
+      { ...process.env, ...context.env },
+      context.printError,
+    );
+    if (!shell) return EXIT.failure;
+  }
+  try {
+    return await runIn(command, options, context, shell);
+  } finally {
+    await shell?.close();
+  }
+}
+
+async function runIn(
+  command: readonly string[],
+  options: RunOptions,
+  context: RunContext,
+  shell: SandboxedShell | undefined,
+): Promise<number> {
   const outer = outerRunOf(context.env as Record<string, string | undefined>);
   if (outer) {
     const client = await RunClient.open(outer.socket).catch((error: unknown) => {
@@ -76,15 +102,16 @@ export async function runCommand(
       );
       return undefined;
     });
-    if (client) return runNested(command, options, context, outer, client);
+    if (client) return runNested(command, options, context, outer, client, shell);
   }
-  return runOutermost(command, options, context);
+  return runOutermost(command, options, context, shell);
 }
 
 async function runOutermost(
   command: readonly string[],
   options: RunOptions,
   context: RunContext,
+  shell: SandboxedShell | undefined,
 ): Promise<number> {
   const title = options.title ?? quoteCommand(command);
   const cwd = context.cwd ?? process.cwd();
@@ -137,17 +164,25 @@ async function runOutermost(
     const server = await RunServer.listen(tree, token, { ask, attach }, context.logger);
     let status: ExitStatus;
     try {
-      status = await runChild(command, {
-        env: {
-          ...process.env,
-          ...context.env,
-          ...nestingEnv({ socket: server.path, parent: root.id, token }),
-        },
-        cwd,
-        onOutput: (text) => root.log.push(text),
-        stdout: context.stdout,
-        stderr: context.stderr,
-      });
+      status = shell
+        ? await runSandboxedChild(shell, command, {
+            cwd,
+            onOutput: (text) => root.log.push(text),
+            stdout: context.stdout,
+            stderr: context.stderr,
+            printError: context.printError,
+          })
+        : await runChild(command, {
+            env: {
+              ...process.env,
+              ...context.env,
+              ...nestingEnv({ socket: server.path, parent: root.id, token }),
+            },
+            cwd,
+            onOutput: (text) => root.log.push(text),
+            stdout: context.stdout,
+            stderr: context.stderr,
+          });
     } finally {
       await server.close();
     }
@@ -178,6 +213,7 @@ async function runNested(
   context: RunContext,
   outer: OuterRun,
   client: RunClient,
+  shell: SandboxedShell | undefined,
 ): Promise<number> {
   const id = newId();
   const cwd = context.cwd ?? process.cwd();
@@ -213,13 +249,23 @@ async function runNested(
     if (started.decision !== undefined && started.decision !== 'allow') {
       return started.decision === 'deny' ? EXIT.denied : EXIT.interrupted;
     }
-    const status = await runChild(command, {
-      env: { ...process.env, ...context.env, ...nestingEnv({ ...outer, parent: id }) },
-      cwd,
-      onOutput: (text) => (reporting ? report(client.request({ t: 'output', id, text })) : undefined),
-      stdout: context.stdout,
-      stderr: context.stderr,
-    });
+    const onOutput = (text: string): Promise<void> | undefined =>
+      reporting ? report(client.request({ t: 'output', id, text })) : undefined;
+    const status = shell
+      ? await runSandboxedChild(shell, command, {
+          cwd,
+          onOutput: (text) => void onOutput(text),
+          stdout: context.stdout,
+          stderr: context.stderr,
+          printError: context.printError,
+        })
+      : await runChild(command, {
+          env: { ...process.env, ...context.env, ...nestingEnv({ ...outer, parent: id }) },
+          cwd,
+          onOutput,
+          stdout: context.stdout,
+          stderr: context.stderr,
+        });
     if (status.spawnError !== undefined) context.printError(spawnFailure(command, status.spawnError));
     for (const file of options.attach ?? []) {
       if (!reporting) break;

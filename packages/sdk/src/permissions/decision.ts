@@ -16,6 +16,7 @@ export function decisionFromPolicy(result: PolicyResult): Decision | undefined {
   const outcome = result.verdict;
   const message = describePolicyResult(result);
   if (reason.kind === 'rule') return { outcome, source: 'rule', rule: reason.rule, message };
+  if (reason.kind === 'sandbox') return { outcome, source: 'sandbox', message };
   return { outcome, source: 'mode', message };
 }
 

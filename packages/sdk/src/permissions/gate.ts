@@ -94,6 +94,7 @@ export class PermissionGate implements PermissionRuntime {
         ...(options.modeTable ? { modeTable: options.modeTable } : {}),
         ...(options.requiresInteraction ? { requiresInteraction: options.requiresInteraction } : {}),
         ...(options.workspaceRoot ? { workspaceRoot: options.workspaceRoot } : {}),
+        ...(options.sandbox ? { sandbox: options.sandbox } : {}),
       },
       mode,
     );

@@ -10,6 +10,7 @@ import type { ModeTableOverrides, PermissionMode } from './modes.js';
 import { parseMode } from './modes.js';
 import type { CompiledRules, RuleLists } from './policy.js';
 import { compileRules } from './policy.js';
+import type { SandboxPolicy } from './sandboxPolicy.js';
 import { validateTimeoutPolicy } from './timeouts.js';
 import type { ShellParser } from './shell.js';
 
@@ -36,6 +37,14 @@ export interface PermissionGateOptions {
    * `connect()` defaults it to the agent's working directory.
    */
   readonly workspaceRoot?: string;
+  /**
+   * The sandbox the host runs its shell calls in (`shell.policy` of `happy-session/sandbox`): a
+   * Bash call that will run in it is allowed without asking in `default`, `acceptEdits` and
+   * `safe-yolo` (deny and ask rules still apply), one asking to leave it asks, and with it
+   * `safe-yolo` also allows edits inside the workspace. Unavailable, nothing changes
+   * (docs/sandbox.md, "The policy and the sandbox").
+   */
+  readonly sandbox?: SandboxPolicy;
   /**
    * The most permissive mode a remote input (the app's mode pick, a legacy answer's `mode`) may
    * switch to; default `safe-yolo`, every mode but `bypassPermissions`. Letting the app switch to

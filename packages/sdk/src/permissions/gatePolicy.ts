@@ -2,6 +2,7 @@ import type { PermissionDecision } from '../stream/plugins.js';
 import type { GatedCall } from '../stream/gatePorts.js';
 import { decisionFromPolicy } from './decision.js';
 import type { ModeTableOverrides, PermissionMode } from './modes.js';
+import type { SandboxPolicy } from './sandboxPolicy.js';
 import type { CompiledRules, PolicyResult } from './policy.js';
 import { evaluatePolicy } from './policy.js';
 import { SessionRuleStore } from './sessionRules.js';
@@ -14,6 +15,7 @@ export interface GatePolicySettings {
   readonly modeTable?: ModeTableOverrides;
   readonly requiresInteraction?: readonly string[];
   readonly workspaceRoot?: string;
+  readonly sandbox?: SandboxPolicy;
 }
 
 /**
@@ -42,6 +44,7 @@ export class GatePolicy {
         ...(s.modeTable ? { modeTable: s.modeTable } : {}),
         ...(s.requiresInteraction ? { requiresInteraction: s.requiresInteraction } : {}),
         ...(s.workspaceRoot ? { workspaceRoot: s.workspaceRoot } : {}),
+        ...(s.sandbox ? { sandbox: s.sandbox } : {}),
       },
       { toolName: call.toolName, ...(call.kind !== undefined ? { kind: call.kind } : {}), args },
     );

@@ -29,6 +29,8 @@ export {
   parseMode,
 } from './modes.js';
 export type { ModeCell, ModeRow, ModeTableOverrides, PermissionMode } from './modes.js';
+export { LEAVE_SANDBOX_ARG } from './sandboxPolicy.js';
+export type { SandboxPolicy } from './sandboxPolicy.js';
 export {
   DEFAULT_PERMISSION_OPTIONS,
   MAX_OPTIONS,

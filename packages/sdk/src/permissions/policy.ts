@@ -29,6 +29,7 @@ import {
   type RuleMatch,
 } from './ruleMatch.js';
 import { formatRule, parseRule, ruleCoversWholeTool, type ParsedRule, type RuleErrorCode } from './rules.js';
+import { sandboxModeTable, sandboxVerdict, type SandboxPolicy } from './sandboxPolicy.js';
 import type { SessionRule } from './sessionRules.js';
 import { MAX_SHELL_COMMAND_LENGTH, type ShellCommand, type ShellParser, type ShellSplit } from './shell.js';
 import type { ShellWord } from './shellWords.js';
@@ -98,6 +99,8 @@ export interface PolicyConfig {
   readonly requiresInteraction?: readonly string[];
   /** Absolute posix path that relative path rules are resolved against. */
   readonly workspaceRoot?: string;
+  /** The sandbox the host runs its shell calls in, if any ({@link sandboxVerdict}). */
+  readonly sandbox?: SandboxPolicy;
 }
 
 /** The call being judged. `kind` is the adapter's tool kind, if it supplies one. */
@@ -140,6 +143,8 @@ export type ShellConcern =
  * - `confinement`: an edit or a read that the mode or a rule would allow is outside the
  *   workspace, an edit of a protected path, or there is no workspace to be inside, so the user is
  *   asked ({@link PathConcern});
+ * - `sandbox`: a shell call that will run in the host's sandbox is allowed, or asks because it
+ *   asks to run outside it (`leaving`) (docs/sandbox.md, "The policy and the sandbox");
  * - `default`: nothing decided, so the user is asked (`shell` says why rules could not help);
  * - `tool_name`: the tool name cannot be read exactly (`toolNameProblem`: blanks around it,
  *   control, invisible or Unicode space characters), so no rule or mode may decide it: the user
@@ -151,6 +156,7 @@ export type PolicyReason =
   | { readonly kind: 'interaction' }
   | { readonly kind: 'undecidable'; readonly rules: readonly RuleRef[]; readonly shell?: ShellConcern }
   | { readonly kind: 'confinement'; readonly concern: PathConcern }
+  | { readonly kind: 'sandbox'; readonly leaving: boolean }
   | { readonly kind: 'default'; readonly shell?: ShellConcern }
   | { readonly kind: 'tool_name'; readonly problem: string };
 
@@ -233,6 +239,10 @@ export function describePolicyResult(result: PolicyResult): string {
     }
     case 'confinement':
       return `${verb}: ${CONCERN_TEXT[r.concern]}.`;
+    case 'sandbox':
+      return r.leaving
+        ? `${verb}: the call asks to run outside the sandbox.`
+        : `${verb} to run sandboxed: writes only inside the workspace, no network beyond the allowed hosts.`;
     case 'default':
       return `${verb}: no rule or mode decides this call.`;
     case 'tool_name':
@@ -284,7 +294,8 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   const kinds = toolKindsOf(call.toolName, call.kind);
   const subject = subjectOf(toolName, call.args, kinds, config);
   const session = compileSession(config.sessionRules ?? []);
-  const { cell, kind: toolKind } = strictestCell(config, kinds);
+  const modeTable = sandboxModeTable(config.sandbox, config.modeTable);
+  const { cell, kind: toolKind } = strictestCell({ ...config, modeTable }, kinds);
   const neverAsks = DEFAULT_MODE_TABLE[config.mode].unresolved === 'deny';
   const askOr = (reason: PolicyReason): PolicyResult =>
     neverAsks
@@ -344,6 +355,20 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
     if (shellConcern) return askOr({ kind: 'default', shell: shellConcern });
   }
   if (cell !== 'ask') return { verdict: cell, reason: { kind: 'mode', mode: config.mode }, toolKind };
+  const guarded = [...config.rules.deny, ...session.deny, ...config.rules.ask].some(
+    (r) => r.rule.type === 'command',
+  );
+  const sandboxed = sandboxVerdict(
+    config.sandbox,
+    config.mode,
+    toolName,
+    call.args,
+    guarded ? { split: subject.shell?.split } : undefined,
+  );
+  // While rules about commands are in force, only a line the grammar reads exactly runs unasked.
+  if (sandboxed === 'allow' && !(guarded && inexactLine(subject)))
+    return { verdict: 'allow', reason: { kind: 'sandbox', leaving: false }, toolKind };
+  if (sandboxed === 'leave') return askOr({ kind: 'sandbox', leaving: true });
 
   // A whole-tool session grant was made for calls of kinds the user saw whole (SEEN_KINDS).
   const seenWhole = kinds.every((k) => SEEN_KINDS.includes(k));

@@ -5,9 +5,10 @@ export type DecisionOutcome = 'allow' | 'deny' | 'cancelled';
 
 /**
  * Who or what decided (docs/permissions-requirements.md R3, R15 `GateSource`): the user (by any channel), a rule, the
- * mode, or the runtime itself on timeout, cancellation or shutdown.
+ * mode, the sandbox (a shell call allowed because it runs confined, docs/sandbox.md), or the runtime
+ * itself on timeout, cancellation or shutdown.
  */
-export type DecisionSource = 'user' | 'rule' | 'mode' | 'timeout' | 'cancel' | 'shutdown';
+export type DecisionSource = 'user' | 'rule' | 'mode' | 'sandbox' | 'timeout' | 'cancel' | 'shutdown';
 
 /** The channel a user's answer came by (docs/architecture.md, "Permissions"). */
 export type DecisionVia = 'stream' | 'rpc' | 'local';

@@ -1,0 +1,16 @@
+/**
+ * The sandbox (`happy-session/sandbox`, Node only; docs/sandbox.md): a shell whose commands run
+ * confined by the operating system (bubblewrap and a network proxy on Linux), on the optional peer
+ * `@anthropic-ai/sandbox-runtime`, which loads on first use; and what the gate's `sandbox` option
+ * takes from it.
+ */
+export { sandboxedShell, ShellCommandError } from './sandboxedShell.js';
+export type {
+  SandboxedShell,
+  SandboxedShellOptions,
+  ShellCommandResult,
+  ShellExecutor,
+  ShellRunOptions,
+} from './sandboxedShell.js';
+export type { SandboxViolation } from './violations.js';
+export type { OutputStream } from './processRun.js';

@@ -1,0 +1,430 @@
+import { randomBytes } from 'node:crypto';
+import { realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import { Subject, type Observable } from 'rxjs';
+import { SdkError, isSdkError } from '../errors.js';
+import { LEAVE_SANDBOX_ARG, type SandboxPolicy } from '../permissions/sandboxPolicy.js';
+import { asyncIterableOf, type IterateOptions } from '../ports/asyncIterable.js';
+import type { RunContext } from '../stream/builders.js';
+import {
+  baseConfinement,
+  commandConfinement,
+  type Confinement,
+  type ConfinementInputs,
+} from './confinement.js';
+import { PlaceholderExcludes } from './gitExcludes.js';
+import { OutputSink } from './outputSink.js';
+import { runProcess, type OutputStream, type ProcessExit } from './processRun.js';
+import {
+  acquireRuntime,
+  INSTALL_HINT,
+  loadRuntime,
+  type RuntimeConfig,
+  type RuntimeManager,
+} from './runtime.js';
+import {
+  describeViolation,
+  uniqueViolations,
+  violationsFromRuntime,
+  violationsFromStderr,
+  type SandboxViolation,
+} from './violations.js';
+
+/** Options of {@link sandboxedShell} (docs/sandbox.md, "The defaults" and "Widening them"). */
+export interface SandboxedShellOptions {
+  /** Absolute path of the workspace: the only place a command may write, and where it runs by default. */
+  readonly workspaceRoot: string;
+  /** Whose secrets stay unreadable, and the command's `HOME`; default the user's home directory. */
+  readonly homeDir?: string;
+  /** Hosts a command may connect to (`example.com`, `*.npmjs.org`, `api.x.com:443`); default none. */
+  readonly allowedHosts?: readonly string[];
+  /** More absolute paths a command may write below (protected names at their roots stay denied). */
+  readonly allowWrite?: readonly string[];
+  /** More absolute paths that stay read-only. */
+  readonly denyWrite?: readonly string[];
+  /** More absolute paths a command may not read. */
+  readonly denyRead?: readonly string[];
+  /** The command's environment; default this process's. `HOME` is set to {@link homeDir}. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Absolute path of `bwrap` (Linux); default the one on the `PATH`. */
+  readonly bwrapPath?: string;
+  /** Absolute path of `socat` (Linux); default the one on the `PATH`. */
+  readonly socatPath?: string;
+  /** `false`: the executor does not write the command's output into the call's scope. */
+  readonly streamOutput?: boolean;
+  /** Sees each chunk of output as it comes. */
+  readonly onOutput?: (text: string, stream: OutputStream) => void;
+  /** Entries of the workspace looked at per command for protected paths; default 50,000. */
+  readonly scanLimit?: number;
+}
+
+/** Options of {@link SandboxedShell.run}. */
+export interface ShellRunOptions {
+  /** Where the command runs; relative to the workspace root; default the root. */
+  readonly cwd?: string;
+  /** Ends the command and everything it started. */
+  readonly signal?: AbortSignal;
+  /** Sees each chunk of output. */
+  readonly onOutput?: (text: string, stream: OutputStream) => void;
+  /** Run outside the sandbox (what a person allowed when the call asked to leave it). */
+  readonly unsandboxed?: boolean;
+  /** The call this command is for: its violations carry the id. */
+  readonly callId?: string;
+}
+
+/** What a command did. */
+export interface ShellCommandResult {
+  readonly command: string;
+  readonly cwd: string;
+  /** The exit status; `null` when a signal ended it. */
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  /** True when the call's signal stopped it. */
+  readonly aborted: boolean;
+  /** True when it ran inside the sandbox. */
+  readonly sandboxed: boolean;
+  /** Both output streams, in order (the last 256 KiB). */
+  readonly output: string;
+  /** What the sandbox blocked. */
+  readonly violations: readonly SandboxViolation[];
+}
+
+/** A command that exited with a status other than 0, was ended by a signal or was stopped. */
+export class ShellCommandError extends Error {
+  override readonly name = 'ShellCommandError';
+  constructor(readonly result: ShellCommandResult) {
+    super(failureText(result));
+  }
+}
+
+/** The executor {@link SandboxedShell.execute} is: give it to `toolCall.run()`. */
+export type ShellExecutor = (
+  args: Readonly<Record<string, unknown>>,
+  context: RunContext,
+) => Promise<ShellCommandResult>;
+
+/** A shell whose commands run confined (docs/sandbox.md). */
+export interface SandboxedShell {
+  /** False where the sandbox cannot run here; {@link unavailable} says why. */
+  readonly available: boolean;
+  /** Why the sandbox cannot run (`sandbox.unavailable`, with a hint). */
+  readonly unavailable: SdkError<'sandbox.unavailable'> | undefined;
+  /** For the gate's `sandbox` option: Bash calls run unasked only while this says available. */
+  readonly policy: SandboxPolicy;
+  /** The workspace root, resolved. */
+  readonly workspaceRoot: string;
+  /**
+   * The executor for a Bash call's `toolCall.run()`: runs `args.command` in `args.cwd` (relative to
+   * the workspace), streams the output into the call's scope, reports what the sandbox blocked on
+   * the result and on {@link violations$}, and ends with the call's signal. A call whose
+   * `dangerouslyDisableSandbox` a person allowed runs outside. Rejects with
+   * {@link ShellCommandError} when the command fails, `sandbox.unavailable` when it cannot run
+   * confined, `sandbox.invalid_command` without a command string.
+   */
+  readonly execute: ShellExecutor;
+  /** Runs one command line (the executor's work without a call). Rejects only as `execute` does for the sandbox. */
+  run(command: string, options?: ShellRunOptions): Promise<ShellCommandResult>;
+  /** Every violation of every command, as it is seen. */
+  readonly violations$: Observable<SandboxViolation>;
+  /** {@link violations$} as an async iterable. */
+  violations(options?: IterateOptions): AsyncGenerator<SandboxViolation>;
+  /** Stops the runtime once no other shell of the same configuration uses it. */
+  close(): Promise<void>;
+}
+
+/**
+ * Makes a shell whose commands run in the operating system's sandbox (bubblewrap and a network
+ * proxy on Linux, through `@anthropic-ai/sandbox-runtime`, an optional peer dependency): writes
+ * only inside the workspace root and off the protected paths of docs/permissions-policy.md, reads
+ * everywhere but the user's secrets, and no network beyond `allowedHosts` (docs/sandbox.md).
+ *
+ * Resolves also where the sandbox cannot run: then `available` is false, `unavailable` says why,
+ * `policy` makes the gate ask, and every command rejects with `sandbox.unavailable`; nothing ever
+ * runs unconfined by default.
+ *
+ * @throws {SdkError} `sandbox.invalid_options` for a workspace root that is not an absolute path
+ *   of a directory, `sandbox.busy` while a shell of another configuration is open in this process.
+ */
+export async function sandboxedShell(options: SandboxedShellOptions): Promise<SandboxedShell> {
+  const inputs = await inputsOf(options);
+  const runtimeConfig: RuntimeConfig = {
+    network: { allowedDomains: [...(options.allowedHosts ?? [])], deniedDomains: [] },
+    filesystem: listsOf(baseConfinement(inputs)),
+    ...(options.bwrapPath !== undefined ? { bwrapPath: options.bwrapPath } : {}),
+    ...(options.socatPath !== undefined ? { socatPath: options.socatPath } : {}),
+  };
+  let manager: RuntimeManager | undefined;
+  let release: (() => Promise<void>) | undefined;
+  let unavailable: SdkError<'sandbox.unavailable'> | undefined;
+  try {
+    manager = await loadRuntime();
+    // Windows runs its sandbox under another account with a runtime of its own: not wired here.
+    if (process.platform === 'win32' || !manager.isSupportedPlatform()) {
+      throw unavailableError(`The sandbox does not run on ${process.platform}.`);
+    }
+    release = await acquireRuntime(manager, runtimeConfig);
+  } catch (error) {
+    if (isSdkError(error, 'sandbox.busy')) throw error;
+    unavailable = isSdkError(error, 'sandbox.unavailable')
+      ? error
+      : unavailableError(`The sandbox cannot start here: ${messageOf(error)}`, error);
+  }
+  const shell = new Shell(options, inputs, runtimeConfig, manager, release, unavailable);
+  if (!unavailable) await shell.probe();
+  return shell;
+}
+
+class Shell implements SandboxedShell {
+  private readonly violationsSubject = new Subject<SandboxViolation>();
+  readonly violations$ = this.violationsSubject.asObservable();
+  readonly execute: ShellExecutor = (args, context) => this.executeCall(args, context);
+  private readonly excludes: PlaceholderExcludes;
+
+  constructor(
+    private readonly options: SandboxedShellOptions,
+    private readonly inputs: ConfinementInputs,
+    private readonly runtimeConfig: RuntimeConfig,
+    private readonly manager: RuntimeManager | undefined,
+    private release: (() => Promise<void>) | undefined,
+    public unavailable: SdkError<'sandbox.unavailable'> | undefined,
+  ) {
+    this.excludes = new PlaceholderExcludes(inputs.homeDir, options.env ?? process.env);
+  }
+
+  get available(): boolean {
+    return this.unavailable === undefined;
+  }
+
+  get policy(): SandboxPolicy {
+    return { available: this.available };
+  }
+
+  get workspaceRoot(): string {
+    return this.inputs.workspaceRoot;
+  }
+
+  violations(options?: IterateOptions): AsyncGenerator<SandboxViolation> {
+    return asyncIterableOf(this.violations$, options);
+  }
+
+  async close(): Promise<void> {
+    const release = this.release;
+    this.release = undefined;
+    this.unavailable ??= unavailableError('This sandboxed shell is closed.');
+    this.violationsSubject.complete();
+    await this.excludes.close();
+    await release?.();
+  }
+
+  /** Runs `true` once: a kernel without user namespaces refuses only when bubblewrap starts. */
+  async probe(): Promise<void> {
+    const result = await this.run('true').catch((error: unknown) => error);
+    if (result instanceof Error || (result as ShellCommandResult).exitCode !== 0) {
+      const why = result instanceof Error ? result.message : (result as ShellCommandResult).output.trim();
+      const error = unavailableError(
+        `The sandbox cannot start a command here: ${why || 'bubblewrap failed'}`,
+      );
+      await this.close();
+      this.unavailable = error;
+    }
+  }
+
+  async run(command: string, options: ShellRunOptions = {}): Promise<ShellCommandResult> {
+    const cwd = resolve(this.inputs.workspaceRoot, options.cwd ?? '.');
+    const signal = options.signal ?? new AbortController().signal;
+    const onOutput = (text: string, stream: OutputStream): void => {
+      options.onOutput?.(text, stream);
+      this.options.onOutput?.(text, stream);
+    };
+    const env = { ...(this.options.env ?? process.env), HOME: this.inputs.homeDir };
+    if (options.unsandboxed) {
+      const exit = await runProcess({ file: '/bin/bash', args: ['-c', command], cwd, env, signal, onOutput });
+      return resultOf(command, cwd, exit, false, []);
+    }
+    if (this.unavailable || !this.manager)
+      throw this.unavailable ?? unavailableError('The sandbox is not loaded.');
+    const manager = this.manager;
+    const confinement = await commandConfinement(this.inputs);
+    const commandId = randomBytes(16).toString('base64url');
+    let exit: ProcessExit;
+    try {
+      const gitEnv = await this.excludes.envFor(
+        this.inputs.workspaceRoot,
+        confinement.missing ?? [],
+        commandId,
+      );
+      const wrapped = await manager.wrapWithSandbox(
+        command,
+        'bash',
+        { network: this.runtimeConfig.network, filesystem: listsOf(confinement) },
+        signal,
+        { commandId, commandText: command },
+      );
+      exit = await runProcess({
+        file: '/bin/sh',
+        args: ['-c', wrapped],
+        cwd,
+        env: { ...env, ...gitEnv },
+        signal,
+        onOutput,
+      });
+    } catch (error) {
+      if (signal.aborted) {
+        exit = { exitCode: null, signal: null, aborted: true, output: '', stderr: '' };
+      } else {
+        throw unavailableError(`The sandbox could not wrap the command: ${messageOf(error)}`, error);
+      }
+    } finally {
+      manager.cleanupAfterCommand();
+      await this.excludes.remove(commandId);
+    }
+    const lines = manager
+      .getSandboxViolationStore()
+      .getViolationsForCommand(commandId)
+      .map((v) => v.line);
+    const violations = uniqueViolations([
+      ...violationsFromRuntime(lines, confinement),
+      ...violationsFromStderr(exit.stderr, cwd, confinement),
+    ]).map((v) => (options.callId !== undefined ? { ...v, callId: options.callId } : v));
+    for (const v of violations) this.violationsSubject.next(v);
+    return resultOf(command, cwd, exit, true, violations);
+  }
+
+  private async executeCall(
+    args: Readonly<Record<string, unknown>>,
+    context: RunContext,
+  ): Promise<ShellCommandResult> {
+    const command = args.command;
+    if (typeof command !== 'string' || command.trim() === '') {
+      throw new SdkError(
+        'sandbox.invalid_command',
+        'A shell call needs its command line as the string `command`.',
+        {
+          hint: 'call toolCall({ toolName: "Bash", args: { command: "…" } })',
+        },
+      );
+    }
+    if (args.cwd !== undefined && typeof args.cwd !== 'string') {
+      throw new SdkError('sandbox.invalid_command', '`cwd` of a shell call must be a string.', {
+        hint: 'give the directory relative to the workspace root, or leave it out',
+      });
+    }
+    const leaving = args[LEAVE_SANDBOX_ARG] !== undefined && args[LEAVE_SANDBOX_ARG] !== false;
+    // Outside only when a person (or the bypass mode) allowed a call that asked to leave.
+    const unsandboxed = leaving && (context.decision.source === 'user' || context.decision.source === 'mode');
+    const scope = context.call.scope();
+    if (!unsandboxed && this.available) {
+      // The stream says how the call ran, whatever the app shows of the decision.
+      scope.service(
+        `Runs sandboxed: writes only inside ${this.inputs.workspaceRoot}, ${networkText(this.runtimeConfig)}.`,
+      );
+    }
+    const sink = new OutputSink((markdown) => scope.text(markdown));
+    const stream = this.options.streamOutput !== false;
+    const result = await this.run(command, {
+      ...(typeof args.cwd === 'string' ? { cwd: args.cwd } : {}),
+      signal: context.signal,
+      unsandboxed,
+      callId: context.call.callId,
+      ...(stream ? { onOutput: (text: string) => sink.push(text) } : {}),
+    });
+    sink.flush();
+    if (result.violations.length > 0 && !context.call.ended) {
+      try {
+        scope.service(`The sandbox blocked ${result.violations.map(describeViolation).join(', ')}.`);
+      } catch {
+        // The turn ended meanwhile; the result still carries them.
+      }
+    }
+    if (result.aborted || result.exitCode !== 0) throw new ShellCommandError(result);
+    return result;
+  }
+}
+
+async function inputsOf(options: SandboxedShellOptions): Promise<ConfinementInputs> {
+  const absolute = (what: string, paths: readonly string[] | undefined): string[] =>
+    (paths ?? []).map((p) => {
+      if (typeof p !== 'string' || !isAbsolute(p)) {
+        throw new SdkError(
+          'sandbox.invalid_options',
+          `${what} must be absolute paths; got ${JSON.stringify(p)}.`,
+          {
+            hint: 'resolve the paths against the workspace root first',
+          },
+        );
+      }
+      return resolve(p);
+    });
+  const [root] = absolute('workspaceRoot', [options.workspaceRoot]);
+  const workspaceRoot = await realpath(root!).catch((cause: unknown) => {
+    throw new SdkError(
+      'sandbox.invalid_options',
+      `The workspace root ${root} is not a directory that exists.`,
+      {
+        hint: 'create it first, or pass the directory the agent works in',
+        cause,
+      },
+    );
+  });
+  const home = absolute('homeDir', [options.homeDir ?? homedir()])[0]!;
+  return {
+    workspaceRoot,
+    homeDir: await realpath(home).catch(() => home),
+    allowWrite: absolute('allowWrite', options.allowWrite),
+    denyWrite: absolute('denyWrite', options.denyWrite),
+    denyRead: absolute('denyRead', options.denyRead),
+    scanLimit: options.scanLimit ?? 50_000,
+  };
+}
+
+function listsOf(c: Confinement): RuntimeConfig['filesystem'] {
+  return { allowWrite: [...c.allowWrite], denyWrite: [...c.denyWrite], denyRead: [...c.denyRead] };
+}
+
+function resultOf(
+  command: string,
+  cwd: string,
+  exit: ProcessExit,
+  sandboxed: boolean,
+  violations: readonly SandboxViolation[],
+): ShellCommandResult {
+  return {
+    command,
+    cwd,
+    exitCode: exit.exitCode,
+    signal: exit.signal,
+    aborted: exit.aborted,
+    sandboxed,
+    output: exit.output,
+    violations,
+  };
+}
+
+function failureText(r: ShellCommandResult): string {
+  const how = r.aborted
+    ? 'was stopped'
+    : r.exitCode === null
+      ? `was ended by ${r.signal ?? 'a signal'}`
+      : `exited with status ${r.exitCode}`;
+  const where = r.sandboxed ? ' (sandboxed)' : '';
+  const blocked =
+    r.violations.length > 0 ? ` The sandbox blocked ${r.violations.map(describeViolation).join(', ')}.` : '';
+  return `The command${where} ${how}.${blocked}`;
+}
+
+function networkText(config: RuntimeConfig): string {
+  const hosts = config.network.allowedDomains;
+  return hosts.length === 0 ? 'no network' : `network only to ${hosts.join(', ')}`;
+}
+
+function unavailableError(message: string, cause?: unknown): SdkError<'sandbox.unavailable'> {
+  return new SdkError('sandbox.unavailable', message, {
+    hint: INSTALL_HINT,
+    ...(cause !== undefined ? { cause } : {}),
+  });
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

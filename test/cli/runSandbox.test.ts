@@ -1,0 +1,66 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { runCli } from '../../packages/cli/src/program.js';
+import { fold } from '../../packages/sdk/src/stream/fold.js';
+import type { FoldedNode } from '../../packages/sdk/src/stream/fold.js';
+import { relayHome, ScriptedTerminal } from './helpers.js';
+import type { RelayHome } from './helpers.js';
+import { callsOf, runInProcess, storedMessages, textsOf } from './runHelpers.js';
+
+// `run --sandbox` runs its command in the sandbox (bubblewrap for real): writes only inside the
+// working directory (here the repository the tests run from), no network.
+let env: RelayHome;
+let outside: string;
+beforeEach(async () => {
+  env = await relayHome();
+  outside = mkdtempSync(join(tmpdir(), 'happy-run-sandbox-outside-'));
+});
+afterEach(async () => {
+  await env.close();
+  rmSync(outside, { recursive: true, force: true });
+});
+
+const runEnv = (): Record<string, string> => ({ HAPPY_HOME_DIR: env.home, HAPPY_SERVER_URL: env.relay.url });
+
+describe('happy-session run --sandbox', () => {
+  it('runs the command confined: its output and status come through, a write outside is blocked and said', async () => {
+    const target = join(outside, 'x');
+    const result = await runInProcess(
+      ['--sandbox', '--', 'sh', '-c', `echo "it's inside"; touch '${target}'; exit 4`],
+      runEnv(),
+    );
+    expect(result.code).toBe(4);
+    expect(result.out).toBe("it's inside\n");
+    expect(existsSync(target)).toBe(false);
+    expect(result.lines).toContain(`happy-session run: the sandbox blocked a write of ${target}`);
+    const messages = await storedMessages(env.relay.url, env.credentials, result.sessionId);
+    const [step] = callsOf((fold(messages).timeline[0] as { children: FoldedNode[] }).children);
+    expect(textsOf(step!)).toContain(`[sandbox] blocked a write of ${target}`);
+  });
+
+  it('exits 1 without running the command where the sandbox cannot run', async () => {
+    const target = join(outside, 'ran');
+    const lines: string[] = [];
+    // No bwrap on the command's PATH: the sandbox cannot start it.
+    const noBwrap: Record<string, string> = { ...runEnv(), PATH: '/nonexistent' };
+    const code = await runCli(['run', '--sandbox', '--', 'touch', target], {
+      print: () => undefined,
+      printError: (line) => lines.push(line),
+      terminal: () => new ScriptedTerminal(),
+      interrupts: () => new AbortController().signal,
+      env: noBwrap,
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+    });
+    expect(code).toBe(1);
+    expect(existsSync(target)).toBe(false);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^happy-session run: The sandbox cannot start a command here: .*the command was not run$/,
+      ),
+    ]);
+  });
+});
