@@ -103,7 +103,8 @@ export type MediaErrorCode =
 export type SessionErrorCode = 'session.request_not_pending' | 'session.option_not_offered';
 
 /** Failures of the embedded relay (package `happy-session-relay`). */
-export type RelayErrorCode = 'relay.schema_too_new' | 'relay.store_not_writable' | 'relay.data_dir_insecure';
+export type RelayErrorCode =
+  'relay.schema_too_new' | 'relay.store_not_writable' | 'relay.data_dir_insecure' | 'relay.no_viewer';
 
 /** Failures of the web viewer's page. */
 export type ViewerErrorCode =
@@ -123,6 +124,7 @@ export type CliErrorCode =
   | 'cli.port_in_use'
   | 'cli.key_exists'
   | 'cli.agent_unreachable'
+  | 'cli.no_master_secret'
   | 'cli.bad_choice'
   | 'cli.usage'
   | 'cli.unexpected';
