@@ -5,6 +5,7 @@ import { answer } from '../http/answers.js';
 import type { RelayEnv, RelayMiddleware } from '../http/env.js';
 import { readInput } from '../http/input.js';
 import { loadViewerAssets } from './assets.js';
+import { FAVICON_SVG } from './favicon.js';
 import type { ViewerAssets } from './assets.js';
 import { NEW_TICKET_PATH, TICKET_PATH } from './fragmentFormat.js';
 import type { ViewerTickets } from './tickets.js';
@@ -79,6 +80,15 @@ export function viewerRoutes(
   };
 
   app.get('/', (c) => send(c, 'index.html'));
+  for (const path of ['/favicon.svg', '/favicon.ico']) {
+    app.get(path, (c) =>
+      c.body(FAVICON_SVG, 200, {
+        'Content-Type': 'image/svg+xml',
+        'Cache-Control': 'max-age=86400',
+        'X-Content-Type-Options': 'nosniff',
+      }),
+    );
+  }
   app.post(TICKET_PATH, async (c) => {
     const input = await readInput(c, { body: ticketBody }, 1024);
     if (input instanceof Response) return input;
