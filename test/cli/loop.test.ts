@@ -130,7 +130,9 @@ describe('the loop from a terminal, with commands only', () => {
     )!;
     const one = await hs('answer', sessionId!, request.callId, 'allow');
     expect(one.code).toBe(0);
-    expect(one.out).toContain('stream recorded');
+    expect(one.out).toMatch(
+      /^Allowed once: Run `sleep 60` \(call \w+\)\. Recorded in the stream \(seq \d+\)/,
+    );
     await until(sessionId!, (m) =>
       m.some((x) => x.type === 'permission-response' && x.callId === request.callId),
     );

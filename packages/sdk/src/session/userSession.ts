@@ -266,31 +266,33 @@ export class UserSession {
   }
 
   /**
-   * Adds a turn of the agent's with `inputs` attached (`happy-session attach`): `turn-start`, each
-   * file uploaded and then its `photo` / `video` / `file` message, an optional text, `turn-end`.
-   * A file that fails ends the turn `failed` (`cancelled` when `signal` aborted) and rejects.
+   * Adds a turn of the agent's with `inputs` attached (`happy-session attach`): every file is
+   * prepared and uploaded first, then `turn-start`, each file's `photo` / `video` / `file`
+   * message, an optional text and `turn-end`. A file that fails rejects before anything is
+   * appended (uploads already made stay unreferenced).
    *
    * @throws {SdkError} `media.*` as `turn.attach()`.
    */
   async attach(inputs: readonly AttachInput[], options: AttachTurnOptions = {}): Promise<AttachedTurn> {
-    const turn = this.writer.turn();
-    const messages: SessionMessage[] = [];
-    try {
-      for (const [index, input] of inputs.entries()) {
-        messages.push(
-          await turn.attach(input, {
-            ...(options.signal ? { signal: options.signal } : {}),
-            onProgress: (p) => options.onProgress?.({ index, ...p }),
-          }),
-        );
-      }
-      if (options.text !== undefined) turn.text(options.text);
-      await turn.end('completed');
-    } catch (error) {
-      turn.end(options.signal?.aborted ? 'cancelled' : 'failed');
-      await this.writer.flush().catch(() => undefined);
-      throw error;
+    // Every file is prepared and uploaded before the turn starts: a file that cannot be sent
+    // (missing, too large, Ctrl-C) leaves nothing in the agent's stream.
+    const media = requirePlugin(this.writer.plugins, 'media');
+    const uploads = [];
+    for (const [index, input] of inputs.entries()) {
+      uploads.push(
+        await media.upload(input, {
+          ...(options.signal ? { signal: options.signal } : {}),
+          onProgress: (p) => options.onProgress?.({ index, ...p }),
+        }),
+      );
     }
+    const turn = this.writer.turn();
+    const messages: SessionMessage[] = uploads.map(
+      ({ id, content }) =>
+        this.writer.appendMessage({ ...content, id, role: 'agent', turn: turn.id } as SessionMessage).message,
+    );
+    if (options.text !== undefined) turn.text(options.text);
+    await turn.end('completed');
     return { turn: turn.id, messages };
   }
 

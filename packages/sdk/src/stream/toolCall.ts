@@ -211,7 +211,7 @@ export class ToolCall {
    * Gates, then runs: the executor runs only on allow, with the approved arguments (or the user's
    * validated `updatedInput`), and the call ends with the outcome (`error` on deny, cancel or a
    * throwing executor). A stop of the turn (or of `options.signal`) before the executor starts
-   * cancels the call instead. The result says what happened; it rejects only when the permission
+   * cancels the call instead, and so does an executor that throws once the stop came (`cancelled`). The result says what happened; it rejects only when the permission
    * request could not be stored (see {@link ToolCall.requestPermission}), and the executor has not run.
    */
   async run<T>(
@@ -241,6 +241,11 @@ export class ToolCall {
       this.end();
       return { status: 'done', value, decision };
     } catch (error) {
+      // A tool that gave up because the turn was stopped was cancelled, not failed.
+      if (signal.aborted) {
+        this.end({ error: 'cancelled' });
+        return { status: 'cancelled', decision };
+      }
       this.end({ error: errorMessage(error) });
       return { status: 'failed', error, decision };
     }
