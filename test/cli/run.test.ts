@@ -335,9 +335,8 @@ async function answerWhenAsked(account: Account, sessionId: string, optionId: st
         (m): m is PermissionRequestMessage => m.type === 'permission-request',
       );
       if (request) {
-        await (
-          await session.answer(request, optionId)
-        ).recorded;
+        const answer = await session.answer(request, optionId);
+        if (answer.status === 'sent') await answer.recorded;
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -68,7 +68,7 @@ export async function answerCommand(
     const channels = { channels: options.via ?? 'both' } as const;
     const sent = options.all
       ? await session.answerAll(picked!, channels)
-      : [await session.answer(target!, picked!, channels)];
+      : [await session.answer(target!, picked!, channels)].filter((a) => a.status === 'sent');
     if (sent.length === 0 && !options.json) print('No permission request is waiting.');
     const outcomes = await Promise.all(sent.map(settle));
     for (const outcome of outcomes) print(options.json ? JSON.stringify(outcome) : describe(outcome));

@@ -88,6 +88,7 @@ export class Account {
       id: record.id,
       key: record.key,
       metadata: record.metadata.value,
+      seq: record.seq,
       transport,
       rpc: (method, params) => callSessionRpc(socket, record.id, record.key, method, params),
       activity$: activityOf(socket, record.id),

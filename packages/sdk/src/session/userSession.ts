@@ -24,7 +24,12 @@ import type { ReaderEvent } from '../stream/sessionReader.js';
 import { SessionWriter } from '../stream/sessionWriter.js';
 import type { Delivered } from '../stream/types.js';
 import { answerPermission, optionFor } from './permissionAnswer.js';
-import type { AnswerChannels, PermissionChoice, SentPermissionAnswer } from './permissionAnswer.js';
+import type {
+  AnswerChannels,
+  PermissionAnswerResult,
+  PermissionChoice,
+  SentPermissionAnswer,
+} from './permissionAnswer.js';
 
 /** The agent's presence as the server reports it (`activity` events, docs/wire.md §2.3). */
 export interface AgentActivity {
@@ -51,6 +56,8 @@ export interface UserSessionParts {
    * every Happy agent reads (docs/wire.md §6.1); `v2` is a v2 user `text`.
    */
   readonly promptFormat?: 'legacy' | 'v2';
+  /** The session's last `seq` when it was opened: {@link UserSession.events$} starts after it by default. */
+  readonly seq?: number;
   /** Runs once `close()` delivered what was written (to stop listening to a socket, say). */
   readonly onClose?: () => void;
   readonly logger?: Logger;
@@ -127,6 +134,7 @@ export class UserSession {
   private readonly promptMeta = new Map<string, Readonly<Record<string, unknown>>>();
   private readonly written = new Set<string>();
   private readonly onClose: (() => void) | undefined;
+  private readonly openedAtSeq: number;
   private closing: Promise<void> | undefined;
 
   constructor(parts: UserSessionParts) {
@@ -137,6 +145,7 @@ export class UserSession {
     this.promptFormat = parts.promptFormat ?? 'legacy';
     this.activity$ = parts.activity$ ?? EMPTY;
     this.onClose = parts.onClose;
+    this.openedAtSeq = parts.seq ?? 0;
     this.reader = new SessionReader({ transport: parts.transport, key: parts.key });
     this.writer = new SessionWriter({
       transport: parts.transport,
@@ -154,17 +163,19 @@ export class UserSession {
   }
 
   /**
-   * The stream from after `afterSeq` (default: its first record), then live: each record once, in
-   * `seq` order, decrypted and validated (a record that fails is an error event, and reading goes
-   * on). Reads that fail on a network error or a restarting server are retried.
+   * The stream live, from after `afterSeq`: by default from now (the records stored after the
+   * session was opened, so a script run again sees only what is new), `0` for the whole session.
+   * Each record once, in `seq` order, decrypted and validated (a record that fails is an error
+   * event, and reading goes on). Reads that fail on a network error or a restarting server are
+   * retried. What already waits is {@link UserSession.pending}.
    */
   events$(options: { afterSeq?: number } = {}): Observable<ReaderEvent> {
-    return this.reader.events$(options);
+    return this.reader.events$({ afterSeq: options.afterSeq ?? this.openedAtSeq });
   }
 
   /** {@link UserSession.events$} as an async iterable, until `signal` aborts. */
   events(options: { afterSeq?: number } & IterateOptions = {}): AsyncGenerator<ReaderEvent> {
-    return this.reader.events(options);
+    return this.reader.events({ ...options, afterSeq: options.afterSeq ?? this.openedAtSeq });
   }
 
   /** {@link UserSession.activity$} as an async iterable, until `signal` aborts. */
@@ -232,6 +243,9 @@ export class UserSession {
    * the user's `permission-response` in the stream, then the agent's `permission` RPC
    * (see {@link answerPermission}).
    *
+   * A request that is no longer pending (answered, or its call ended) is left alone: the result
+   * says `settled` and nothing is written, so a script that runs again adds no second response.
+   *
    * @throws {SdkError} `session.request_not_pending` for a `callId` with no pending request;
    *   `session.option_not_offered` when the request has no option for `choice`.
    */
@@ -239,9 +253,15 @@ export class UserSession {
     request: PermissionRequestMessage | string,
     choice: PermissionChoice | string,
     options: AnswerOptions = {},
-  ): Promise<SentPermissionAnswer> {
-    const found = typeof request === 'string' ? await this.pendingRequest(request) : request;
-    return answerPermission(this.writer, this.rpc, found, optionFor(found, choice), options.channels);
+  ): Promise<PermissionAnswerResult> {
+    if (typeof request === 'string') {
+      const found = await this.pendingRequest(request);
+      return answerPermission(this.writer, this.rpc, found, optionFor(found, choice), options.channels);
+    }
+    const option = optionFor(request, choice);
+    const pending = (await this.pending()).some((r) => r.callId === request.callId);
+    if (!pending) return { status: 'settled', request };
+    return answerPermission(this.writer, this.rpc, request, option, options.channels);
   }
 
   /**

@@ -136,6 +136,8 @@ function responderOf(user: UserSession): PermissionResponder {
     isMine: (response: PermissionResponseMessage) => user.wrote(response.id),
     respond: async (request: PermissionRequestMessage, optionId: string): Promise<RpcOutcome> => {
       const sent = await user.answer(request, optionId);
+      // Settled before the click (answered elsewhere, or its call ended): the card follows the stream.
+      if (sent.status === 'settled') return { ok: true };
       await sent.recorded;
       const outcome = await sent.rpc;
       if (!outcome) return { ok: true };
