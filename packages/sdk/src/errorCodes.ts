@@ -51,6 +51,8 @@ export type TransportErrorCode =
   | 'transport.not_found'
   | 'transport.closed'
   | 'transport.bad_response'
+  | 'transport.not_happy_server'
+  | 'transport.bad_server_url'
   | 'transport.format_unsupported'
   | 'transport.invalid_metadata';
 
