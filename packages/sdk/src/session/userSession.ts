@@ -1,6 +1,7 @@
 import { EMPTY } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { RecordKey } from '../crypto/records.js';
+import type { MessageContext } from '../protocol/messageContext.js';
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { newId } from '../protocol/ids.js';
@@ -56,6 +57,11 @@ export interface UserSessionParts {
    * every Happy agent reads (docs/wire.md §6.1); `v2` is a v2 user `text`.
    */
   readonly promptFormat?: 'legacy' | 'v2';
+  /**
+   * How every other record is written: on a v1 session the v1 encoder (what today's Happy app
+   * shows, docs/v1-format.md); by default each v2 message as it is.
+   */
+  readonly encode?: (message: SessionMessage, context: MessageContext) => readonly unknown[];
   /** The session's last `seq` when it was opened: {@link UserSession.events$} starts after it by default. */
   readonly seq?: number;
   /** Runs once `close()` delivered what was written (to stop listening to a socket, say). */
@@ -131,6 +137,8 @@ export class UserSession {
   readonly activity$: Observable<AgentActivity>;
   private readonly rpc: SessionRpcCaller;
   private readonly promptFormat: 'legacy' | 'v2';
+  private readonly encodeOther:
+    ((message: SessionMessage, context: MessageContext) => readonly unknown[]) | undefined;
   private readonly promptMeta = new Map<string, Readonly<Record<string, unknown>>>();
   private readonly written = new Set<string>();
   private readonly onClose: (() => void) | undefined;
@@ -143,6 +151,7 @@ export class UserSession {
     this.metadata = parts.metadata ?? {};
     this.rpc = parts.rpc;
     this.promptFormat = parts.promptFormat ?? 'legacy';
+    this.encodeOther = parts.encode;
     this.activity$ = parts.activity$ ?? EMPTY;
     this.onClose = parts.onClose;
     this.openedAtSeq = parts.seq ?? 0;
@@ -150,7 +159,7 @@ export class UserSession {
     this.writer = new SessionWriter({
       transport: parts.transport,
       key: parts.key,
-      encode: (message) => this.recordOf(message),
+      encode: (message, context) => this.recordOf(message, context),
       ...(parts.logger ? { logger: parts.logger } : {}),
     });
     this.writer.messages$.subscribe((message) => this.written.add(message.id));
@@ -213,11 +222,10 @@ export class UserSession {
           ...(options.signal ? { signal: options.signal } : {}),
           onProgress: (p) => options.onProgress?.({ index, ...p }),
         });
-        const { message, delivery } = this.writer.appendMessage({
-          ...uploaded.content,
-          id: uploaded.id,
-          role: 'user',
-        });
+        const { message, delivery } = this.writer.appendMessage(
+          { ...uploaded.content, id: uploaded.id, role: 'user' },
+          uploaded.context ? { context: uploaded.context } : {},
+        );
         files.push(message as UserMediaMessage);
         deliveries.push(delivery);
       }
@@ -308,8 +316,11 @@ export class UserSession {
     }
     const turn = this.writer.turn();
     const messages: SessionMessage[] = uploads.map(
-      ({ id, content }) =>
-        this.writer.appendMessage({ ...content, id, role: 'agent', turn: turn.id } as SessionMessage).message,
+      ({ id, content, context }) =>
+        this.writer.appendMessage(
+          { ...content, id, role: 'agent', turn: turn.id } as SessionMessage,
+          context ? { context } : {},
+        ).message,
     );
     if (options.text !== undefined) turn.text(options.text);
     await turn.end('completed');
@@ -344,12 +355,12 @@ export class UserSession {
   }
 
   /** A user text goes out as the app's legacy record unless the session writes v2 prompts. */
-  private recordOf(message: SessionMessage): readonly unknown[] {
+  private recordOf(message: SessionMessage, context: MessageContext): readonly unknown[] {
     if (this.promptFormat === 'legacy' && message.role === 'user' && message.type === 'text') {
       const meta = this.promptMeta.get(message.id);
       this.promptMeta.delete(message.id);
       return [legacyUserTextRecord(message.text, meta)];
     }
-    return [message];
+    return this.encodeOther ? this.encodeOther(message, context) : [message];
   }
 }

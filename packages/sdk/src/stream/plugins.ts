@@ -1,3 +1,4 @@
+import type { MessageContext } from '../protocol/messageContext.js';
 import { SdkError } from '../errors.js';
 import type { Decision } from './decision.js';
 import type {
@@ -91,6 +92,8 @@ export interface UploadedMedia {
   /** The id the message that references it should carry (progress events name it). */
   readonly id: string;
   readonly content: MediaContent;
+  /** What an encoder other than v2 needs to write the message (a v1 caption's file name, say). */
+  readonly context?: MessageContext;
 }
 
 /** What the media pipeline does for the stream layer; implemented in `happy-session/media`. */
