@@ -28,7 +28,9 @@ export type AnswerChannels = 'both' | 'stream' | 'rpc';
 
 /** An answer on its way: the stream record and the RPC settle separately. */
 export interface SentPermissionAnswer {
+  /** The answer went out (see `recorded` and `rpc` for how far). */
   readonly status: 'sent';
+  /** The request answered. */
   readonly request: PermissionRequestMessage;
   readonly option: PermissionOption;
   /** Settles once the user's `permission-response` is stored; `undefined` when sent by RPC only. */
@@ -45,7 +47,9 @@ export interface SentPermissionAnswer {
  * was written, so running a script again never adds a second response.
  */
 export interface SettledPermissionRequest {
+  /** The request was no longer pending: nothing was written. */
   readonly status: 'settled';
+  /** The request that was left alone. */
   readonly request: PermissionRequestMessage;
 }
 
