@@ -55,7 +55,9 @@ export async function cli(
 
 /** Starts the CLI as a child process (the way a user runs it) with output collected. */
 export function spawnCli(args: string[], env: Record<string, string> = {}) {
-  const child: ChildProcessWithoutNullStreams = spawn(TSX, [MAIN, ...args], {
+  // Node with tsx's loader, not the tsx command: tsx relays a signal to its child and gives up
+  // (exit 128 + signal) unless the child acknowledges it within 30 ms, a race on a loaded machine.
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
   });

@@ -92,7 +92,7 @@ describe('the loop from a terminal, with commands only', () => {
 
     const [, url] = await start([MAIN, 'serve', '--port', '0'], /listening on (http:\/\/\S+)/);
     env.HAPPY_SERVER_URL = url!;
-    const [, sessionId] = await start(['examples/custom-agent/index.ts'], /session (\w+):/);
+    const [, sessionId] = await start(['examples/custom-agent/index.ts', '--no-sandbox'], /session (\w+):/);
 
     const listed = await hs('sessions');
     expect(listed.out).toMatch(new RegExp(`^${sessionId}\\s+yes\\s+.*Custom agent example`, 'm'));
@@ -130,7 +130,9 @@ describe('the loop from a terminal, with commands only', () => {
     )!;
     const one = await hs('answer', sessionId!, request.callId, 'allow');
     expect(one.code).toBe(0);
-    expect(one.out).toContain('stream recorded');
+    expect(one.out).toMatch(
+      /^Allowed once: Run `sleep 60` \(call \w+\)\. Recorded in the stream \(seq \d+\)/,
+    );
     await until(sessionId!, (m) =>
       m.some((x) => x.type === 'permission-response' && x.callId === request.callId),
     );

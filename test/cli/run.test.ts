@@ -234,14 +234,15 @@ describe('happy-session run', () => {
       'turn-start',
       'tool-call-start',
       'permission-request',
-      // The user's answer, then the agent's record of the answer it applied (docs/permissions.md).
+      // The user's answer is the one response; the agent's sealed note confirms it (docs/permissions.md).
       'permission-response',
-      'permission-response',
+      'service',
       'tool-call-end',
       'turn-end',
     ]);
     expect(messages[2]).toMatchObject({ toolName: 'bash', args: { command: `touch ${marker}` } });
-    expect(messages[4]).toMatchObject({ optionId: 'allow-once', via: 'stream' });
+    expect(messages[3]).toMatchObject({ optionId: 'allow-once' });
+    expect(messages[4]).toMatchObject({ text: `Permission answer applied: ${messages[3]!.id}` });
   }, 60_000);
 
   it('--ask denied: runs nothing and exits 77', async () => {
@@ -335,9 +336,8 @@ async function answerWhenAsked(account: Account, sessionId: string, optionId: st
         (m): m is PermissionRequestMessage => m.type === 'permission-request',
       );
       if (request) {
-        await (
-          await session.answer(request, optionId)
-        ).recorded;
+        const answer = await session.answer(request, optionId);
+        if (answer.status === 'sent') await answer.recorded;
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 100));

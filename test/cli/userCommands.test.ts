@@ -88,7 +88,7 @@ describe('happy-session stop', () => {
     expect(stopped.code).toBe(1);
     expect(JSON.parse(stopped.err)).toMatchObject({
       code: 'cli.agent_unreachable',
-      message: `The agent of session ${agent.id} did not take the stop: RPC method not available.`,
+      message: `The agent of session ${agent.id} is not connected.`,
     });
   });
 });
@@ -106,7 +106,7 @@ describe('happy-session answer', () => {
       const answered = await run('answer', waiting.session.id, waiting.call.callId, 'deny-always');
       expect(answered.code).toBe(0);
       expect(answered.out).toMatch(
-        /^deny-always \(reject-always\) for bash, call \w+: stream recorded \(seq \d+\) · permission RPC /,
+        /^Denied always: Run `rm -rf build` \(call \w+\)\. Recorded in the stream \(seq \d+\); the agent took it\.$/,
       );
       expect(await waiting.response).toMatchObject({ optionId: 'deny-always' });
       expect(await waiting.rpc).toEqual({ callId: waiting.call.callId, optionId: 'deny-always' });
@@ -177,12 +177,11 @@ describe('happy-session attach', () => {
     ]);
   });
 
-  it('ends the turn failed and exits 1 when a file cannot be sent', async () => {
+  it('appends nothing and exits 1 when a file cannot be sent', async () => {
     const attached = await run('attach', agent.id, join(env.home, 'missing.png'));
     expect(attached.code).toBe(1);
     expect(attached.err).toContain('code: media.unreadable_path');
-    const turn = (await stored(agent)).timeline.find((n) => n.kind === 'turn');
-    expect(turn?.kind === 'turn' && turn.status).toBe('failed');
+    expect((await stored(agent)).timeline.find((n) => n.kind === 'turn')).toBeUndefined();
   });
 });
 

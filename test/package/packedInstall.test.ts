@@ -8,6 +8,7 @@ import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diskBytes, installScripts, installedPackages } from '../../scripts/installedTree.js';
 import type { InstalledPackage } from '../../scripts/installedTree.js';
+import { startRelay } from '../../packages/relay/src/index.js';
 
 /**
  * What users get: the three packages packed as `npm pack` makes them (its `prepack` builds), the
@@ -28,8 +29,15 @@ const SERVER_SIDE = [
   'tree-sitter-bash',
 ];
 
+/** Flags added to the README's install lines: no network round trips a cached package needs, no reports. */
+const QUIET = ['--prefer-offline', '--no-audit', '--no-fund', '--omit=dev'];
+
 let work: string;
 let project: string;
+let cliProject: string;
+let sdkInstallLine: string[];
+let cliInstallLine: string[];
+let helloOutputs: Record<string, string>;
 const tarballs: Record<string, string> = {};
 let sdkOnly: InstalledPackage[];
 let withRelayAndCli: InstalledPackage[];
@@ -57,18 +65,31 @@ async function node(args: string[]): Promise<Record<string, unknown>> {
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'packed-install-'));
-  for (const pkg of ['sdk', 'relay', 'cli']) {
-    // The prepack build prints before npm's JSON: the JSON is the last thing on stdout.
-    const stdout = await npm(['pack', '--json', '--pack-destination', work], join(ROOT, 'packages', pkg));
-    const packed = JSON.parse(stdout.slice(stdout.lastIndexOf('\n[') + 1)) as Array<{ filename: string }>;
-    tarballs[pkg] = join(work, packed[0]!.filename);
-  }
+  // As the README's Install section says: `npm run pack:local`, then the lines it prints.
+  const { stdout: printed } = await run('npm', ['run', '--silent', 'pack:local', '--', work], {
+    cwd: ROOT,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+  const lines = printed.split('\n').filter((line) => /^\s*npm i /.test(line));
+  sdkInstallLine = lines[0]!.replace(/#.*/, '').trim().split(/\s+/);
+  cliInstallLine = lines[1]!.replace(/#.*/, '').trim().split(/\s+/);
+  tarballs.sdk = sdkInstallLine.at(-1)!;
+  tarballs.cli = cliInstallLine.at(-1)!;
+  tarballs.relay = tarballs.sdk.replace(/happy-session-(\d)/, 'happy-session-relay-$1');
   project = join(work, 'project');
   mkdirSync(project, { recursive: true });
   await npm(['init', '-y'], project);
-  const install = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--omit=dev'];
-  await npm([...install, tarballs.sdk!], project);
+  await npm([...sdkInstallLine.slice(1), ...QUIET], project);
   sdkOnly = installedPackages(project);
+  cliProject = join(work, 'cli-alone');
+  mkdirSync(cliProject, { recursive: true });
+  await npm(['init', '-y'], cliProject);
+  // The install scripts are skipped for the reason given below (better-sqlite3).
+  await npm([...cliInstallLine.slice(1), ...QUIET, '--ignore-scripts'], cliProject);
+  reuseCompiledSqlite(cliProject);
+  helloOutputs = await runReadmeHellos();
+  const install = ['install', ...QUIET];
   // better-sqlite3's install script would compile its addon from source here (its prebuilt
   // binaries come from outside the npm registry): minutes on 2 cores, for a library this test is
   // not about. The same version's addon, compiled by the workspace's `npm ci`, is copied in instead.
@@ -88,6 +109,34 @@ beforeAll(async () => {
     copyFileSync(join(FIXTURES, name), join(project, name));
   }
 }, 900_000);
+
+/**
+ * Runs the README's two first programs (`// hello.mjs`, `// hello.cjs`) in the SDK-alone project,
+ * against a relay, with a key the CLI-alone install's `happy-session keygen` made. Resolves with
+ * what each printed.
+ */
+async function runReadmeHellos(): Promise<Record<string, string>> {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const relay = await startRelay();
+  const home = join(work, 'home');
+  const env = { ...process.env, HAPPY_HOME_DIR: home, HAPPY_SERVER_URL: relay.url };
+  const outputs: Record<string, string> = {};
+  try {
+    await run(join(cliProject, 'node_modules/.bin/happy-session'), ['keygen'], { cwd: cliProject, env });
+    for (const name of ['hello.mjs', 'hello.cjs']) {
+      const block = [...readme.matchAll(/```js\n(\/\/ (hello\.[cm]js)[^\n]*\n[\s\S]*?)```/g)].find(
+        (match) => match[2] === name,
+      );
+      expect(block, `README block ${name}`).toBeDefined();
+      writeFileSync(join(project, name), block![1]!);
+      const { stdout } = await run(process.execPath, [name], { cwd: project, env });
+      outputs[name] = stdout.trim();
+    }
+  } finally {
+    await relay.close();
+  }
+  return outputs;
+}
 
 /** Copies the workspace's compiled better-sqlite3 addon into `project`, for the same version only. */
 function reuseCompiledSqlite(project: string): void {
@@ -125,6 +174,30 @@ describe('the packed SDK installed alone into an empty project', () => {
 
   it(`needs no newer Node than its engines say (${ENGINES_MINIMUM})`, () => {
     expect(needNewerNode(sdkOnly)).toEqual([]);
+  });
+});
+
+describe('installed from a checkout as the README says, into empty folders', () => {
+  it('the README gives the SDK install the count this test measures', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain(`The SDK installs ${sdkOnly.length} packages`);
+  });
+
+  it("runs the README's first program, as an ES module and as CommonJS, in a project npm init made", () => {
+    expect(helloOutputs['hello.mjs']).toMatch(/^session \S+$/);
+    expect(helloOutputs['hello.cjs']).toMatch(/^session \S+$/);
+  });
+
+  it('the CLI installs alone (its SDK and relay from the tarballs beside it) and its command runs', async () => {
+    const names = installedPackages(cliProject).map((p) => p.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['happy-session', 'happy-session-relay', 'happy-session-cli']),
+    );
+    const { stdout } = await run(join(cliProject, 'node_modules/.bin/happy-session'), ['--help'], {
+      cwd: cliProject,
+    });
+    for (const command of ['serve', 'send', 'stop', 'answer', 'attach', 'keygen'])
+      expect(stdout).toContain(command);
   });
 });
 

@@ -34,6 +34,18 @@ describe('what a sandboxed command may write (docs/sandbox.md, "The defaults")',
     expect(await readFile(join(world.workspace, 'src', 'a.txt'), 'utf8')).toBe('hello\n');
   });
 
+  it('commands started together all run, one after another, each confined', async () => {
+    const results = await Promise.all(
+      ['one', 'two', 'three', 'four'].map((n) => shell.run(`echo ${n} > ${n}.txt && cat ${n}.txt`)),
+    );
+    expect(results.map((r) => [r.exitCode, r.output])).toEqual([
+      [0, 'one\n'],
+      [0, 'two\n'],
+      [0, 'three\n'],
+      [0, 'four\n'],
+    ]);
+  });
+
   it.each([
     ['outside the workspace', () => join(world.outside, 'x')],
     ['.git/config', () => join(world.workspace, '.git', 'config')],

@@ -81,6 +81,7 @@ describe('UserSession', () => {
   it('answers by RPC only: the gate applies it, the call runs once, and the gate records it via rpc', async () => {
     const waiting = await gatedCall('echo rpc');
     const answer = await user.answer(waiting.request.callId, 'allow', { channels: 'rpc' });
+    if (answer.status !== 'sent') throw new Error('the request was pending');
     expect(answer.recorded).toBeUndefined();
     expect(await answer.rpc).toMatchObject({ ok: true });
     expect((await waiting.result).status).toBe('done');
@@ -95,6 +96,7 @@ describe('UserSession', () => {
   it('answers on the stream only: the gate reads the record, and a denied call never runs', async () => {
     const waiting = await gatedCall('rm -rf build');
     const answer = await user.answer(waiting.request, 'deny-always', { channels: 'stream' });
+    if (answer.status !== 'sent') throw new Error('the request was pending');
     expect(answer.rpc).toBeUndefined();
     await answer.recorded;
     expect((await waiting.result).status).toBe('denied');

@@ -101,7 +101,7 @@ describe('node:http exchange (docs/transport.md, "HTTP")', () => {
       headers: {},
       signal: AbortSignal.timeout(5000),
     });
-    expect(raw).toEqual({ status: 429, retryAfter: '7', text: '{"error":"slow down"}' });
+    expect(raw).toEqual({ status: 429, retryAfter: '7', server: null, text: '{"error":"slow down"}' });
   });
 
   test('a connection that closes mid-answer rejects: HappyHttp reports transport.network', async () => {

@@ -3,6 +3,7 @@ import { answerCommand } from './commands/answer.js';
 import { attachCommand } from './commands/attach.js';
 import { demoCommand } from './commands/demo.js';
 import { keygenCommand } from './commands/keygen.js';
+import { linkCommand } from './commands/link.js';
 import { loginCommand } from './commands/login.js';
 import { sendCommand } from './commands/send.js';
 import { stopCommand } from './commands/stop.js';
@@ -112,7 +113,16 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
       new Option('--port <port>', 'TCP port; 0 picks a free one').argParser(port).default(DEFAULT_PORT),
     )
     .option('--host <address>', 'interface to bind', '127.0.0.1')
-    .option('--data <dir>', 'keep the database and attachments in this directory (default: in memory)')
+    .option(
+      '--data <dir>',
+      'keep the database and attachments in this directory (default: <happy home>/relay)',
+    )
+    .addOption(
+      new Option(
+        '--memory',
+        'keep nothing on disk: a throwaway relay, its sessions gone when it stops',
+      ).conflicts('data'),
+    )
     .addOption(
       new Option('--attachment-quota <MB>', 'attachment storage per account, in MB (default 1024)').argParser(
         megabytes,
@@ -125,8 +135,18 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     .option('--json', 'print {url, port, dataDir} as one JSON line')
     .option('--verbose', 'log every request to stderr')
     .action(async (options: ServeOptions & { verbose?: boolean }) => {
-      await serveCommand(options, print, printLogger(printError, options.verbose ? 'debug' : 'warn'));
+      await serveCommand(options, print, printLogger(printError, options.verbose ? 'debug' : 'warn'), env);
       code = EXIT.ok;
+    });
+
+  program
+    .command('link')
+    .description('Print a new one-time viewer link for the relay `serve` runs, without restarting it')
+    .addOption(serverOption())
+    .option('--session <id>', 'the session the page opens first')
+    .option('--json', 'print {link} as one JSON line')
+    .action(async (options: { server?: string; session?: string; json?: boolean }) => {
+      code = await linkCommand(options, print, { env });
     });
 
   program

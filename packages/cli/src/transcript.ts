@@ -56,8 +56,10 @@ function renderCall(call: FoldedCall, depth: number, out: string[]): void {
   const pad = '  '.repeat(depth);
   const error = call.end?.error ? ` — ${call.end.error}` : '';
   const state = STATUS_WORD[call.status] ? ` (${STATUS_WORD[call.status]})` : '';
-  out.push(
-    `${pad}${STATUS_MARK[call.status]} ${call.start.toolName}: ${oneLine(call.start.title)}${error}${state}`,
+  pushIndented(
+    out,
+    pad,
+    `${STATUS_MARK[call.status]} ${call.start.toolName}: ${oneLine(call.start.title)}${error}${state}`,
   );
   if (call.permission) {
     const { request, response } = call.permission;
@@ -80,10 +82,20 @@ function renderCall(call: FoldedCall, depth: number, out: string[]): void {
   }
 }
 
+/**
+ * Pushes `text` at `pad`; the lines after its first (a multi-line error, say) go under it, two
+ * further spaces in, so that every line stays under its step.
+ */
+function pushIndented(out: string[], pad: string, text: string): void {
+  const [first = '', ...rest] = text.split(/\r?\n/);
+  out.push(`${pad}${first}`);
+  for (const line of rest) out.push(`${pad}    ${line}`);
+}
+
 function renderNodes(nodes: readonly FoldedNode[], depth: number, out: string[]): void {
   for (const node of nodes) {
     if (node.kind === 'call') renderCall(node, depth, out);
-    else out.push(`${'  '.repeat(depth)}${describeMessage(node.message)}`);
+    else pushIndented(out, '  '.repeat(depth), describeMessage(node.message));
   }
 }
 

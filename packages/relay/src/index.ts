@@ -5,4 +5,6 @@
 export { startRelay } from './server.js';
 export { runRelayServer } from './serve.js';
 export { viewerUrl } from './viewer/url.js';
+export { newViewerLink } from './viewer/newLink.js';
+export type { NewViewerLinkOptions } from './viewer/newLink.js';
 export type { Relay, RelayLimits, RelayOptions } from './types.js';

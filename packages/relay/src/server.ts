@@ -132,8 +132,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     logger.debug('relay request', { method: c.req.method, url: c.req.path, status: c.res.status });
   });
   installErrorHandlers(app, logger);
-  viewerRoutes(app, tickets, logger);
   const authenticate = createAuthenticate(ctx);
+  viewerRoutes(app, tickets, authenticate, logger);
   authRoutes(app, ctx, authenticate);
   sessionRoutes(app, ctx, authenticate);
   messageRoutes(app, ctx, authenticate);

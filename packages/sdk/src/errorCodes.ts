@@ -51,6 +51,8 @@ export type TransportErrorCode =
   | 'transport.not_found'
   | 'transport.closed'
   | 'transport.bad_response'
+  | 'transport.not_happy_server'
+  | 'transport.bad_server_url'
   | 'transport.format_unsupported'
   | 'transport.invalid_metadata';
 
@@ -108,7 +110,8 @@ export type SandboxErrorCode =
 export type SessionErrorCode = 'session.request_not_pending' | 'session.option_not_offered';
 
 /** Failures of the embedded relay (package `happy-session-relay`). */
-export type RelayErrorCode = 'relay.schema_too_new' | 'relay.store_not_writable' | 'relay.data_dir_insecure';
+export type RelayErrorCode =
+  'relay.schema_too_new' | 'relay.store_not_writable' | 'relay.data_dir_insecure' | 'relay.no_viewer';
 
 /** Failures of the web viewer's page. */
 export type ViewerErrorCode =
@@ -128,6 +131,7 @@ export type CliErrorCode =
   | 'cli.port_in_use'
   | 'cli.key_exists'
   | 'cli.agent_unreachable'
+  | 'cli.no_master_secret'
   | 'cli.bad_choice'
   | 'cli.usage'
   | 'cli.unexpected';

@@ -186,5 +186,11 @@ export type {
   AnswerOptions,
 } from './session/userSession.js';
 export { answerPermission, optionFor, CHOICE_KINDS } from './session/permissionAnswer.js';
-export type { PermissionChoice, AnswerChannels, SentPermissionAnswer } from './session/permissionAnswer.js';
+export type {
+  PermissionChoice,
+  AnswerChannels,
+  PermissionAnswerResult,
+  SentPermissionAnswer,
+  SettledPermissionRequest,
+} from './session/permissionAnswer.js';
 export { callSessionRpc } from './transport/sessionRpc.js';

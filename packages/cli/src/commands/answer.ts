@@ -26,6 +26,7 @@ export interface AnswerCommandOptions {
 interface AnswerOutcome {
   readonly callId: string;
   readonly toolName: string;
+  readonly title: string;
   readonly optionId: string;
   readonly kind: string;
   /** The seq of the stored `permission-response`, or why it is not stored; null when not sent. */
@@ -67,7 +68,7 @@ export async function answerCommand(
     const channels = { channels: options.via ?? 'both' } as const;
     const sent = options.all
       ? await session.answerAll(picked!, channels)
-      : [await session.answer(target!, picked!, channels)];
+      : [await session.answer(target!, picked!, channels)].filter((a) => a.status === 'sent');
     if (sent.length === 0 && !options.json) print('No permission request is waiting.');
     const outcomes = await Promise.all(sent.map(settle));
     for (const outcome of outcomes) print(options.json ? JSON.stringify(outcome) : describe(outcome));
@@ -113,6 +114,7 @@ async function settle(answer: SentPermissionAnswer): Promise<AnswerOutcome> {
   return {
     callId: answer.request.callId,
     toolName: answer.request.toolName,
+    title: answer.request.title,
     optionId: answer.option.id,
     kind: answer.option.kind,
     recorded,
@@ -124,12 +126,31 @@ function isApplied(rpc: string | null): boolean {
   return rpc === 'applied' || rpc === 'already resolved' || rpc === 'delivered';
 }
 
+/** What the answer was, in words: `allow-once` is "Allowed once". */
+const CHOSEN: Readonly<Record<string, string>> = {
+  'allow-once': 'Allowed once',
+  'allow-always': 'Allowed for the session',
+  'reject-once': 'Denied',
+  'reject-always': 'Denied always',
+};
+
+/**
+ * One answer in words: what was chosen for which call, and how it reached the agent. An agent
+ * that reads answers from the stream only (`run --ask`, any agent without the RPC) is told by
+ * the stored record; its RPC's refusal is then no failure and is not shown as one.
+ */
 function describe(o: AnswerOutcome): string {
-  const stream =
+  const what = `${CHOSEN[o.kind] ?? o.optionId}: ${oneLine(o.title)} (call ${o.callId})`;
+  const stored = o.recorded !== null && 'seq' in o.recorded ? o.recorded.seq : undefined;
+  const took = isApplied(o.rpc);
+  if (stored !== undefined && took)
+    return `${what}. Recorded in the stream (seq ${stored}); the agent took it.`;
+  if (stored !== undefined)
+    return `${what}. Recorded in the stream (seq ${stored}); the agent reads it from there${o.rpc === null ? '' : ' (it takes no answer by RPC)'}.`;
+  const why =
     o.recorded === null
-      ? 'not sent'
-      : 'seq' in o.recorded
-        ? `recorded (seq ${o.recorded.seq})`
-        : `not recorded: ${o.recorded.error}`;
-  return `${o.optionId} (${o.kind}) for ${o.toolName}, call ${o.callId}: stream ${stream} · permission RPC ${o.rpc ?? 'not sent'}`;
+      ? 'not sent to the stream'
+      : `not recorded in the stream: ${'error' in o.recorded ? o.recorded.error : ''}`;
+  if (took) return `${what}. The agent took it by RPC (${why}).`;
+  return `${what}. Not delivered: ${why}; the permission RPC ${o.rpc ?? 'was not sent'}.`;
 }

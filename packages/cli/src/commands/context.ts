@@ -32,17 +32,27 @@ export async function withUserSession<T>(
   sessionId: string,
   server: string | undefined,
   context: CommandContext,
-  work: (session: UserSession) => Promise<T>,
+  work: (session: UserSession, account: Account) => Promise<T>,
 ): Promise<T> {
   const account = await openCommandAccount(server, context);
   try {
     const session = await account.session(sessionId);
     try {
-      return await work(session);
+      return await work(session, account);
     } finally {
       await session.close();
     }
   } finally {
     await account.close();
   }
+}
+
+/**
+ * Whether the agent of `sessionId` is connected, as the server says (the session's `active`: its
+ * heartbeat runs and it has not ended the session, docs/wire.md §4.5). An agent that exited has
+ * ended its session, so nobody is there to read a prompt or take the `abort` RPC.
+ */
+export async function agentConnected(account: Account, sessionId: string): Promise<boolean> {
+  const row = (await account.listSessions()).find((s) => s.id === sessionId);
+  return row?.active === true;
 }

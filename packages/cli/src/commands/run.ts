@@ -141,7 +141,15 @@ async function runOutermost(
       process.once('SIGINT', cancel);
       process.once('SIGTERM', cancel);
       try {
-        return (await step.call.requestPermission({ signal: stop.signal })).outcome;
+        context.printError(
+          `happy-session run: waiting for permission to run \`${step.commandLine}\`: allow or deny it in the Happy app or the viewer, or with \`happy-session answer ${session.id} ${step.call.callId} allow\` (or deny)`,
+        );
+        const { outcome } = await step.call.requestPermission({ signal: stop.signal });
+        if (outcome !== 'cancelled')
+          context.printError(
+            `happy-session run: ${outcome === 'allow' ? 'allowed' : 'denied'}: ${step.commandLine}`,
+          );
+        return outcome;
       } finally {
         process.off('SIGINT', cancel);
         process.off('SIGTERM', cancel);

@@ -2,7 +2,7 @@ import { SdkError } from 'happy-session';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';
-import { withUserSession } from './context.js';
+import { agentConnected, withUserSession } from './context.js';
 import type { CommandContext } from './context.js';
 
 /** Options of `happy-session stop`. */
@@ -17,8 +17,8 @@ export interface StopOptions {
  * app's stop button does (`UserSession.stop`). An agent built on the SDK aborts each open turn's
  * signal and answers with how many it aborted; the session itself goes on.
  *
- * @throws {SdkError} `cli.agent_unreachable` when no agent takes the RPC (it is not running, or
- *   does not register `abort`); `credentials.*`, `transport.*` when the session cannot be opened.
+ * @throws {SdkError} `cli.agent_unreachable` at once when the agent is not connected (the session
+ *   is not active), or when no agent takes the RPC (it does not register `abort`); `credentials.*`, `transport.*` when the session cannot be opened.
  */
 export async function stopCommand(
   sessionId: string,
@@ -26,7 +26,14 @@ export async function stopCommand(
   print: Print,
   context: CommandContext = {},
 ): Promise<ExitCode> {
-  return withUserSession(sessionId, options.server, context, async (session) => {
+  return withUserSession(sessionId, options.server, context, async (session, account) => {
+    // Without an agent the RPC would only wait for the server's timeout: say so at once.
+    if (!(await agentConnected(account, session.id))) {
+      throw new SdkError('cli.agent_unreachable', `The agent of session ${session.id} is not connected.`, {
+        hint: 'nothing runs there to stop; `happy-session sessions` shows which sessions are active',
+        details: { sessionId: session.id, error: 'not connected' },
+      });
+    }
     const outcome = await session.stop();
     if (!outcome.ok) {
       throw new SdkError(

@@ -81,7 +81,7 @@ function eventJson(event: ReaderEvent): unknown {
 
 function followJson(session: UserSession, print: Print, signal: AbortSignal | undefined): Promise<ExitCode> {
   return new Promise((resolve, reject) => {
-    const subscription = session.events$().subscribe({
+    const subscription = session.events$({ afterSeq: 0 }).subscribe({
       next: (event) => print(JSON.stringify(eventJson(event))),
       error: (error: unknown) => {
         signal?.removeEventListener('abort', onAbort);

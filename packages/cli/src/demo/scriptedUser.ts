@@ -43,7 +43,7 @@ export class ScriptedUser {
     readonly session: UserSession,
     private readonly script: PermissionScript,
   ) {
-    this.subscription = session.events$().subscribe({
+    this.subscription = session.events$({ afterSeq: 0 }).subscribe({
       next: (event) => {
         if (event.kind !== 'message') return;
         this.fold.apply(event.message);
@@ -97,7 +97,8 @@ export class ScriptedUser {
           if (controller.signal.aborted) return;
           const option = await this.script(request, controller.signal);
           if (option && !controller.signal.aborted) {
-            this.answers.push(await this.session.answer(request, option.id));
+            const answer = await this.session.answer(request, option.id);
+            if (answer.status === 'sent') this.answers.push(answer);
           }
         })
         .catch((error: unknown) => {

@@ -59,7 +59,7 @@ export class WatchView {
       signal?.addEventListener('abort', onAbort, { once: true });
       stops.push(() => signal?.removeEventListener('abort', onAbort));
 
-      const events: Subscription = this.session.events$().subscribe({
+      const events: Subscription = this.session.events$({ afterSeq: 0 }).subscribe({
         next: (event) => {
           if (event.kind === 'message') this.fold.apply(event.message);
           else this.unreadable += 1;
@@ -110,6 +110,13 @@ export class WatchView {
     };
     this.note(status);
     void this.session.answer(request, option.id).then((answer) => {
+      if (answer.status === 'settled') {
+        this.changed(() => {
+          status.stream = 'not sent: the request was settled already';
+          status.rpc = 'not sent';
+        });
+        return;
+      }
       answer.recorded?.then(
         (delivered) => this.changed(() => (status.stream = `recorded (seq ${delivered.seq})`)),
         (error: unknown) =>

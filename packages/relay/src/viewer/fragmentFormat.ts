@@ -6,6 +6,8 @@ export const TICKET_PARAM = 'ticket';
 export const SESSION_PARAM = 'session';
 /** Path the page posts a ticket's id to, once, for the sealed secret (docs/viewer.md). */
 export const TICKET_PATH = '/viewer/ticket';
+/** Path an account holder posts a sealed secret to for a new one-time link (`happy-session link`). */
+export const NEW_TICKET_PATH = '/viewer/tickets';
 
 /**
  * A viewer URL fragment: `#<name>=<value>[&session=<id>]`. Shared by the page (which reads it)

@@ -2,11 +2,12 @@ import type { Context, Hono } from 'hono';
 import type { Logger } from 'happy-session';
 import { z } from 'zod';
 import { answer } from '../http/answers.js';
-import type { RelayEnv } from '../http/env.js';
+import type { RelayEnv, RelayMiddleware } from '../http/env.js';
 import { readInput } from '../http/input.js';
 import { loadViewerAssets } from './assets.js';
+import { FAVICON_SVG } from './favicon.js';
 import type { ViewerAssets } from './assets.js';
-import { TICKET_PATH } from './fragmentFormat.js';
+import { NEW_TICKET_PATH, TICKET_PATH } from './fragmentFormat.js';
 import type { ViewerTickets } from './tickets.js';
 
 /**
@@ -30,16 +31,25 @@ const NOT_BUILT =
   'The web viewer is not built. Build the relay package (`npm run build -w happy-session-relay`) and start the relay again.';
 
 const ticketBody = z.object({ id: z.string().min(1).max(64) });
+/** A secretbox of a 32-byte secret is 72 bytes: 96 characters of base64. */
+const newTicketBody = z.object({ sealed: z.base64().max(128) });
 
 /**
  * Serves the web viewer: `GET /` is the page, `GET /viewer/app.js` and `/viewer/app.css` its
- * bundle, and `POST /viewer/ticket` hands a one-time link's sealed secret to the page once. The
+ * bundle, `POST /viewer/ticket` hands a one-time link's sealed secret to the page once, and
+ * `POST /viewer/tickets` (authenticated) keeps a sealed secret for a new link (`happy-session
+ * link`, while the relay runs). The
  * page keeps the account secret in the browser, so the relay still only ever sees ciphertext.
  * Assets are loaded once, on the first request.
  *
  * @see docs/viewer.md
  */
-export function viewerRoutes(app: Hono<RelayEnv>, tickets: ViewerTickets, logger: Logger): void {
+export function viewerRoutes(
+  app: Hono<RelayEnv>,
+  tickets: ViewerTickets,
+  authenticate: RelayMiddleware,
+  logger: Logger,
+): void {
   let loading: Promise<ViewerAssets | undefined> | undefined;
   const assets = async (): Promise<ViewerAssets | undefined> => {
     loading ??= loadViewerAssets().catch((error: unknown) => {
@@ -70,12 +80,26 @@ export function viewerRoutes(app: Hono<RelayEnv>, tickets: ViewerTickets, logger
   };
 
   app.get('/', (c) => send(c, 'index.html'));
+  for (const path of ['/favicon.svg', '/favicon.ico']) {
+    app.get(path, (c) =>
+      c.body(FAVICON_SVG, 200, {
+        'Content-Type': 'image/svg+xml',
+        'Cache-Control': 'max-age=86400',
+        'X-Content-Type-Options': 'nosniff',
+      }),
+    );
+  }
   app.post(TICKET_PATH, async (c) => {
     const input = await readInput(c, { body: ticketBody }, 1024);
     if (input instanceof Response) return input;
     const sealed = tickets.redeem(input.body.id);
     if (sealed === undefined) return answer(c, 404, { error: 'Link already used or unknown' });
     return c.json({ sealed }, 200, { 'Cache-Control': 'no-store' });
+  });
+  app.post(NEW_TICKET_PATH, authenticate, async (c) => {
+    const input = await readInput(c, { body: newTicketBody }, 1024);
+    if (input instanceof Response) return input;
+    return c.json({ id: tickets.put(input.body.sealed) }, 200, { 'Cache-Control': 'no-store' });
   });
   app.get('/viewer/:file', (c) => {
     const file = c.req.param('file');

@@ -141,10 +141,7 @@ export class MediaPipeline implements MediaRuntime {
         'leave out upload: false',
       );
     }
-    return this.prepareAndUpload(input, options, () => undefined).then(({ id, content }) => ({
-      id,
-      content,
-    }));
+    return this.prepareAndUpload(input, options, () => undefined);
   }
 
   private async prepareAndUpload(

@@ -180,6 +180,8 @@ class Shell implements SandboxedShell {
   readonly violations$ = this.violationsSubject.asObservable();
   readonly execute: ShellExecutor = (args, context) => this.executeCall(args, context);
   private readonly excludes: PlaceholderExcludes;
+  /** The sandboxed commands in order: each starts once the one before it ended. */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly options: SandboxedShellOptions,
@@ -244,7 +246,25 @@ class Shell implements SandboxedShell {
     }
     if (this.unavailable || !this.manager)
       throw this.unavailable ?? unavailableError('The sandbox is not loaded.');
+    // One sandboxed command at a time: the runtime's mount points and its clean-up after a
+    // command are per process, so a second command started meanwhile could lose them.
+    const turn = this.queue.then(() => this.runConfined(command, cwd, env, signal, onOutput, options));
+    this.queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** Serialised by {@link Shell.run}: one confined command. */
+  private async runConfined(
+    command: string,
+    cwd: string,
+    env: NodeJS.ProcessEnv,
+    signal: AbortSignal,
+    onOutput: (text: string, stream: OutputStream) => void,
+    options: ShellRunOptions,
+  ): Promise<ShellCommandResult> {
     const manager = this.manager;
+    if (this.unavailable || !manager)
+      throw this.unavailable ?? unavailableError('The sandbox is not loaded.');
     const confinement = await commandConfinement(this.inputs);
     const commandId = randomBytes(16).toString('base64url');
     let exit: ProcessExit;

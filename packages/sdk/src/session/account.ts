@@ -1,6 +1,10 @@
 import { Observable, filter, map, share } from 'rxjs';
 import type { Socket } from 'socket.io-client';
 import type { Logger } from '../logger.js';
+import { silentLogger } from '../logger.js';
+import type { MessageContext } from '../protocol/messageContext.js';
+import type { SessionMessage } from '../protocol/sessionMessage.js';
+import { formatShownBy } from '../transport/serverFormat.js';
 import { resolveAccountAccess } from '../transport/accountAccess.js';
 import type { AccountAccessOptions } from '../transport/accountAccess.js';
 import type { AccountToken } from '../transport/accountToken.js';
@@ -79,20 +83,41 @@ export class Account {
    */
   async session(
     sessionId: string,
-    options: { readonly promptFormat?: 'legacy' | 'v2'; readonly logger?: Logger } = {},
+    options: {
+      readonly promptFormat?: 'legacy' | 'v2';
+      /**
+       * The records it writes besides prompts: `'auto'` (default) picks as `connect()` does, v1 on
+       * a Happy server (what today's app shows) and v2 on the embedded relay.
+       */
+      readonly format?: 'auto' | 'v1' | 'v2';
+      readonly logger?: Logger;
+    } = {},
   ): Promise<UserSession> {
-    const record = await this.openSession(sessionId);
+    const { format: asked = 'auto', ...rest } = options;
+    const [record, format] = await Promise.all([
+      this.openSession(sessionId),
+      asked === 'auto' ? formatShownBy(this.http, options.logger ?? silentLogger) : asked,
+    ]);
+    const encode =
+      format === 'v1'
+        ? await import('../protocol/v1/toV1.js').then(({ createV1Encoder }) => {
+            const encoder = createV1Encoder();
+            return (message: SessionMessage, context: MessageContext) => encoder.encode(message, context);
+          })
+        : undefined;
     const socket = await this.socket();
     const transport = new UserSessionTransport(this.http, socket, record.id);
     const session = new UserSession({
       id: record.id,
       key: record.key,
       metadata: record.metadata.value,
+      seq: record.seq,
       transport,
       rpc: (method, params) => callSessionRpc(socket, record.id, record.key, method, params),
       activity$: activityOf(socket, record.id),
       onClose: () => transport.close(),
-      ...options,
+      ...(encode ? { encode } : {}),
+      ...rest,
     });
     // The media pipeline loads here, not when the package is imported (as in connect()).
     const [{ useMedia }, { HappyUploader }] = await Promise.all([
@@ -102,6 +127,7 @@ export class Account {
     useMedia(session.writer, {
       uploader: new HappyUploader({ http: this.http, token: this.token, sessionId: record.id }),
       key: record.key,
+      posters: format === 'v1',
       ...(options.logger ? { logger: options.logger } : {}),
     });
     return session;

@@ -28,6 +28,9 @@ export type AnswerChannels = 'both' | 'stream' | 'rpc';
 
 /** An answer on its way: the stream record and the RPC settle separately. */
 export interface SentPermissionAnswer {
+  /** The answer went out (see `recorded` and `rpc` for how far). */
+  readonly status: 'sent';
+  /** The request answered. */
   readonly request: PermissionRequestMessage;
   readonly option: PermissionOption;
   /** Settles once the user's `permission-response` is stored; `undefined` when sent by RPC only. */
@@ -38,6 +41,20 @@ export interface SentPermissionAnswer {
    */
   readonly rpc: Promise<RpcOutcome> | undefined;
 }
+
+/**
+ * A request that was settled before the answer: answered already, or its call ended. Nothing
+ * was written, so running a script again never adds a second response.
+ */
+export interface SettledPermissionRequest {
+  /** The request was no longer pending: nothing was written. */
+  readonly status: 'settled';
+  /** The request that was left alone. */
+  readonly request: PermissionRequestMessage;
+}
+
+/** What `UserSession.answer()` did: sent the answer, or left a settled request alone. */
+export type PermissionAnswerResult = SentPermissionAnswer | SettledPermissionRequest;
 
 /**
  * The request's option for `choice`: the option whose `id` is `choice`, else the first of the
@@ -97,5 +114,5 @@ export function answerPermission(
         });
   const call = (): Promise<RpcOutcome> => rpc('permission', { callId: request.callId, optionId: option.id });
   const rpcOutcome = channels === 'stream' ? undefined : recorded ? recorded.then(call, call) : call();
-  return { request, option, recorded, rpc: rpcOutcome };
+  return { status: 'sent', request, option, recorded, rpc: rpcOutcome };
 }

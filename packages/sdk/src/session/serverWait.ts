@@ -57,7 +57,7 @@ export class ServerWait {
       'transport.network',
       `Nothing answered at ${url}: ${this.tries} ${this.tries === 1 ? 'try' : 'tries'} in ${seconds} s.`,
       {
-        hint: 'start the server (`npx happy-session-cli serve` runs the embedded relay), or point HAPPY_SERVER_URL or connect({ server }) at a running one; connect({ serverWaitMs }) waits longer',
+        hint: 'start the server (`happy-session serve` runs the embedded relay), or point HAPPY_SERVER_URL or connect({ server }) at a running one; connect({ serverWaitMs }) waits longer',
         cause: error,
         details: { ...error.details, tries: this.tries, waitMs: this.waitMs },
       },

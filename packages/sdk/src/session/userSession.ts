@@ -1,6 +1,7 @@
 import { EMPTY } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { RecordKey } from '../crypto/records.js';
+import type { MessageContext } from '../protocol/messageContext.js';
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { newId } from '../protocol/ids.js';
@@ -24,7 +25,12 @@ import type { ReaderEvent } from '../stream/sessionReader.js';
 import { SessionWriter } from '../stream/sessionWriter.js';
 import type { Delivered } from '../stream/types.js';
 import { answerPermission, optionFor } from './permissionAnswer.js';
-import type { AnswerChannels, PermissionChoice, SentPermissionAnswer } from './permissionAnswer.js';
+import type {
+  AnswerChannels,
+  PermissionAnswerResult,
+  PermissionChoice,
+  SentPermissionAnswer,
+} from './permissionAnswer.js';
 
 /** The agent's presence as the server reports it (`activity` events, docs/wire.md §2.3). */
 export interface AgentActivity {
@@ -51,6 +57,13 @@ export interface UserSessionParts {
    * every Happy agent reads (docs/wire.md §6.1); `v2` is a v2 user `text`.
    */
   readonly promptFormat?: 'legacy' | 'v2';
+  /**
+   * How every other record is written: on a v1 session the v1 encoder (what today's Happy app
+   * shows, docs/v1-format.md); by default each v2 message as it is.
+   */
+  readonly encode?: (message: SessionMessage, context: MessageContext) => readonly unknown[];
+  /** The session's last `seq` when it was opened: {@link UserSession.events$} starts after it by default. */
+  readonly seq?: number;
   /** Runs once `close()` delivered what was written (to stop listening to a socket, say). */
   readonly onClose?: () => void;
   readonly logger?: Logger;
@@ -124,9 +137,12 @@ export class UserSession {
   readonly activity$: Observable<AgentActivity>;
   private readonly rpc: SessionRpcCaller;
   private readonly promptFormat: 'legacy' | 'v2';
+  private readonly encodeOther:
+    ((message: SessionMessage, context: MessageContext) => readonly unknown[]) | undefined;
   private readonly promptMeta = new Map<string, Readonly<Record<string, unknown>>>();
   private readonly written = new Set<string>();
   private readonly onClose: (() => void) | undefined;
+  private readonly openedAtSeq: number;
   private closing: Promise<void> | undefined;
 
   constructor(parts: UserSessionParts) {
@@ -135,13 +151,15 @@ export class UserSession {
     this.metadata = parts.metadata ?? {};
     this.rpc = parts.rpc;
     this.promptFormat = parts.promptFormat ?? 'legacy';
+    this.encodeOther = parts.encode;
     this.activity$ = parts.activity$ ?? EMPTY;
     this.onClose = parts.onClose;
+    this.openedAtSeq = parts.seq ?? 0;
     this.reader = new SessionReader({ transport: parts.transport, key: parts.key });
     this.writer = new SessionWriter({
       transport: parts.transport,
       key: parts.key,
-      encode: (message) => this.recordOf(message),
+      encode: (message, context) => this.recordOf(message, context),
       ...(parts.logger ? { logger: parts.logger } : {}),
     });
     this.writer.messages$.subscribe((message) => this.written.add(message.id));
@@ -154,17 +172,19 @@ export class UserSession {
   }
 
   /**
-   * The stream from after `afterSeq` (default: its first record), then live: each record once, in
-   * `seq` order, decrypted and validated (a record that fails is an error event, and reading goes
-   * on). Reads that fail on a network error or a restarting server are retried.
+   * The stream live, from after `afterSeq`: by default from now (the records stored after the
+   * session was opened, so a script run again sees only what is new), `0` for the whole session.
+   * Each record once, in `seq` order, decrypted and validated (a record that fails is an error
+   * event, and reading goes on). Reads that fail on a network error or a restarting server are
+   * retried. What already waits is {@link UserSession.pending}.
    */
   events$(options: { afterSeq?: number } = {}): Observable<ReaderEvent> {
-    return this.reader.events$(options);
+    return this.reader.events$({ afterSeq: options.afterSeq ?? this.openedAtSeq });
   }
 
   /** {@link UserSession.events$} as an async iterable, until `signal` aborts. */
   events(options: { afterSeq?: number } & IterateOptions = {}): AsyncGenerator<ReaderEvent> {
-    return this.reader.events(options);
+    return this.reader.events({ ...options, afterSeq: options.afterSeq ?? this.openedAtSeq });
   }
 
   /** {@link UserSession.activity$} as an async iterable, until `signal` aborts. */
@@ -202,11 +222,10 @@ export class UserSession {
           ...(options.signal ? { signal: options.signal } : {}),
           onProgress: (p) => options.onProgress?.({ index, ...p }),
         });
-        const { message, delivery } = this.writer.appendMessage({
-          ...uploaded.content,
-          id: uploaded.id,
-          role: 'user',
-        });
+        const { message, delivery } = this.writer.appendMessage(
+          { ...uploaded.content, id: uploaded.id, role: 'user' },
+          uploaded.context ? { context: uploaded.context } : {},
+        );
         files.push(message as UserMediaMessage);
         deliveries.push(delivery);
       }
@@ -232,6 +251,9 @@ export class UserSession {
    * the user's `permission-response` in the stream, then the agent's `permission` RPC
    * (see {@link answerPermission}).
    *
+   * A request that is no longer pending (answered, or its call ended) is left alone: the result
+   * says `settled` and nothing is written, so a script that runs again adds no second response.
+   *
    * @throws {SdkError} `session.request_not_pending` for a `callId` with no pending request;
    *   `session.option_not_offered` when the request has no option for `choice`.
    */
@@ -239,9 +261,15 @@ export class UserSession {
     request: PermissionRequestMessage | string,
     choice: PermissionChoice | string,
     options: AnswerOptions = {},
-  ): Promise<SentPermissionAnswer> {
-    const found = typeof request === 'string' ? await this.pendingRequest(request) : request;
-    return answerPermission(this.writer, this.rpc, found, optionFor(found, choice), options.channels);
+  ): Promise<PermissionAnswerResult> {
+    if (typeof request === 'string') {
+      const found = await this.pendingRequest(request);
+      return answerPermission(this.writer, this.rpc, found, optionFor(found, choice), options.channels);
+    }
+    const option = optionFor(request, choice);
+    const pending = (await this.pending()).some((r) => r.callId === request.callId);
+    if (!pending) return { status: 'settled', request };
+    return answerPermission(this.writer, this.rpc, request, option, options.channels);
   }
 
   /**
@@ -266,31 +294,36 @@ export class UserSession {
   }
 
   /**
-   * Adds a turn of the agent's with `inputs` attached (`happy-session attach`): `turn-start`, each
-   * file uploaded and then its `photo` / `video` / `file` message, an optional text, `turn-end`.
-   * A file that fails ends the turn `failed` (`cancelled` when `signal` aborted) and rejects.
+   * Adds a turn of the agent's with `inputs` attached (`happy-session attach`): every file is
+   * prepared and uploaded first, then `turn-start`, each file's `photo` / `video` / `file`
+   * message, an optional text and `turn-end`. A file that fails rejects before anything is
+   * appended (uploads already made stay unreferenced).
    *
    * @throws {SdkError} `media.*` as `turn.attach()`.
    */
   async attach(inputs: readonly AttachInput[], options: AttachTurnOptions = {}): Promise<AttachedTurn> {
-    const turn = this.writer.turn();
-    const messages: SessionMessage[] = [];
-    try {
-      for (const [index, input] of inputs.entries()) {
-        messages.push(
-          await turn.attach(input, {
-            ...(options.signal ? { signal: options.signal } : {}),
-            onProgress: (p) => options.onProgress?.({ index, ...p }),
-          }),
-        );
-      }
-      if (options.text !== undefined) turn.text(options.text);
-      await turn.end('completed');
-    } catch (error) {
-      turn.end(options.signal?.aborted ? 'cancelled' : 'failed');
-      await this.writer.flush().catch(() => undefined);
-      throw error;
+    // Every file is prepared and uploaded before the turn starts: a file that cannot be sent
+    // (missing, too large, Ctrl-C) leaves nothing in the agent's stream.
+    const media = requirePlugin(this.writer.plugins, 'media');
+    const uploads = [];
+    for (const [index, input] of inputs.entries()) {
+      uploads.push(
+        await media.upload(input, {
+          ...(options.signal ? { signal: options.signal } : {}),
+          onProgress: (p) => options.onProgress?.({ index, ...p }),
+        }),
+      );
     }
+    const turn = this.writer.turn();
+    const messages: SessionMessage[] = uploads.map(
+      ({ id, content, context }) =>
+        this.writer.appendMessage(
+          { ...content, id, role: 'agent', turn: turn.id } as SessionMessage,
+          context ? { context } : {},
+        ).message,
+    );
+    if (options.text !== undefined) turn.text(options.text);
+    await turn.end('completed');
     return { turn: turn.id, messages };
   }
 
@@ -322,12 +355,12 @@ export class UserSession {
   }
 
   /** A user text goes out as the app's legacy record unless the session writes v2 prompts. */
-  private recordOf(message: SessionMessage): readonly unknown[] {
+  private recordOf(message: SessionMessage, context: MessageContext): readonly unknown[] {
     if (this.promptFormat === 'legacy' && message.role === 'user' && message.type === 'text') {
       const meta = this.promptMeta.get(message.id);
       this.promptMeta.delete(message.id);
       return [legacyUserTextRecord(message.text, meta)];
     }
-    return [message];
+    return this.encodeOther ? this.encodeOther(message, context) : [message];
   }
 }

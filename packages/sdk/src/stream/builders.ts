@@ -209,7 +209,8 @@ export interface ToolCall {
    * Gates, then runs: the executor runs only on allow, with the call's frozen arguments (or the
    * user's validated `updatedInput`, frozen as well), and the call ends with the outcome (`error` on
    * deny, cancel or a throwing executor). A stop of the turn (or of `options.signal`) before the
-   * executor starts cancels the call instead. The result says what happened; it rejects only when
+   * executor starts cancels the call instead, and so does an executor that throws once the stop
+   * came (`cancelled`). The result says what happened; it rejects only when
    * the permission request could not be stored (see {@link ToolCall.requestPermission}), and the
    * executor has not run.
    */

@@ -42,7 +42,16 @@ export interface FoldedCall {
    * arbitration").
    */
   permission:
-    { request: PermissionRequestMessage; response: PermissionResponseMessage | undefined } | undefined;
+    | {
+        request: PermissionRequestMessage;
+        response: PermissionResponseMessage | undefined;
+        /**
+         * True once the agent confirmed `response` as the decision: its own record of an answer it
+         * took (a response with `via`), or its note naming the user's own record.
+         */
+        confirmed?: boolean;
+      }
+    | undefined;
   /** Children by the same agent as the call (or by no subagent). */
   readonly children: FoldedNode[];
   /** Children by subagents, grouped by `agentId`. */
@@ -171,6 +180,7 @@ export class SessionFold implements FoldedSession {
     const response = entry.answer ?? entry.proposed;
     if (response?.type !== 'permission-response') return;
     call.permission.response = response;
+    call.permission.confirmed = entry.answer !== undefined;
     if (call.status === 'awaiting-permission') call.status = 'running';
   }
 

@@ -1,3 +1,4 @@
+import type { MessageContext } from '../protocol/messageContext.js';
 import { SdkError } from '../errors.js';
 import type { Decision } from './decision.js';
 import type {
@@ -7,7 +8,6 @@ import type {
   PermissionOption,
   SessionMessage,
 } from '../protocol/sessionMessage.js';
-import type { MessageContext } from '../protocol/messageContext.js';
 import type { GatedCall } from './gatePorts.js';
 import type { StreamLifecycleEvent } from './types.js';
 
@@ -91,6 +91,8 @@ export interface UploadedMedia {
   /** The id the message that references it should carry (progress events name it). */
   readonly id: string;
   readonly content: MediaContent;
+  /** What an encoder other than v2 needs to write the message (a v1 caption's file name, say). */
+  readonly context?: MessageContext;
 }
 
 /**

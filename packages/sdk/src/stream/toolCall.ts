@@ -202,6 +202,11 @@ export class ToolCallBuilder implements ToolCall, GatedCall, OpenCall {
       this.end();
       return { status: 'done', value, decision: allowed };
     } catch (error) {
+      // A tool that gave up because the turn was stopped was cancelled, not failed.
+      if (signal.aborted) {
+        this.end({ error: 'cancelled' });
+        return { status: 'cancelled', decision: allowed };
+      }
       this.end({ error: errorMessage(error) });
       return { status: 'failed', error, decision: allowed };
     }

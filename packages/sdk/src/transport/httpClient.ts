@@ -2,7 +2,8 @@ import { SdkError, isSdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { AccountToken } from './accountToken.js';
-import { httpNetworkError, httpStatusError } from './httpErrors.js';
+import { nonJsonMeansNotHappy, httpNetworkError, httpStatusError, notHappyServer } from './httpErrors.js';
+import { checkServerUrl } from './serverUrl.js';
 import { fetchExchange, httpExchange } from './httpExchange.js';
 import type { HttpExchange, HttpExchangeAnswer } from './httpExchange.js';
 
@@ -46,7 +47,7 @@ export class HappyHttp {
   private readonly logger: Logger;
 
   constructor(options: HappyHttpOptions) {
-    this.serverUrl = options.serverUrl.replace(/\/+$/, '');
+    this.serverUrl = checkServerUrl(options.serverUrl);
     this.token = typeof options.token === 'string' ? new AccountToken(options.token) : options.token;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.client = options.client ?? 'cli-coding-session/happy-session';
@@ -135,6 +136,9 @@ export class HappyHttp {
       throw httpNetworkError(error, method, path, this.serverUrl);
     }
     const parsed = parseBody(answer.text);
+    if (typeof parsed === 'string' && nonJsonMeansNotHappy(answer.status)) {
+      throw notHappyServer(this.serverUrl, method, path, answer.status, answer.server ?? null, parsed);
+    }
     if (answer.status < 200 || answer.status > 299) {
       this.logger.debug('http request failed', { method, path, status: answer.status });
       throw httpStatusError(answer.status, parsed, method, path, answer.retryAfter);

@@ -78,3 +78,33 @@ export function httpNetworkError(error: unknown, method: string, path: string, u
     },
   );
 }
+
+/**
+ * Statuses whose answer, when it is not JSON, says the server is not a Happy server: a success or
+ * a "no such route / method" (404, 405, 501). A Happy server answers every route with JSON, its
+ * 404s included; a 502-504 in HTML is a proxy in front of one that is restarting, and is retried.
+ */
+export function nonJsonMeansNotHappy(status: number): boolean {
+  return (status >= 200 && status <= 299) || status === 404 || status === 405 || status === 501;
+}
+
+/** The {@link SdkError} for a server that answered, but not as a Happy server: it names what answered. */
+export function notHappyServer(
+  url: string,
+  method: string,
+  path: string,
+  status: number,
+  server: string | null,
+  body: string,
+): SdkError {
+  const what = server ? `${server} ` : '';
+  const said = body.replace(/\s+/g, ' ').trim().slice(0, 80);
+  return new SdkError(
+    'transport.not_happy_server',
+    `${url} is not a Happy server: ${what}answered ${method} ${path} with HTTP ${status}${said ? ` "${said}"` : ''}, not JSON.`,
+    {
+      hint: 'point HAPPY_SERVER_URL (or --server, connect({ server })) at a Happy server or at the relay `happy-session serve` runs; check the port',
+      details: { url, method, path, status, server, body: body.slice(0, 1000) },
+    },
+  );
+}

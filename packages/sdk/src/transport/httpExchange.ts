@@ -20,6 +20,8 @@ export interface HttpExchangeAnswer {
   readonly status: number;
   /** The `Retry-After` header, or null. */
   readonly retryAfter: string | null;
+  /** The `Server` header, or null: what answered, for an error that says it is not a Happy server. */
+  readonly server?: string | null;
   readonly text: string;
 }
 
@@ -47,6 +49,7 @@ export function fetchExchange(fetchImpl: typeof fetch): HttpExchange {
     return {
       status: response.status,
       retryAfter: response.headers.get('retry-after'),
+      server: response.headers.get('server'),
       text: await response.text(),
     };
   };

@@ -44,6 +44,7 @@ function readAnswer(
     resolve({
       status: res.statusCode ?? 0,
       retryAfter: retryAfter === undefined ? null : String(retryAfter),
+      server: typeof res.headers.server === 'string' ? res.headers.server : null,
       text: Buffer.concat(chunks).toString('utf8'),
     });
   });

@@ -29,14 +29,26 @@ export class ViewerApp {
   private readonly list = h('nav', { class: 'sessions' });
   private readonly main = h('main', { class: 'main' });
   private readonly status = h('span', { class: 'connection', 'data-state': 'connecting' }, 'connecting');
+  /** On a narrow screen the list is a drawer under the top bar; this opens and closes it. */
+  private readonly drawerToggle = h(
+    'button',
+    { type: 'button', class: 'sessions-toggle', 'aria-expanded': 'false', 'aria-controls': 'sessions' },
+    'Sessions',
+  );
+  private readonly layout = h('div', { class: 'layout' });
   private current: SessionView | undefined;
   private selected: string | undefined;
 
   constructor(private readonly options: ViewerAppOptions) {
     this.selected = options.sessionId;
+    this.list.id = 'sessions';
+    this.layout.append(this.list, this.main);
     options.root.replaceChildren(
-      h('header', { class: 'top' }, h('h1', {}, 'Happy session viewer'), this.status),
-      h('div', { class: 'layout' }, this.list, this.main),
+      h('header', { class: 'top' }, this.drawerToggle, h('h1', {}, 'Happy session viewer'), this.status),
+      this.layout,
+    );
+    this.drawerToggle.addEventListener('click', () =>
+      this.showDrawer(this.drawerToggle.getAttribute('aria-expanded') !== 'true'),
     );
     options.socket.connected$.subscribe((up) => {
       this.status.dataset.state = up ? 'connected' : 'reconnecting';
@@ -54,6 +66,16 @@ export class ViewerApp {
   /** Lists the sessions and opens the selected one. */
   async start(): Promise<void> {
     await this.refresh();
+  }
+
+  /** Opens `sessionId` unless it is open already (the address bar's `#session=` changed). */
+  show(sessionId: string): void {
+    if (sessionId !== this.selected) this.open(sessionId);
+  }
+
+  private showDrawer(open: boolean): void {
+    this.drawerToggle.setAttribute('aria-expanded', String(open));
+    this.layout.classList.toggle('drawer-open', open);
   }
 
   private async refresh(): Promise<void> {
@@ -82,7 +104,10 @@ export class ViewerApp {
         ),
       );
       showState(item, entry.row.active);
-      item.addEventListener('click', () => this.open(entry.row.id));
+      item.addEventListener('click', () => {
+        this.showDrawer(false);
+        this.open(entry.row.id);
+      });
       return item;
     });
     const hidden = entries.length - readable.length;
@@ -114,7 +139,7 @@ export class ViewerApp {
           .then((rows) => rows.find((r) => r.id === sessionId))
           .then((row) => (row ? this.describe(row) : undefined));
     this.selected = sessionId;
-    this.rememberSelection(sessionId);
+    this.rememberSelection(sessionId, known === undefined);
     this.markSelected();
     void describe.then((entry) => {
       if (this.selected !== sessionId) return;
@@ -137,11 +162,16 @@ export class ViewerApp {
     });
   }
 
-  /** Keeps the open session in the fragment (never sent to the server) so a reload reopens it. */
-  private rememberSelection(sessionId: string): void {
+  /**
+   * Keeps the open session in the fragment (never sent to the server) so a reload reopens it; a
+   * session the person picked is a new history entry, so Back returns to the one before.
+   */
+  private rememberSelection(sessionId: string, picked: boolean): void {
     const params = new URLSearchParams(location.hash.slice(1));
+    if (params.get(SESSION_PARAM) === sessionId) return;
     params.set(SESSION_PARAM, sessionId);
-    history.replaceState(null, '', `#${params.toString()}`);
+    if (picked) history.pushState(null, '', `#${params.toString()}`);
+    else history.replaceState(null, '', `#${params.toString()}`);
   }
 }
 

@@ -41,9 +41,9 @@ export function listTime(ms: number, now: number = Date.now()): string {
   });
 }
 
-/** A byte count for people: `812 B`, `4.2 KB`, `3.1 MB`. */
+/** A byte count for people, in the CLI's units: `812 B`, `4.2 KiB`, `3.1 MiB`. */
 export function byteSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }

@@ -62,12 +62,18 @@ async function main(): Promise<void> {
     fail(root, error instanceof Error ? error.message : String(error));
     return;
   }
-  const app = new ViewerApp({
+  const app: ViewerApp = new ViewerApp({
     root,
     api,
     socket: new ViewerSocket(location.origin, api.token),
     account: deriveAccountKeys(masterSecret),
     sessionId,
+  });
+  // `#session=` typed or edited in the address bar, or Back and Forward: switch to that session.
+  window.addEventListener('hashchange', () => {
+    const next = parseViewerFragment(location.hash);
+    if (next.ok && next.value.source.kind === 'kept' && next.value.sessionId !== undefined)
+      app.show(next.value.sessionId);
   });
   try {
     await app.start();

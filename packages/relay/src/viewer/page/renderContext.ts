@@ -20,8 +20,9 @@ export interface PermissionState {
   /** The first valid answer in the stream, if any: what someone chose. */
   readonly response: PermissionResponseMessage | undefined;
   /**
-   * The agent's record of the answer it applied (a response with `via`), once there is one: the
-   * decision (docs/permissions.md, "One arbitration"). Until then the card waits for the agent.
+   * The answer the agent confirmed (its record of an answer it took, or the user's own record its
+   * note names), once there is one: the decision (docs/permissions.md, "One arbitration"). Until
+   * then the card waits for the agent.
    */
   readonly decided: PermissionResponseMessage | undefined;
   /** The call ended (with this error, if any) before an answer: the request is closed. */

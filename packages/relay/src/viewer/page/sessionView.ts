@@ -121,9 +121,8 @@ export class SessionView {
       .get(request.callId)
       ?.find((r) => request.options.some((o) => o.id === r.optionId));
     const folded = this.fold.call(request.callId)?.permission;
-    // The fold's answer is the agent's record once there is one (a response with `via`).
-    const decided =
-      folded?.request === request && folded.response?.via !== undefined ? folded.response : undefined;
+    // The fold's answer is the decision once the agent confirmed it (its record, or its note).
+    const decided = folded?.request === request && folded.confirmed === true ? folded.response : undefined;
     const end = this.fold.call(request.callId)?.end;
     return { response, decided, ended: end !== undefined, endError: end?.error };
   }
@@ -135,6 +134,8 @@ function responderOf(user: UserSession): PermissionResponder {
     isMine: (response: PermissionResponseMessage) => user.wrote(response.id),
     respond: async (request: PermissionRequestMessage, optionId: string): Promise<RpcOutcome> => {
       const sent = await user.answer(request, optionId);
+      // Settled before the click (answered elsewhere, or its call ended): the card follows the stream.
+      if (sent.status === 'settled') return { ok: true };
       await sent.recorded;
       const outcome = await sent.rpc;
       if (!outcome) return { ok: true };
