@@ -4,10 +4,11 @@
  * (plus credentials in HAPPY_HOME_DIR) to run them against any Happy-compatible server too; see
  * docs/transport.md.
  */
-import { filter, firstValueFrom, take, tap, toArray } from 'rxjs';
+import { filter, firstValueFrom, map, take, tap, toArray } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { SdkError } from '../../packages/sdk/src/errors.js';
+import { PermissionGate } from '../../packages/sdk/src/permissions/gate.js';
 import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
 import type { Relay } from '../../packages/relay/src/index.js';
 import { startRelay } from '../../packages/relay/src/index.js';
@@ -281,6 +282,49 @@ describe.each(targets)('Transport contract: $name', (target) => {
     // docs/transport.md, "Live reading": one tail check (1 s) and one read after the record before it.
     expect(passed.length, `gaps: ${runs.map((r) => r.gap).join(', ')}`).toBe(RUNS);
   }, 60_000);
+
+  test.each(['stream', 'local'] as const)(
+    'a permission request answered %s has exactly one permission-response stored',
+    async (channel) => {
+      const writer = new SessionWriter({ transport: h.transport, key: h.key });
+      const app = new SessionWriter({ transport: await h.other(), key: h.key });
+      const reader = new SessionReader({ transport: await h.other(), key: h.key });
+      const incoming = reader.events$({ afterSeq: 0 }).pipe(
+        filter((e) => e.kind === 'message'),
+        map((e) => (e.kind === 'message' ? { message: e.message, seq: e.seq } : (undefined as never))),
+      );
+      const gate = await PermissionGate.create({ writer, incoming });
+      try {
+        const turn = writer.turn();
+        const call = turn.toolCall({ toolName: 'Bash', args: { command: 'make deploy' } });
+        const decision = call.requestPermission();
+        // The request is stored before anyone answers it.
+        await writer.flush();
+        if (channel === 'stream') {
+          const request = (await reader.messages()).find((m) => m.type === 'permission-request')!;
+          await app.append({
+            role: 'user',
+            type: 'permission-response',
+            callId: call.callId,
+            optionId: 'allow-once',
+            requestId: request.id,
+          });
+        } else {
+          gate.respond({ callId: call.callId, optionId: 'allow-once' });
+        }
+        expect(await decision).toMatchObject({ outcome: 'allow', via: channel });
+        call.end();
+        turn.end();
+        await writer.flush();
+        const stored = await new SessionReader({ transport: await h.other(), key: h.key }).messages();
+        expect(stored.filter((m) => m.type === 'permission-response')).toHaveLength(1);
+      } finally {
+        gate.dispose();
+        await writer.close();
+        await app.close();
+      }
+    },
+  );
 
   test('writer and reader end to end: what was written reads back, typed, in append order', async () => {
     const writer = new SessionWriter({ transport: h.transport, key: h.key });

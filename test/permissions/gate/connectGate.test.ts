@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect } from '../../../packages/sdk/src/session/connect.js';
 import type { Session } from '../../../packages/sdk/src/session/session.js';
@@ -50,5 +53,56 @@ describe('connect() installs a permission gate', () => {
     );
     await until(() => session!.gate!.mode === 'acceptEdits');
     turn.end();
+  });
+});
+
+describe("connect() keeps the gate's record key on the machine", () => {
+  it('a grant survives a restart of the agent, and another machine (another key) trusts none of its records', async () => {
+    const account = await relayWithAccount();
+    const homes = [
+      mkdtempSync(join(tmpdir(), 'happy-gate-a-')),
+      mkdtempSync(join(tmpdir(), 'happy-gate-b-')),
+    ];
+    const app = await AppClient.open(account.relay.url, account.http, account.token, account.masterSecret);
+    try {
+      const first = await connect({
+        server: account.relay.url,
+        credentials: account.credentials,
+        homeDir: homes[0],
+        archiveOnClose: false,
+      });
+      const key = await app.keyOf(first.id);
+      const turn = first.turn();
+      const call = turn.toolCall({ toolName: 'Bash', args: { command: 'npm test' } });
+      const decision = call.requestPermission();
+      await until(() => first.gate!.pendingCallIds.includes(call.callId));
+      await first.writer.flush();
+      await app.call(first.id, 'permission', { callId: call.callId, optionId: 'allow-session' }, key);
+      expect(await decision).toMatchObject({ outcome: 'allow', kind: 'allow-always' });
+      call.end();
+      turn.end();
+      await first.close({ archive: false });
+      const keyFile = join(homes[0]!, 'gate-record.key');
+      expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+
+      for (const [home, rules] of [
+        [homes[0]!, ['allow:Bash(npm test)']],
+        [homes[1]!, []],
+      ] as const) {
+        const again = await connect({
+          server: account.relay.url,
+          credentials: account.credentials,
+          homeDir: home,
+          sessionId: first.id,
+          archiveOnClose: false,
+        });
+        expect(again.gate!.listRules().map((r) => r.id)).toEqual(rules);
+        await again.close({ archive: false });
+      }
+    } finally {
+      app.close();
+      await account.relay.close();
+      for (const home of homes) rmSync(home, { recursive: true, force: true });
+    }
   });
 });

@@ -50,3 +50,11 @@ export function canonicalJson(value: unknown): string {
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
+
+/**
+ * The record key of one session, from the machine's gate key: HMAC-SHA256 of the session id, so
+ * one secret file on the machine serves every session, and no two sessions share a key.
+ */
+export function sessionRecordKey(machineKey: Uint8Array, sessionId: string): Uint8Array {
+  return hmac(sha256, machineKey, utf8.encode(`happy-session gate records ${sessionId}`));
+}

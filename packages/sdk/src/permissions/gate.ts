@@ -40,7 +40,7 @@ import type { ShellParser } from './shell.js';
 import { loadShellParser } from './shell.js';
 import { Settlement } from './settlement.js';
 import { StreamChannel } from './streamChannel.js';
-import { TIMEOUT_MESSAGE, validateTimeoutPolicy } from './timeouts.js';
+import { validateTimeoutPolicy } from './timeouts.js';
 
 export type { PermissionGateOptions, StreamInput } from './gateOptions.js';
 export type { ModeSource } from './modeControl.js';
@@ -169,18 +169,12 @@ export class PermissionGate implements PermissionRuntime {
     return this.broker.pendingCallIds;
   }
 
-  /**
-   * Requests as they are made and settled, synchronously (docs/permissions-requirements.md R9.4,
-   * R15): for reminders, dashboards, logs.
-   */
+  /** Requests as they are made and settled, synchronously (R9.4, R15): reminders, dashboards, logs. */
   get events$(): Observable<BrokerEvent> {
     return this.broker.events$;
   }
 
-  /**
-   * {@link PermissionGate.events$} as an async iterable, until `signal` aborts:
-   * `for await (const event of gate.events({ signal })) { … }`.
-   */
+  /** {@link PermissionGate.events$} as an async iterable, until `signal` aborts. */
   events(options: IterateOptions = {}): AsyncGenerator<BrokerEvent> {
     return this.broker.events(options);
   }
@@ -276,24 +270,7 @@ export class PermissionGate implements PermissionRuntime {
       firstForCall,
     );
     this.broker.open(entry);
-    // A request that is never stored cannot be answered: fail the wait rather than hold it forever.
-    appended.catch((error: unknown) => this.settlement.fail(entry, error));
-    for (const signal of signals) {
-      entry.watch(signal, () =>
-        this.settlement.settle(entry, cancelledDecision('cancel', 'The request was cancelled.')),
-      );
-    }
-    const policy = timeouts.value;
-    if (policy.timeoutMs !== undefined) {
-      entry.startTimer(policy.timeoutMs, () =>
-        this.settlement.settle(
-          entry,
-          policy.onTimeout === 'deny'
-            ? { outcome: 'deny', source: 'timeout', message: TIMEOUT_MESSAGE }
-            : { outcome: 'cancelled', source: 'timeout', message: TIMEOUT_MESSAGE },
-        ),
-      );
-    }
+    this.settlement.follow(entry, appended, signals, timeouts.value);
     return entry.promise;
   }
 

@@ -11,6 +11,8 @@ import type { GatePolicy } from './gatePolicy.js';
 import { PendingRequest } from './pendingRequest.js';
 import type { RespondResult } from './respondResult.js';
 import { refuse } from './respondResult.js';
+import type { TimeoutPolicy } from './timeouts.js';
+import { timeoutDecision } from './timeouts.js';
 
 const CANCELLED = 'cancelled';
 
@@ -59,6 +61,26 @@ export class Settlement implements GateSettlement {
    * `complete` then releases it and ends the call on every outcome but allow. Without `closingSeq`,
    * the request closes in the stream with the record `complete` names, or the call's end.
    */
+  /**
+   * Ends `entry` when nothing answers it: its request was never stored (`appended` failed: nobody
+   * can answer it), one of `signals` aborted (cancelled), or its deadline passed (`policy`).
+   */
+  follow(
+    entry: PendingRequest,
+    appended: Delivery,
+    signals: readonly AbortSignal[],
+    policy: TimeoutPolicy,
+  ): void {
+    appended.catch((error: unknown) => this.fail(entry, error));
+    for (const signal of signals) {
+      entry.watch(signal, () =>
+        this.settle(entry, cancelledDecision('cancel', 'The request was cancelled.')),
+      );
+    }
+    if (policy.timeoutMs === undefined) return;
+    entry.startTimer(policy.timeoutMs, () => this.settle(entry, timeoutDecision(policy)));
+  }
+
   /** The pending request whose `permission-request` record has this id, if any. */
   lookupRecord(recordId: string): PendingRequest | undefined {
     return this.deps.broker.pendingRequests().find((r) => r.recordId === recordId);

@@ -11,6 +11,8 @@ import type { RedactOptions } from '../stream/redactor.js';
 import { resolveAccountAccess } from '../transport/accountAccess.js';
 import type { Credentials } from '../transport/credentials.js';
 import type { HappyEnv } from '../transport/happyHome.js';
+import { loadGateKey } from '../transport/gateKeyFile.js';
+import { sessionRecordKey } from '../crypto/recordSeal.js';
 import { HappyServerTransport } from '../transport/happyServerTransport.js';
 import { HttpPushNotifier } from '../transport/pushNotifier.js';
 import { ServerSessionState } from '../transport/serverSessionState.js';
@@ -221,10 +223,13 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       // An existing session may hold requests a dead process left pending, and granted rules.
       const history = options.sessionId ? await session.reader.messages() : [];
       const title = (record.metadata.value as { summary?: { text?: unknown } }).summary?.text;
+      const machineKey = loadGateKey(home, logger);
       session.attachGate(
         await PermissionGate.create({
           // Edits are confined to the agent's working directory unless the caller names another root.
           workspaceRoot: workingDirectory(options.metadata),
+          // The gate's records are sealed with this machine's key, so a restart trusts its own.
+          ...(machineKey ? { recordKey: sessionRecordKey(machineKey, record.id) } : {}),
           ...options.permissions,
           writer,
           rpc: session.rpc,
