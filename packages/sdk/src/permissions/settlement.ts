@@ -116,7 +116,7 @@ export class Settlement implements GateSettlement {
 
   /**
    * Rejects a request whose `permission-request` could not be stored: nothing may run, and the
-   * call ends with an error (docs/permissions.md, "When the request is not stored").
+   * call ends with an error (docs/permissions.md, "What a request does").
    */
   fail(entry: PendingRequest, error: unknown): void {
     const decision = cancelledDecision('cancel', 'The permission request could not be stored.');
