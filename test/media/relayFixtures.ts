@@ -42,6 +42,14 @@ export async function storedBlobs(dataDir: string, sessionId: string): Promise<M
   } catch {
     return blobs;
   }
-  for (const name of names) blobs.set(name, await readFile(join(dir, name)));
+  for (const name of names) {
+    // An upload the relay is still dropping (its temporary file goes as the listing is read) was
+    // never stored; a temporary file that stays is listed, so a leak still shows.
+    const bytes = await readFile(join(dir, name)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (bytes) blobs.set(name, bytes);
+  }
   return blobs;
 }
