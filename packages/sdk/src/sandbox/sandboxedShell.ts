@@ -37,7 +37,7 @@ export interface SandboxedShellOptions {
   readonly workspaceRoot: string;
   /** Whose secrets stay unreadable, and the command's `HOME`; default the user's home directory. */
   readonly homeDir?: string;
-  /** Hosts a command may connect to (`example.com`, `*.npmjs.org`, `api.x.com:443`); default none. */
+  /** Hosts a command may connect to (`example.com`, `*.example.org`, `api.x.com:443`); default none. */
   readonly allowedHosts?: readonly string[];
   /** More absolute paths a command may write below (protected names at their roots stay denied). */
   readonly allowWrite?: readonly string[];
