@@ -1,5 +1,5 @@
 import type { ShellWord } from './shellWords.js';
-import { UNSAFE_SHELL_CHARACTERS } from './shellWords.js';
+import { SIMPLE_ESCAPES, UNSAFE_SHELL_CHARACTERS } from './shellWords.js';
 
 /**
  * The one place that decides whether a Bash line may be allowed without asking
@@ -31,7 +31,7 @@ export const MAX_GRAMMAR_LINE_LENGTH = 16 * 1024;
 export const MAX_GRAMMAR_COMMANDS = 128;
 
 /** Words bash reads as reserved in command position, and the prefixes that take a pipeline. */
-const RESERVED = new Set([
+export const RESERVED_WORDS: ReadonlySet<string> = new Set([
   'if',
   'then',
   'else',
@@ -120,23 +120,6 @@ function isNameStart(code: number): boolean {
 function isNameChar(code: number): boolean {
   return isNameStart(code) || (code >= 0x30 && code <= 0x39);
 }
-
-/** Escapes of `$'…'` that bash decodes to one fixed character; every other escape is refused. */
-const ANSI_C_ESCAPES: Readonly<Record<string, string>> = {
-  a: '\x07',
-  b: '\b',
-  e: '\x1b',
-  E: '\x1b',
-  f: '\f',
-  n: '\n',
-  r: '\r',
-  t: '\t',
-  v: '\v',
-  '\\': '\\',
-  "'": "'",
-  '"': '"',
-  '?': '?',
-};
 
 type Separator = 'start' | ';' | '\n' | '&&' | '||' | '|';
 
@@ -288,7 +271,7 @@ class Reader {
     const value = words[0]!.value;
     if (value === undefined) throw new Refused('the command name is computed when it runs');
     if (!this.checkCommands) return { words };
-    if (RESERVED.has(value)) throw new Refused(`\`${value}\` is a reserved word`);
+    if (RESERVED_WORDS.has(value)) throw new Refused(`\`${value}\` is a reserved word`);
     if (EVALUATING_BUILTINS.has(value))
       throw new Refused(`the builtin \`${value}\` can run its arguments as code`);
     const args = words.slice(1);
@@ -460,9 +443,9 @@ class Reader {
       }
       if (c === '\\') {
         const e = line[j + 1];
-        if (e === undefined || !Object.hasOwn(ANSI_C_ESCAPES, e))
+        if (e === undefined || !Object.hasOwn(SIMPLE_ESCAPES, e))
           throw new Refused("an escape in $'…' the grammar does not decode (NUL, \\c, \\x, \\u, \\U, octal)");
-        value += ANSI_C_ESCAPES[e];
+        value += SIMPLE_ESCAPES[e];
         j += 2;
       } else {
         value += c;

@@ -5,7 +5,6 @@ import type { IterateOptions } from '../ports/asyncIterable.js';
 import type { PermissionOption } from '../protocol/sessionMessage.js';
 import type { PermissionDecision } from '../stream/plugins.js';
 import type { PendingRequest } from './pendingRequest.js';
-import type { SessionRule } from './sessionRules.js';
 
 /** The answer that settled a request, as the agent recorded it. */
 export interface AppliedAnswer {
@@ -33,10 +32,6 @@ export interface SettledRequest {
   readonly closingSeq: Promise<number | undefined>;
   /** Id of the agent's record of the answer it applied. */
   readonly recordId: string | undefined;
-  /** The session rule the answer granted, if any. */
-  grant: SessionRule | undefined;
-  /** True once a racing answer that the stream orders first was adopted ({@link PermissionGate}). */
-  converged: boolean;
 }
 
 /** What happens to requests, for the adapters around the broker and for hosts (`gate.events$`). */
@@ -179,14 +174,12 @@ export class PermissionBroker {
   /** Remembers a decision taken without a pending request (by policy, or closing a dead process's request). */
   remember(
     callId: string,
-    fields: Omit<SettledRequest, 'callId' | 'at' | 'grant' | 'converged' | 'requestSeq' | 'closingSeq'> &
+    fields: Omit<SettledRequest, 'callId' | 'at' | 'requestSeq' | 'closingSeq'> &
       Partial<Pick<SettledRequest, 'requestSeq' | 'closingSeq'>>,
   ): SettledRequest {
     const settled: SettledRequest = {
       callId,
       at: Date.now(),
-      grant: undefined,
-      converged: false,
       requestSeq: NO_SEQ,
       closingSeq: NO_SEQ,
       ...fields,

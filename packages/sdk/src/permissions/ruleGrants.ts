@@ -25,8 +25,6 @@ export function grantRules(
       ...(event.answer.updatedInput !== undefined ? { updatedInput: event.answer.updatedInput } : {}),
       ...(record ? { grantedBy: record.id, at: record.time } : {}),
     });
-    if (!grant) return;
-    event.settled.grant = grant;
-    onGranted(event.settled);
+    if (grant) onGranted(event.settled);
   });
 }

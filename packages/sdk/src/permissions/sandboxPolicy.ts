@@ -1,3 +1,4 @@
+import { RESERVED_WORDS } from './bashGrammar.js';
 import type { ModeTableOverrides, PermissionMode } from './modes.js';
 import { firstStringArg } from './ruleMatch.js';
 import type { ShellSplit } from './shell.js';
@@ -23,32 +24,6 @@ const SANDBOXED_MODES: readonly PermissionMode[] = ['default', 'acceptEdits', 's
 /** The argument by which a call asks to run outside the sandbox (Claude Code's spelling). */
 export const LEAVE_SANDBOX_ARG = 'dangerouslyDisableSandbox';
 
-/** Words bash reads as keywords at a command's start: the policy reads what follows them wrongly. */
-const RESERVED = new Set([
-  '!',
-  '{',
-  '}',
-  'time',
-  'coproc',
-  'if',
-  'then',
-  'else',
-  'elif',
-  'fi',
-  'case',
-  'esac',
-  'for',
-  'select',
-  'while',
-  'until',
-  'do',
-  'done',
-  'function',
-  '[[',
-  ']]',
-  'in',
-]);
-
 /**
  * True when the policy read every word of `split` as bash will: no hazard, every word a literal
  * without control characters, no reserved word. Where deny or ask rules about shell commands are
@@ -59,7 +34,7 @@ function readExactly(split: ShellSplit | undefined): boolean {
   if (!split?.ok || split.hazards.length > 0 || split.commands.length === 0) return false;
   return split.commands.every(
     (c) =>
-      !RESERVED.has(c.words[0]?.value ?? '') &&
+      !RESERVED_WORDS.has(c.words[0]?.value ?? '') &&
       c.words.every((w) => w.value !== undefined && !hasControlCharacter(w.value)),
   );
 }

@@ -242,7 +242,8 @@ function bracesExpand(skeleton: string): boolean {
   return false;
 }
 
-const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
+/** Escapes of `$'…'` that bash decodes to one fixed character (the grammar refuses every other). */
+export const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
   a: '\x07',
   b: '\b',
   e: '\x1b',
