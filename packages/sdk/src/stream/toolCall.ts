@@ -113,6 +113,7 @@ export class ToolCallBuilder implements ToolCall, GatedCall, OpenCall {
     this.endError = options.error;
     const inner = [...this.wiring.state.openCalls].filter((c) => c !== this && this.contains(c)).reverse();
     for (const call of inner) call.end({ error: 'cancelled' });
+    for (const stream of [...this.wiring.state.streams]) if (stream.owner === this) void stream.end();
     this.wiring.core.announce({
       kind: 'call-closing',
       turn: this.wiring.state.turnId,
