@@ -156,9 +156,12 @@ describe('parseSessionMessage', () => {
       error: { code: 'protocol.invalid_message' },
     });
     const empty = [{ content: '', status: 'pending' }];
-    expect(parseSessionMessage({ ...base, role: 'agent', type: 'plan', turn: 't', entries: empty })).toMatchObject(
-      { ok: false, error: { code: 'protocol.invalid_message', issues: [{ path: ['entries', 0, 'content'] }] } },
-    );
+    expect(
+      parseSessionMessage({ ...base, role: 'agent', type: 'plan', turn: 't', entries: empty }),
+    ).toMatchObject({
+      ok: false,
+      error: { code: 'protocol.invalid_message', issues: [{ path: ['entries', 0, 'content'] }] },
+    });
   });
 
   it('reports an unknown type as protocol.unknown_type', () => {

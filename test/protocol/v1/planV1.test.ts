@@ -88,16 +88,19 @@ const todos = (entries: PlanEntry[]) =>
   }));
 
 describe('a plan in format v1, as today app shows it', () => {
-  it.each(READING_ORDERS)('each plan is a TodoWrite checklist; the latest main plan is the todo list (%s)', async (order) => {
-    const { records, agentState } = await appData();
-    const screen = appReads(records, agentState, order);
-    expect(screen.dropped).toBe(0);
-    const cards = screen.tools.filter((t) => t.name === 'TodoWrite');
-    expect(cards.map((t) => t.checklist)).toEqual([todos(FIRST), todos(SUBAGENT), todos(SECOND)]);
-    for (const card of cards) expect(card.state).toBe('completed');
-    // The subagent's card has no result, so it never becomes the session's list.
-    expect(screen.todos).toEqual(todos(SECOND));
-  });
+  it.each(READING_ORDERS)(
+    'each plan is a TodoWrite checklist; the latest main plan is the todo list (%s)',
+    async (order) => {
+      const { records, agentState } = await appData();
+      const screen = appReads(records, agentState, order);
+      expect(screen.dropped).toBe(0);
+      const cards = screen.tools.filter((t) => t.name === 'TodoWrite');
+      expect(cards.map((t) => t.checklist)).toEqual([todos(FIRST), todos(SUBAGENT), todos(SECOND)]);
+      for (const card of cards) expect(card.state).toBe('completed');
+      // The subagent's card has no result, so it never becomes the session's list.
+      expect(screen.todos).toEqual(todos(SECOND));
+    },
+  );
 
   it('reads the plans back as v2 plan messages, and the fold gives the latest', async () => {
     const events = await session.reader.readAll();

@@ -102,9 +102,13 @@ export class TextStreamWriter implements TextStream {
     this.idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
     this.maxChars = Math.max(16, Math.floor(options.maxChars ?? DEFAULT_MAX_CHARS));
     if (!(this.idleMs > 0)) {
-      throw new SdkError('stream.invalid_options', `idleMs must be positive; got ${String(options.idleMs)}.`, {
-        hint: 'leave it out for the default, or pass Infinity to wait for a boundary',
-      });
+      throw new SdkError(
+        'stream.invalid_options',
+        `idleMs must be positive; got ${String(options.idleMs)}.`,
+        {
+          hint: 'leave it out for the default, or pass Infinity to wait for a boundary',
+        },
+      );
     }
     this.timers = options.timers ?? defaultTimers;
     if (target.signal.aborted) this.done = true;

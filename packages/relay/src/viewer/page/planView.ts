@@ -39,7 +39,12 @@ export class PlanView {
     this.element.hidden = false;
     this.element.dataset.messageId = plan.id;
     this.element.replaceChildren(
-      h('header', { class: 'plan-header' }, 'Plan ', h('span', { class: 'plan-progress' }, planProgress(plan))),
+      h(
+        'header',
+        { class: 'plan-header' },
+        'Plan ',
+        h('span', { class: 'plan-progress' }, planProgress(plan)),
+      ),
       h(
         'ol',
         { class: 'plan-entries' },
