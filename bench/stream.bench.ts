@@ -38,7 +38,11 @@ function deltasOf(paragraph: string, seed: number): string[] {
 export default async function run(): Promise<BenchResult[]> {
   const server = await benchServer();
   const watcher = await AppWatcher.open(server.url, server.token);
-  const session = await connect({ server: server.url, credentials: server.credentials, title: 'bench stream' });
+  const session = await connect({
+    server: server.url,
+    credentials: server.credentials,
+    title: 'bench stream',
+  });
   try {
     watcher.watch(session.id, session.key);
     const turn = session.turn();

@@ -110,7 +110,9 @@ describe('happy-session demo', () => {
     expect(plans[0]).toEqual(['in_progress', 'pending', 'pending', 'pending', 'pending']);
     expect(plans.at(-1)).toEqual(['completed', 'completed', 'completed', 'completed', 'completed']);
     expect(plans).toHaveLength(6);
-    const texts = messages.flatMap((m) => (m.type === 'text' && m.role === 'agent' && !m.parentId ? [m.text] : []));
+    const texts = messages.flatMap((m) =>
+      m.type === 'text' && m.role === 'agent' && !m.parentId ? [m.text] : [],
+    );
     expect(texts.slice(-2)).toEqual([
       'Found 3 TODOs; the auth review flagged one issue: the token comparison is not constant-time.\n\n',
       'The build and its unit tests pass. I left the remote branch as it was.',

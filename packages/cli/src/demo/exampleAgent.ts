@@ -115,7 +115,13 @@ function chunks(text: string): string[] {
 
 /** The demo's plan, written whole each time a step is done; `next()` ticks off the current step. */
 function demoPlan(turn: Turn): { next(): void } {
-  const steps = ['Search for TODOs', 'Clean up and push', 'Review the auth code', 'Build and chart it', 'Report'];
+  const steps = [
+    'Search for TODOs',
+    'Clean up and push',
+    'Review the auth code',
+    'Build and chart it',
+    'Report',
+  ];
   let current = 0;
   const write = (): void => {
     const entries: PlanEntry[] = steps.map((content, i) => ({
