@@ -14,6 +14,7 @@ import type { SandboxedShell } from '../../packages/sdk/src/sandbox/index.js';
 import { AppClient } from '../../test/transport/appClient.js';
 import { relayWithAccount, tempDir } from '../../test/transport/helpers.js';
 import type { RelayAccount } from '../../test/transport/helpers.js';
+import { renderWatchScreen } from '../../packages/cli/src/watch/watchScreen.js';
 import { runAcpBridge } from './bridge.js';
 import type { AcpBridgeResult } from './bridge.js';
 
@@ -130,6 +131,24 @@ describe('ACP plan updates', () => {
     ]);
     // Without a sandbox the bridge offers no terminal, and the agent runs none.
     expect(report()).toEqual([{ terminalCapability: false }]);
+    // `watch` shows the latest plan at the top.
+    const screen = renderWatchScreen({
+      sessionId: s.id,
+      title: undefined,
+      serverUrl: account.relay.url,
+      fold: fold(messages),
+      activity: undefined,
+      unreadable: 0,
+      prompt: undefined,
+      waiting: 0,
+      status: [],
+    });
+    expect(screen.slice(3, 7)).toEqual([
+      'Plan · 3 of 3 done',
+      '  [x] Write inside the workspace (high)',
+      '  [x] Try to write outside it (medium)',
+      '  [x] Stop a long command (low)',
+    ]);
   });
 });
 
@@ -157,6 +176,14 @@ describe('ACP terminals in the sandbox', () => {
     expect(existsSync(join(outside.path, 'escaped.txt'))).toBe(false);
     expect(long).toMatchObject({ name: 'long', runningBeforeKill: true });
     expect(report()[4]).toMatchObject({ name: 'long', exitCode: null, signal: 'SIGKILL' });
+    // Output over the agent's limit keeps its last bytes, cut at a character.
+    expect(report()[5]).toEqual({
+      name: 'chatty',
+      exitCode: 0,
+      signal: null,
+      output: '0123456789',
+      truncated: true,
+    });
 
     await s.writer.flush();
     const folded = fold(await s.reader.messages());
@@ -165,6 +192,7 @@ describe('ACP terminals in the sandbox', () => {
       ['Bash', `sh -c 'echo inside > inside.txt && echo "made it"'`, 'done'],
       ['Bash', `touch ${join(outside.path, 'escaped.txt')} && echo wrote`, 'failed'],
       ['Bash', 'sleep 1000', 'failed'],
+      ['Bash', "printf %s 'hé0123456789'", 'done'],
     ]);
     // The sandbox let them run without a prompt, and the stream says they ran confined.
     for (const call of calls) expect(call.permission).toBeUndefined();
@@ -188,13 +216,13 @@ describe('ACP terminals in the sandbox', () => {
     start(s, shell);
     const turnId = await promptAndWait(s, 'go');
     const entries = report().slice(1);
-    expect(entries.map((e) => e.name)).toEqual(['inside', 'outside', 'long']);
+    expect(entries.map((e) => e.name)).toEqual(['inside', 'outside', 'long', 'chatty']);
     for (const entry of entries) expect(String(entry.error)).toContain('The command did not run');
     expect(existsSync(join(work.path, 'inside.txt'))).toBe(false);
     await s.writer.flush();
     const calls = fold(await s.reader.messages())
       .turn(turnId)!
       .children.filter((n): n is FoldedCall => n.kind === 'call');
-    expect(calls.map((c) => c.status)).toEqual(['denied', 'denied', 'denied']);
+    expect(calls.map((c) => c.status)).toEqual(['denied', 'denied', 'denied', 'denied']);
   });
 });
