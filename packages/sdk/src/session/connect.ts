@@ -190,12 +190,14 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       ...(format === 'v1' ? { encode: await v1Encode() } : {}),
     });
     // The media pipeline and the gate load here, not when the package is imported.
-    const [{ useMedia }, { MediaReader }, { HappyUploader }, { PermissionGate }] = await Promise.all([
-      import('../media/attach.js'),
-      import('../media/fetchMedia.js'),
-      import('../transport/happyUploader.js'),
-      import('../permissions/gate.js'),
-    ]);
+    const [{ useMedia }, { MediaReader }, { HappyUploader }, { PermissionGate }, { QuestionDesk }] =
+      await Promise.all([
+        import('../media/attach.js'),
+        import('../media/fetchMedia.js'),
+        import('../transport/happyUploader.js'),
+        import('../permissions/gate.js'),
+        import('../questions/questionDesk.js'),
+      ]);
     // Attachments go to the same server with the same token (docs/wire.md §8).
     const uploader = new HappyUploader({
       http,
@@ -219,10 +221,21 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       ...(options.archiveOnClose !== undefined ? { archiveOnClose: options.archiveOnClose } : {}),
       logger,
     });
+    // An existing session may hold requests and questions a dead process left pending, and granted rules.
+    const history = options.sessionId ? await session.reader.messages() : [];
+    const title = (record.metadata.value as { summary?: { text?: unknown } }).summary?.text;
+    session.attachQuestions(
+      QuestionDesk.create({
+        writer,
+        rpc: session.rpc,
+        state,
+        push: session.push,
+        history,
+        logger,
+        ...(typeof title === 'string' ? { sessionTitle: title } : {}),
+      }),
+    );
     if (options.permissions !== false) {
-      // An existing session may hold requests a dead process left pending, and granted rules.
-      const history = options.sessionId ? await session.reader.messages() : [];
-      const title = (record.metadata.value as { summary?: { text?: unknown } }).summary?.text;
       const machineKey = loadGateKey(home, logger);
       session.attachGate(
         await PermissionGate.create({

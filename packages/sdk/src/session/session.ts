@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import type { MediaReader } from '../media/fetchMedia.js';
 import type { PermissionGate } from '../permissions/gate.js';
+import type { QuestionDesk } from '../questions/questionDesk.js';
 import type { SessionMessage, UserMessage } from '../protocol/sessionMessage.js';
 import type { SessionReader } from '../stream/sessionReader.js';
 import type { SessionWriter } from '../stream/sessionWriter.js';
@@ -85,6 +86,7 @@ export class Session {
   /** Resolves once the session is closed (by `close()` or the `killSession` RPC). */
   readonly closed: Promise<void>;
   private gateRef: PermissionGate | undefined;
+  private deskRef: QuestionDesk | undefined;
 
   private readonly inbox: UserInbox;
   private readonly media: MediaReader;
@@ -102,6 +104,19 @@ export class Session {
    */
   get gate(): PermissionGate | undefined {
     return this.gateRef;
+  }
+
+  /**
+   * The question desk answering `turn.ask()` (docs/questions.md): by the `communication` RPC of
+   * today's app, or locally with `session.questions.respond()`.
+   */
+  get questions(): QuestionDesk | undefined {
+    return this.deskRef;
+  }
+
+  /** @internal connect() installs the question desk once the session's channels exist. */
+  attachQuestions(desk: QuestionDesk): void {
+    this.deskRef = desk;
   }
 
   /**
@@ -232,6 +247,7 @@ export class Session {
     this.inbox.end();
     // The gate mirrors the requests it cancelled into agentState: let those writes land.
     await within(this.gateRef?.settled() ?? Promise.resolve(), left(), options.signal);
+    await within(this.deskRef?.settled() ?? Promise.resolve(), left(), options.signal);
     await within(this.rpc.idle(), left(), options.signal);
     this.rpc.close();
     this.state.close();

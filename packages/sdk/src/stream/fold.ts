@@ -1,6 +1,8 @@
 import type {
   PermissionRequestMessage,
   PermissionResponseMessage,
+  QuestionEndMessage,
+  QuestionMessage,
   SessionMessage,
   ToolCallEndMessage,
   ToolCallStartMessage,
@@ -9,6 +11,7 @@ import type {
   TurnStartMessage,
 } from '../protocol/sessionMessage.js';
 import { ledgerOf, PermissionLedger } from './permissionLedger.js';
+import { QuestionLedger } from './questionLedger.js';
 
 /** A message shown as it is (text, service, media...). */
 export interface FoldedMessage {
@@ -78,6 +81,13 @@ export interface FoldedSession {
    * `tool-call-end`, no settled note) and with no valid user answer yet, in request order.
    */
   readonly pendingPermissions: readonly PermissionRequestMessage[];
+  /**
+   * Questions still waiting for the person (docs/questions.md): asked, with no `question-end`, in a
+   * turn that has not ended, in the order asked.
+   */
+  readonly pendingQuestions: readonly QuestionMessage[];
+  /** A question and how it ended (`end` undefined while it waits or when its turn ended first). */
+  question(questionId: string): { question: QuestionMessage; end: QuestionEndMessage | undefined } | undefined;
   /** Looks up a call anywhere in the tree. */
   call(callId: string): FoldedCall | undefined;
   /** Looks up a turn. */
@@ -94,6 +104,7 @@ export class SessionFold implements FoldedSession {
   private readonly turns = new Map<string, FoldedTurn>();
   private readonly calls = new Map<string, FoldedCall>();
   private readonly ledger = new PermissionLedger<SessionMessage>();
+  private readonly questions = new QuestionLedger();
 
   get timeline(): ReadonlyArray<FoldedTurn | FoldedMessage> {
     return this.items;
@@ -101,6 +112,15 @@ export class SessionFold implements FoldedSession {
 
   get pendingPermissions(): readonly PermissionRequestMessage[] {
     return waiting(this.ledger);
+  }
+
+  get pendingQuestions(): readonly QuestionMessage[] {
+    return this.questions.pending;
+  }
+
+  question(questionId: string): { question: QuestionMessage; end: QuestionEndMessage | undefined } | undefined {
+    const question = this.questions.question(questionId);
+    return question ? { question, end: this.questions.ending(questionId) } : undefined;
   }
 
   call(callId: string): FoldedCall | undefined {
@@ -114,6 +134,7 @@ export class SessionFold implements FoldedSession {
   /** Adds one message to the tree. */
   apply(message: SessionMessage): void {
     this.ledger.apply(message);
+    this.questions.apply(message);
     switch (message.type) {
       case 'turn-start':
         this.turnOf(message.turn).start = message;
