@@ -28,7 +28,7 @@ describe('schema/session-protocol-v2.schema.json', () => {
     expect(changedJson).not.toBe(currentJson);
   });
 
-  it('lists the 11 message types', () => {
+  it('lists the 11 message types and the documented extensions', () => {
     const schema = JSON.parse(readFileSync(file, 'utf8')) as { oneOf: unknown[] };
     const types = new Set(
       JSON.stringify(schema)
@@ -48,6 +48,9 @@ describe('schema/session-protocol-v2.schema.json', () => {
         'turn-end',
         'turn-start',
         'video',
+        // Extensions (docs/questions.md).
+        'question',
+        'question-end',
       ].sort(),
     );
   });

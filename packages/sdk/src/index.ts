@@ -214,4 +214,5 @@ export type {
   SentPermissionAnswer,
   SettledPermissionRequest,
 } from './session/permissionAnswer.js';
+export type { QuestionReply, SentQuestionReply } from './session/questionReply.js';
 export { callSessionRpc } from './transport/sessionRpc.js';
