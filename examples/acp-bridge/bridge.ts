@@ -8,6 +8,7 @@ import type { Logger, Turn, TurnEndStatus } from 'happy-session';
 import type { AgentExit } from './agentProcess.js';
 import { spawnAgent } from './agentProcess.js';
 import { TurnTranslator } from './turnTranslator.js';
+import { answerElicitation } from './elicitation.js';
 
 /** The bridge's own failures, carried by the SDK's error class. */
 export type AcpErrorCode = 'acp.agent_not_ready' | 'acp.agent_refused';
@@ -67,6 +68,7 @@ export async function runAcpBridge(options: AcpBridgeOptions): Promise<AcpBridge
   });
   let sessionId: string | undefined;
   let current: TurnTranslator | undefined;
+  let currentTurn: Turn | undefined;
 
   const connection = acp
     .client({ name: 'happy-session-acp-bridge' })
@@ -78,6 +80,13 @@ export async function runAcpBridge(options: AcpBridgeOptions): Promise<AcpBridge
         ? current.requestPermission(params, signal)
         : { outcome: { outcome: 'cancelled' as const } },
     )
+    // The agent's questions (elicitation, form mode) go to `turn.ask()` (docs/questions.md).
+    .onRequest(acp.methods.client.elicitation.create, ({ params, signal }) => {
+      const inSession = 'sessionId' in params && params.sessionId === sessionId;
+      if (!inSession || !current || !currentTurn) return { action: 'cancel' as const };
+      current.flush();
+      return answerElicitation(currentTurn, params, signal);
+    })
     .connect(agent.stream);
   // Closing with an error (the agent died) is reported by the request that was waiting, not here.
   connection.closed.catch(() => undefined);
@@ -110,6 +119,7 @@ export async function runAcpBridge(options: AcpBridgeOptions): Promise<AcpBridge
       const turn = options.session.turn();
       turns += 1;
       current = new TurnTranslator(turn, logger);
+      currentTurn = turn;
       // Stopping the bridge mid-prompt cancels the prompt like the user's abort does.
       const abortTurn = () => turn.abort(new Error('the bridge is stopping'));
       options.signal?.addEventListener('abort', abortTurn, { once: true });
@@ -118,6 +128,7 @@ export async function runAcpBridge(options: AcpBridgeOptions): Promise<AcpBridge
       options.signal?.removeEventListener('abort', abortTurn);
       current.close();
       current = undefined;
+      currentTurn = undefined;
       turn.end(status);
     }
     return { stoppedBy, turns, agentExit: await stopAll() };
@@ -168,7 +179,11 @@ async function startAcpSession(agent: acp.ClientContext, cwd: string): Promise<s
   await agent.request(acp.methods.agent.initialize, {
     protocolVersion: acp.PROTOCOL_VERSION,
     // The bridge serves no files and no terminals: the agent works on its own machine.
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    clientCapabilities: {
+      fs: { readTextFile: false, writeTextFile: false },
+      terminal: false,
+      elicitation: { form: {} },
+    },
     clientInfo: { name: 'happy-session-acp-bridge', version: '0.1.0' },
   });
   const created = await agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
