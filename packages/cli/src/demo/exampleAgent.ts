@@ -7,9 +7,14 @@ import type { SessionWriter } from 'happy-session';
  * if allowed, delegates to a subagent that runs its own tool call (two levels of nesting), runs a
  * build step, and reports. No LLM: the point is the stream. The writer must carry a permission
  * gate (`PermissionGate.create({ writer, … })`). When the turn is aborted while the permission
- * request waits, the turn ends `cancelled`.
+ * request waits, the turn ends `cancelled`. With `ask`, it ends by asking the person a question
+ * (the writer then needs a question desk, as `connect()` installs).
  */
-export async function runExampleAgent(writer: SessionWriter, prompt: string): Promise<Turn> {
+export async function runExampleAgent(
+  writer: SessionWriter,
+  prompt: string,
+  options: { readonly ask?: boolean } = {},
+): Promise<Turn> {
   const turn = writer.turn();
   turn.thinking(`The user asked: "${prompt}". Search first, then delegate the auth review.`);
   turn.text("I'll look for TODOs, then have a subagent review the auth code.");
@@ -82,7 +87,19 @@ export async function runExampleAgent(writer: SessionWriter, prompt: string): Pr
   await turn.attach(await buildChart(), { name: 'build-times.png' });
 
   turn.text('Found 3 TODOs; the auth review flagged one issue.');
-  turn.end('completed');
+  if (options.ask) {
+    // A question (docs/questions.md): the person picks, and the agent goes on with the answer.
+    const answer = await turn.ask(
+      [{ id: 'fix', header: 'Next step', question: 'Fix the token comparison now?', options: ['Fix it', 'Later'] }],
+      { title: 'The auth review found an issue' },
+    );
+    turn.text(
+      answer.status === 'answered'
+        ? `You chose: ${answer.answers.fix?.options.join(', ') ?? 'nothing'}.`
+        : `No answer (${answer.status}); leaving it for later.`,
+    );
+  }
+  turn.end(turn.signal.aborted ? 'cancelled' : 'completed');
   await writer.flush();
   return turn;
 }
