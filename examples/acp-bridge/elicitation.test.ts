@@ -41,7 +41,11 @@ describe('acp-bridge elicitation', () => {
 
   beforeEach(async () => {
     account = await relayWithAccount();
-    session = await connect({ server: account.relay.url, credentials: account.credentials, shutdownSignals: false });
+    session = await connect({
+      server: account.relay.url,
+      credentials: account.credentials,
+      shutdownSignals: false,
+    });
     app = await AppClient.open(account.relay.url, account.http, account.token, account.masterSecret);
     key = await app.keyOf(session.id);
     work = tempDir('happy-acp-elicit-');
@@ -80,17 +84,27 @@ describe('acp-bridge elicitation', () => {
   });
 
   it("the agent's form is answered from the viewer, and the agent gets accept with each field in its type", async () => {
-    const page = await (await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true })).newPage();
+    const page = await (
+      await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true })
+    ).newPage();
     await page.goto(viewerUrl(account.relay.url, account.masterSecret, session.id));
     await page.locator('body[data-viewer="ready"]').waitFor();
     await app.send(
       session.id,
-      { id: `u${randomUUID().replaceAll('-', '')}`, time: Date.now(), role: 'user', type: 'text', text: 'elicit' },
+      {
+        id: `u${randomUUID().replaceAll('-', '')}`,
+        time: Date.now(),
+        role: 'user',
+        type: 'text',
+        text: 'elicit',
+      },
       key,
     );
     const card = page.locator('form.question[data-state="pending"]');
     await card.waitFor({ timeout: 30_000 });
-    await expect(card.locator('.question-title').textContent()).resolves.toBe('Question: How should I set up the project?');
+    await expect(card.locator('.question-title').textContent()).resolves.toBe(
+      'Question: How should I set up the project?',
+    );
     await page.tap('form.question button[data-label="SQLite"]');
     await page.tap('form.question button[data-label="lint"]');
     await page.tap('form.question button[data-label="ci"]');
@@ -100,7 +114,10 @@ describe('acp-bridge elicitation', () => {
 
     await until(() => reported().some((r) => 'elicitation' in r), 30_000);
     expect(reported().find((r) => 'elicitation' in r)).toEqual({
-      elicitation: { action: 'accept', content: { db: 'sqlite', extras: ['lint', 'ci'], tests: true, name: 'demo' } },
+      elicitation: {
+        action: 'accept',
+        content: { db: 'sqlite', extras: ['lint', 'ci'], tests: true, name: 'demo' },
+      },
     });
     await page.locator('form.question[data-state="answered"]').waitFor();
     await until(async () => (await session.reader.messages()).some((m) => m.type === 'turn-end'), 30_000);
@@ -134,8 +151,24 @@ describe('acp-bridge elicitation mapping', () => {
   it('a number field is free text read back as a number; a dismissal declines and a stop cancels', () => {
     const fields = fieldsOf(request);
     expect(fields.map((f) => f.question)).toEqual([
-      { id: 'n', header: 'Count', question: 'Count', options: [], multiSelect: false, allowCustom: true, required: true },
-      { id: 'ok', header: 'ok', question: 'ok', options: ['Yes', 'No'], multiSelect: false, allowCustom: false, required: false },
+      {
+        id: 'n',
+        header: 'Count',
+        question: 'Count',
+        options: [],
+        multiSelect: false,
+        allowCustom: true,
+        required: true,
+      },
+      {
+        id: 'ok',
+        header: 'ok',
+        question: 'ok',
+        options: ['Yes', 'No'],
+        multiSelect: false,
+        allowCustom: false,
+        required: false,
+      },
     ]);
     expect(
       outcomeOf(fields, {

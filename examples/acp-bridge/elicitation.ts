@@ -27,7 +27,8 @@ export function fieldsOf(request: acp.CreateElicitationRequest): Field[] {
     const values = new Map<string, string | boolean>();
     const enumOf = (list: unknown, titled: unknown): void => {
       for (const value of Array.isArray(list) ? (list as string[]) : []) values.set(value, value);
-      for (const option of Array.isArray(titled) ? (titled as acp.EnumOption[]) : []) values.set(option.title, option.const);
+      for (const option of Array.isArray(titled) ? (titled as acp.EnumOption[]) : [])
+        values.set(option.title, option.const);
     };
     let kind: Field['kind'] = 'string';
     let multiSelect = false;
@@ -60,7 +61,10 @@ export function fieldsOf(request: acp.CreateElicitationRequest): Field[] {
 }
 
 /** The ACP content of an answer: each field's value in its schema's type. */
-function contentOf(fields: readonly Field[], answers: Readonly<Record<string, QuestionAnswer>>): Record<string, acp.ElicitationContentValue> {
+function contentOf(
+  fields: readonly Field[],
+  answers: Readonly<Record<string, QuestionAnswer>>,
+): Record<string, acp.ElicitationContentValue> {
   const content: Record<string, acp.ElicitationContentValue> = {};
   for (const field of fields) {
     const answer = answers[field.key];
@@ -70,7 +74,11 @@ function contentOf(fields: readonly Field[], answers: Readonly<Record<string, Qu
     else if (field.kind === 'boolean' && typeof picked[0] === 'boolean') content[field.key] = picked[0];
     else if (field.kind === 'number' || field.kind === 'integer') {
       const n = Number(answer.custom);
-      if (answer.custom !== undefined && Number.isFinite(n) && (field.kind === 'number' || Number.isInteger(n)))
+      if (
+        answer.custom !== undefined &&
+        Number.isFinite(n) &&
+        (field.kind === 'number' || Number.isInteger(n))
+      )
         content[field.key] = n;
     } else if (picked.length > 0) content[field.key] = String(picked[0]);
     else if (answer.custom !== undefined) content[field.key] = answer.custom;

@@ -20,7 +20,12 @@ let work: { path: string; remove: () => void };
 
 beforeEach(async () => {
   account = await relayWithAccount();
-  session = await connect({ server: account.relay.url, credentials: account.credentials, permissions, shutdownSignals: false });
+  session = await connect({
+    server: account.relay.url,
+    credentials: account.credentials,
+    permissions,
+    shutdownSignals: false,
+  });
   app = await AppClient.open(account.relay.url, account.http, account.token, account.masterSecret);
   key = await app.keyOf(session.id);
   work = tempDir('happy-custom-agent-question-');
@@ -39,7 +44,11 @@ function next<T extends SessionMessageType>(type: T): Promise<MessageOfType<T>> 
 }
 
 async function say(text: string): Promise<void> {
-  await app.send(session.id, { role: 'user', content: { type: 'text', text }, meta: { sentFrom: 'web' } }, key);
+  await app.send(
+    session.id,
+    { role: 'user', content: { type: 'text', text }, meta: { sentFrom: 'web' } },
+    key,
+  );
 }
 
 describe('custom-agent: a question before a risky step', () => {
@@ -55,7 +64,12 @@ describe('custom-agent: a question before a risky step', () => {
       await app.call(
         session.id,
         'communication',
-        { id: question.questionId, kind: 'form', status: 'answered', answers: { delete: { options: ['Delete'] } } },
+        {
+          id: question.questionId,
+          kind: 'form',
+          status: 'answered',
+          answers: { delete: { options: ['Delete'] } },
+        },
         key,
       ),
     ).toMatchObject({ status: 'applied' });
@@ -80,7 +94,12 @@ describe('custom-agent: a question before a risky step', () => {
     await app.call(
       session.id,
       'communication',
-      { id: question.questionId, kind: 'form', status: 'answered', answers: { delete: { options: ['Keep it'] } } },
+      {
+        id: question.questionId,
+        kind: 'form',
+        status: 'answered',
+        answers: { delete: { options: ['Keep it'] } },
+      },
       key,
     );
     await ended;

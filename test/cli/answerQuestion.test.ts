@@ -11,7 +11,12 @@ let env: RelayHome;
 let agent: Session;
 beforeEach(async () => {
   env = await relayHome();
-  agent = await connect({ server: env.relay.url, credentials: env.credentials, title: 'Agent', shutdownSignals: false });
+  agent = await connect({
+    server: env.relay.url,
+    credentials: env.credentials,
+    title: 'Agent',
+    shutdownSignals: false,
+  });
 });
 afterEach(async () => {
   await agent.close();
@@ -44,7 +49,11 @@ describe('happy-session answer, for questions', () => {
     const answered = await run(['answer', agent.id, question.questionId, 'sqlite']);
     expect(answered.code).toBe(0);
     expect(answered.out).toBe(`Answered question ${question.questionId} (db: SQLite); the agent took it.`);
-    expect(await answer).toMatchObject({ status: 'answered', answers: { db: { options: ['SQLite'] } }, via: 'rpc' });
+    expect(await answer).toMatchObject({
+      status: 'answered',
+      answers: { db: { options: ['SQLite'] } },
+      via: 'rpc',
+    });
 
     const again = await run(['answer', agent.id, question.questionId, 'Postgres']);
     expect(again.code).toBe(1);
@@ -59,9 +68,18 @@ describe('happy-session answer, for questions', () => {
     ]);
     const refused = await run(['answer', agent.id, question.questionId, 'checks=lint']);
     expect(refused.code).toBe(1);
-    expect(refused.out).toMatch(/^Refused \(questions\.required_missing\): Required question left unanswered: name\./);
+    expect(refused.out).toMatch(
+      /^Refused \(questions\.required_missing\): Required question left unanswered: name\./,
+    );
 
-    const answered = await run(['answer', agent.id, question.questionId, 'checks=lint,e2e', 'name=Blue moon', '--json']);
+    const answered = await run([
+      'answer',
+      agent.id,
+      question.questionId,
+      'checks=lint,e2e',
+      'name=Blue moon',
+      '--json',
+    ]);
     expect(answered.code).toBe(0);
     expect(JSON.parse(answered.out)).toMatchObject({ status: 'applied' });
     expect(await answer).toMatchObject({

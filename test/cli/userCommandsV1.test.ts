@@ -30,7 +30,12 @@ beforeEach(async () => {
       ? { kind: 'answer', status: 404, body: { error: 'Not found' } }
       : { kind: 'forward' },
   ).start();
-  agent = await connect({ server: proxy.url, credentials: env.credentials, title: 'A Happy-server agent', shutdownSignals: false });
+  agent = await connect({
+    server: proxy.url,
+    credentials: env.credentials,
+    title: 'A Happy-server agent',
+    shutdownSignals: false,
+  });
   app = await AppClient.open(env.relay.url, env.http, env.token, env.masterSecret);
 });
 afterEach(async () => {
@@ -46,7 +51,11 @@ async function appRecords(sessionId: string): Promise<AppRecord[]> {
     messages: { seq: number; createdAt: number; content: { c: string } }[];
   }>('GET', `/v3/sessions/${sessionId}/messages?after_seq=0&limit=500`);
   return Promise.all(
-    messages.map(async (m) => ({ record: await app.decrypt(m.content.c, key), seq: m.seq, createdAt: m.createdAt })),
+    messages.map(async (m) => ({
+      record: await app.decrypt(m.content.c, key),
+      seq: m.seq,
+      createdAt: m.createdAt,
+    })),
   );
 }
 
@@ -62,7 +71,8 @@ describe('the CLI on a Happy server (v1)', () => {
     );
     const notes = join(env.home, 'notes.md');
     writeFileSync(notes, '# Notes\n');
-    const run = (...argv: string[]) => cli([...argv, '--server', proxy.url], { env: { HAPPY_HOME_DIR: env.home } });
+    const run = (...argv: string[]) =>
+      cli([...argv, '--server', proxy.url], { env: { HAPPY_HOME_DIR: env.home } });
 
     expect((await run('attach', agent.id, photo, notes, '--text', 'Here they are.')).code).toBe(0);
     expect((await run('send', agent.id, 'see the screenshot', '--file', photo)).code).toBe(0);
@@ -76,7 +86,9 @@ describe('the CLI on a Happy server (v1)', () => {
       expect(screen.dropped, order).toBe(0);
       const images = screen.tools.filter((t) => t.image).map((t) => t.image!.caption);
       expect(images, order).toEqual(['screen.png', 'screen.png']);
-      const texts = screen.rows.map((r) => ('text' in r ? r.text : r.kind === 'tool' ? `tool ${r.tool.name}` : ''));
+      const texts = screen.rows.map((r) =>
+        'text' in r ? r.text : r.kind === 'tool' ? `tool ${r.tool.name}` : '',
+      );
       expect(texts.join('\n'), order).toContain('notes.md');
       expect(texts, order).toContain('Here they are.');
       expect(texts, order).toContain('see the screenshot');

@@ -45,7 +45,12 @@ function questionsOf(entry: Record<string, unknown>): AppFormQuestion[] {
   const out: AppFormQuestion[] = [];
   for (const q of list) {
     // The app's schema: id, header and question are strings; options default to [].
-    if (!isObject(q) || typeof q.id !== 'string' || typeof q.header !== 'string' || typeof q.question !== 'string')
+    if (
+      !isObject(q) ||
+      typeof q.id !== 'string' ||
+      typeof q.header !== 'string' ||
+      typeof q.question !== 'string'
+    )
       return [];
     const options = (Array.isArray(q.options) ? q.options : []).filter(isObject).map((o) => ({
       label: String(o.label),
@@ -69,7 +74,9 @@ function questionsOf(entry: Record<string, unknown>): AppFormQuestion[] {
 export function appForms(agentState: unknown): { pending: AppForm[]; completed: AppForm[] } {
   const state = isObject(agentState) ? agentState : {};
   const communications = isObject(state.communications) ? state.communications : {};
-  const completedCommunications = isObject(state.completedCommunications) ? state.completedCommunications : {};
+  const completedCommunications = isObject(state.completedCommunications)
+    ? state.completedCommunications
+    : {};
   const base = (id: string, entry: Record<string, unknown>) => ({
     id,
     createdAt: typeof entry.createdAt === 'number' ? entry.createdAt : 0,

@@ -198,7 +198,11 @@ describe('turn.ask() on the relay', () => {
     expect(agent.questions!.respond(id, { answers: { db: { options: ['Postgres'] } } })).toMatchObject({
       status: 'applied',
     });
-    expect(await answer).toMatchObject({ status: 'answered', via: 'local', answers: { db: { options: ['Postgres'] } } });
+    expect(await answer).toMatchObject({
+      status: 'answered',
+      via: 'local',
+      answers: { db: { options: ['Postgres'] } },
+    });
     expect(await user.answerQuestion(id, { db: { options: ['SQLite'] } })).toMatchObject({
       status: 'refused',
       code: 'questions.settled',
@@ -231,7 +235,12 @@ describe('turn.ask() on the relay', () => {
     const turn = agent.turn();
     const { answer, question } = await asked(turn, DATABASE);
     expect(
-      await app.call(agent.id, 'communication', { id: question.questionId, kind: 'form', status: 'cancelled' }, key),
+      await app.call(
+        agent.id,
+        'communication',
+        { id: question.questionId, kind: 'form', status: 'cancelled' },
+        key,
+      ),
     ).toMatchObject({ status: 'applied' });
     expect(await answer).toEqual({ status: 'cancelled', questionId: question.questionId });
     turn.end();
@@ -294,7 +303,9 @@ describe('a restart mid-question', () => {
     const result = agent.questions!.result(id)!;
     expect(appForms(await appState()).pending.map((f) => f.id)).toEqual([id]);
 
-    expect(await user.answerQuestion(id, { db: { options: ['SQLite'] } })).toMatchObject({ status: 'applied' });
+    expect(await user.answerQuestion(id, { db: { options: ['SQLite'] } })).toMatchObject({
+      status: 'applied',
+    });
     expect(await result).toMatchObject({ status: 'answered', answers: { db: { options: ['SQLite'] } } });
     expect(await user.answerQuestion(id, { db: { options: ['Postgres'] } })).toMatchObject({
       code: 'questions.settled',

@@ -20,7 +20,7 @@ function desk(options: { pushDelayMs?: number } = {}) {
 afterEach(() => vi.useRealTimers());
 
 describe('turn.ask() timeouts, signals and bad questions', () => {
-  it('a timeout ends the question timed_out, in the stream and in the app\'s form (fake timers)', async () => {
+  it("a timeout ends the question timed_out, in the stream and in the app's form (fake timers)", async () => {
     vi.useFakeTimers();
     const { writer, questions, state, seen } = desk();
     const turn = writer.turn();
@@ -35,7 +35,9 @@ describe('turn.ask() timeouts, signals and bad questions', () => {
       ended: 'timed_out',
     });
     await questions.settled();
-    expect(appForms(state.agentState).completed).toMatchObject([{ id: result.questionId, status: 'cancelled' }]);
+    expect(appForms(state.agentState).completed).toMatchObject([
+      { id: result.questionId, status: 'cancelled' },
+    ]);
     turn.end();
     expect(normaliseIds(seen as object[])).toEqual([
       { role: 'agent', type: 'turn-start', turn: '#1' },
@@ -115,7 +117,7 @@ describe('turn.ask() timeouts, signals and bad questions', () => {
     turn.end();
   });
 
-  it('answers by the communication RPC; a body that is not the app\'s shape is refused', async () => {
+  it("answers by the communication RPC; a body that is not the app's shape is refused", async () => {
     const { writer, rpc, questions } = desk();
     const turn = writer.turn();
     const answer = turn.ask([{ id: 'db', question: 'Which?', options: ['a', 'b'] }]);
@@ -127,10 +129,24 @@ describe('turn.ask() timeouts, signals and bad questions', () => {
     expect(await rpc.call('communication', { id, kind: 'form', status: 'maybe' })).toMatchObject({
       code: 'questions.invalid_answer',
     });
-    expect(await rpc.call('communication', { id, kind: 'form', status: 'answered', answers: { zz: { options: [] } } })).toMatchObject({
+    expect(
+      await rpc.call('communication', {
+        id,
+        kind: 'form',
+        status: 'answered',
+        answers: { zz: { options: [] } },
+      }),
+    ).toMatchObject({
       code: 'questions.unknown_question',
     });
-    expect(await rpc.call('communication', { id, kind: 'form', status: 'answered', answers: { db: { options: ['b'] } } })).toMatchObject({
+    expect(
+      await rpc.call('communication', {
+        id,
+        kind: 'form',
+        status: 'answered',
+        answers: { db: { options: ['b'] } },
+      }),
+    ).toMatchObject({
       status: 'applied',
     });
     expect(await answer).toMatchObject({ status: 'answered', answers: { db: { options: ['b'] } } });
@@ -167,7 +183,13 @@ describe('turn.ask() timeouts, signals and bad questions', () => {
       return session.reader.messages();
     })();
     expect(written).toMatchObject([
-      { type: 'question-end', turn: turn.id, questionId: pending!.questionId, status: 'answered', via: 'local' },
+      {
+        type: 'question-end',
+        turn: turn.id,
+        questionId: pending!.questionId,
+        status: 'answered',
+        via: 'local',
+      },
     ]);
     expect(fold([...history.filter((m) => m !== undefined), ...written]).pendingQuestions).toEqual([]);
     turn.end();
@@ -189,7 +211,15 @@ describe('v1 output', () => {
       }),
     ).toEqual([]);
     expect(
-      encoder.encode({ id: 'b', time: 2, role: 'agent', type: 'question-end', turn: 't', questionId: 'x', status: 'stopped' }),
+      encoder.encode({
+        id: 'b',
+        time: 2,
+        role: 'agent',
+        type: 'question-end',
+        turn: 't',
+        questionId: 'x',
+        status: 'stopped',
+      }),
     ).toEqual([]);
   });
 });

@@ -55,7 +55,11 @@ describe.each([
         '--disable-sync',
       ],
     });
-    const context = await browser.newContext({ viewport: { width, height }, hasTouch: touch, isMobile: touch });
+    const context = await browser.newContext({
+      viewport: { width, height },
+      hasTouch: touch,
+      isMobile: touch,
+    });
     page = await context.newPage();
     await page.goto(viewerUrl(relay.url, master, agent.id));
     await page.locator('body[data-viewer="ready"]').waitFor();

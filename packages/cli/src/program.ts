@@ -279,7 +279,10 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     .command('answer')
     .description("Answer the agent's permission requests and questions; with no id, list them")
     .argument('<sessionId>', 'the session (see `happy-session sessions`)')
-    .argument('[id]', 'the request (a call id) or the question to answer (see `happy-session answer <sessionId>`)')
+    .argument(
+      '[id]',
+      'the request (a call id) or the question to answer (see `happy-session answer <sessionId>`)',
+    )
     .argument(
       '[answers...]',
       `for a request: ${CHOICES.join(' | ')}, or an option id; for a question: its answer (labels or text, <questionId>=<answer> for a form of several; none on a terminal to be asked)`,

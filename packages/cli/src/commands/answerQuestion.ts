@@ -1,5 +1,12 @@
 import { SdkError } from 'happy-session';
-import type { Question, QuestionAnswer, QuestionMessage, QuestionReply, SentQuestionReply, UserSession } from 'happy-session';
+import type {
+  Question,
+  QuestionAnswer,
+  QuestionMessage,
+  QuestionReply,
+  SentQuestionReply,
+  UserSession,
+} from 'happy-session';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';
@@ -75,7 +82,9 @@ export function replyFromWords(question: QuestionMessage, words: readonly string
     const id = word.slice(0, at);
     const value = word.slice(at + 1);
     const asked = question.questions.find((q) => q.id === id);
-    answers[id] = asked ? answerOf(asked, asked.multiSelect ? splitList(value) : [value]) : { options: [value] };
+    answers[id] = asked
+      ? answerOf(asked, asked.multiSelect ? splitList(value) : [value])
+      : { options: [value] };
   }
   return answers;
 }
@@ -95,7 +104,10 @@ function answerOf(question: Question, values: readonly string[]): Partial<Questi
 }
 
 function splitList(value: string): string[] {
-  return value.split(',').map((v) => v.trim()).filter((v) => v !== '');
+  return value
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }
 
 /** Asks each question on the terminal: a number (or several) picks options, other text is the answer. */
@@ -104,7 +116,9 @@ async function promptFor(question: QuestionMessage, terminal: Terminal): Promise
   if (question.title) terminal.write(`${question.title}\r\n`);
   for (const q of question.questions) {
     terminal.write(`\r\n${q.header !== q.question ? `${q.header}: ` : ''}${q.question}\r\n`);
-    q.options.forEach((o, i) => terminal.write(`  ${i + 1}) ${o.label}${o.description ? ` (${o.description})` : ''}\r\n`));
+    q.options.forEach((o, i) =>
+      terminal.write(`  ${i + 1}) ${o.label}${o.description ? ` (${o.description})` : ''}\r\n`),
+    );
     const how = [
       q.options.length > 0 ? (q.multiSelect ? 'numbers, separated by commas' : 'a number') : '',
       q.allowCustom ? 'your own text' : '',

@@ -90,7 +90,14 @@ export async function runExampleAgent(
   if (options.ask) {
     // A question (docs/questions.md): the person picks, and the agent goes on with the answer.
     const answer = await turn.ask(
-      [{ id: 'fix', header: 'Next step', question: 'Fix the token comparison now?', options: ['Fix it', 'Later'] }],
+      [
+        {
+          id: 'fix',
+          header: 'Next step',
+          question: 'Fix the token comparison now?',
+          options: ['Fix it', 'Later'],
+        },
+      ],
       { title: 'The auth review found an issue' },
     );
     turn.text(

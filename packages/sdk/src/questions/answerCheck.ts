@@ -26,10 +26,18 @@ export function checkAnswers(
     if (!question)
       return refusal('questions.unknown_question', `No question ${id.slice(0, 64)} was asked.`, questionId);
     if (!isObject(raw))
-      return refusal('questions.invalid_answer', `The answer to ${id} must be {options, custom?}.`, questionId);
+      return refusal(
+        'questions.invalid_answer',
+        `The answer to ${id} must be {options, custom?}.`,
+        questionId,
+      );
     const options = raw.options ?? [];
     if (!Array.isArray(options) || options.some((o) => typeof o !== 'string'))
-      return refusal('questions.invalid_answer', `The options of ${id} must be a list of labels.`, questionId);
+      return refusal(
+        'questions.invalid_answer',
+        `The options of ${id} must be a list of labels.`,
+        questionId,
+      );
     if (raw.custom !== undefined && raw.custom !== null && typeof raw.custom !== 'string')
       return refusal('questions.invalid_answer', `The custom answer to ${id} must be text.`, questionId);
     const labels = [...new Set(options as string[])];
@@ -44,7 +52,11 @@ export function checkAnswers(
       return refusal('questions.not_multi_select', `Question ${id} takes one choice.`, questionId);
     const custom = typeof raw.custom === 'string' ? raw.custom.trim() : '';
     if (custom !== '' && !question.allowCustom)
-      return refusal('questions.custom_not_allowed', `Question ${id} takes only the options offered.`, questionId);
+      return refusal(
+        'questions.custom_not_allowed',
+        `Question ${id} takes only the options offered.`,
+        questionId,
+      );
     if (labels.length === 0 && custom === '') continue;
     answers[id] = { options: labels, ...(custom !== '' ? { custom } : {}) };
   }

@@ -23,8 +23,7 @@ export interface QuestionRefusal {
  * program's): applied (it ended the question) or refused with a code. Never thrown.
  */
 export type QuestionAnswerResult =
-  | { readonly status: 'applied'; readonly questionId: string; readonly result: AskResult }
-  | QuestionRefusal;
+  { readonly status: 'applied'; readonly questionId: string; readonly result: AskResult } | QuestionRefusal;
 
 /** A typed refusal. */
 export function refusal(

@@ -19,7 +19,11 @@ export function replyFromRpcBody(body: unknown): CommunicationReply | QuestionRe
   if (typeof id !== 'string' || id === '')
     return refusal('questions.invalid_answer', 'The communication answer has no id.');
   if (kind !== undefined && kind !== 'form')
-    return refusal('questions.invalid_answer', `This agent answers only form communications, not ${String(kind).slice(0, 40)}.`, id);
+    return refusal(
+      'questions.invalid_answer',
+      `This agent answers only form communications, not ${String(kind).slice(0, 40)}.`,
+      id,
+    );
   if (status !== 'answered' && status !== 'cancelled')
     return refusal('questions.invalid_answer', 'status must be answered or cancelled.', id);
   return { id, status, ...(answers !== undefined ? { answers } : {}) };

@@ -7,9 +7,20 @@ import { DelayedPush } from '../ports/delayedPush.js';
 import type { RpcRegistry } from '../ports/rpc.js';
 import type { PushNotifier, SessionStateStore } from '../ports/sessionState.js';
 import { newId } from '../protocol/ids.js';
-import type { QuestionAnswer, QuestionEndMessage, QuestionMessage, SessionMessage } from '../protocol/sessionMessage.js';
+import type {
+  QuestionAnswer,
+  QuestionEndMessage,
+  QuestionMessage,
+  SessionMessage,
+} from '../protocol/sessionMessage.js';
 import type { PluginHost } from '../stream/plugins.js';
-import type { AskOptions, AskQuestion, AskResult, AskTarget, QuestionRuntime } from '../stream/questionPorts.js';
+import type {
+  AskOptions,
+  AskQuestion,
+  AskResult,
+  AskTarget,
+  QuestionRuntime,
+} from '../stream/questionPorts.js';
 import { questionLedgerOf } from '../stream/questionLedger.js';
 import type { Delivery, MessageDraft, StreamLifecycleEvent } from '../stream/types.js';
 import { checkAnswers } from './answerCheck.js';
@@ -48,8 +59,7 @@ export type QuestionEvent =
 
 /** A person's reply from the local program: the answers, or a dismissal. */
 export type LocalReply =
-  | { readonly answers: Readonly<Record<string, Partial<QuestionAnswer>>> }
-  | { readonly status: 'cancelled' };
+  { readonly answers: Readonly<Record<string, Partial<QuestionAnswer>>> } | { readonly status: 'cancelled' };
 
 /** How many ended questions are remembered for late answers. */
 const MAX_ENDED = 10_000;
@@ -119,8 +129,10 @@ export class QuestionDesk implements QuestionRuntime {
       entry.reject(error);
     });
     entry.watch(target.signal, () => this.settle(entry, { status: 'stopped', questionId }));
-    if (options.signal) entry.watch(options.signal, () => this.settle(entry, { status: 'cancelled', questionId }));
-    if (timeoutMs !== undefined) entry.startTimer(timeoutMs, () => this.settle(entry, { status: 'timed_out', questionId }));
+    if (options.signal)
+      entry.watch(options.signal, () => this.settle(entry, { status: 'cancelled', questionId }));
+    if (timeoutMs !== undefined)
+      entry.startTimer(timeoutMs, () => this.settle(entry, { status: 'timed_out', questionId }));
     return entry.promise;
   }
 
@@ -219,7 +231,12 @@ export class QuestionDesk implements QuestionRuntime {
     return true;
   }
 
-  private close(entry: PendingQuestion, result: AskResult, via: 'rpc' | 'local' | undefined, record: boolean): void {
+  private close(
+    entry: PendingQuestion,
+    result: AskResult,
+    via: 'rpc' | 'local' | undefined,
+    record: boolean,
+  ): void {
     this.pendingById.delete(entry.id);
     this.remember(entry.id, result.status);
     if (record) {
@@ -228,7 +245,9 @@ export class QuestionDesk implements QuestionRuntime {
           questionId: entry.id,
           status: result.status,
           ...(result.status === 'answered' ? { answers: { ...result.answers } } : {}),
-          ...(via !== undefined && result.status !== 'timed_out' && result.status !== 'stopped' ? { via } : {}),
+          ...(via !== undefined && result.status !== 'timed_out' && result.status !== 'stopped'
+            ? { via }
+            : {}),
         });
       } catch (error) {
         // The writer is closed: the stream keeps the question open, and a restart takes it up again.
@@ -237,7 +256,8 @@ export class QuestionDesk implements QuestionRuntime {
     }
     void this.mirror?.ended(entry.message, entry.createdAt, result);
     this.pushes?.cancel(entry.id);
-    if (!this.disposed || !this.subject.closed) this.subject.next({ kind: 'ended', question: entry.message, result });
+    if (!this.disposed || !this.subject.closed)
+      this.subject.next({ kind: 'ended', question: entry.message, result });
   }
 
   private remember(questionId: string, status: QuestionEndMessage['status']): void {
@@ -259,7 +279,8 @@ export class QuestionDesk implements QuestionRuntime {
       );
       void this.mirror?.reset(recovered.map((e) => ({ message: e.message, createdAt: e.createdAt })));
     }
-    if (this.options.rpc) this.teardown.push(this.options.rpc.register('communication', (body) => this.handleRpc(body)));
+    if (this.options.rpc)
+      this.teardown.push(this.options.rpc.register('communication', (body) => this.handleRpc(body)));
     this.teardown.push(
       this.options.writer.install({ questions: this, onLifecycle: (event) => this.onLifecycle(event) }),
     );
@@ -269,8 +290,7 @@ export class QuestionDesk implements QuestionRuntime {
     if (event.kind === 'writer-closing') return this.dispose();
     for (const entry of [...this.pendingById.values()]) {
       const m = entry.message;
-      const closes =
-        event.kind === 'turn-closing' ? m.turn === event.turn : m.parentId === event.callId;
+      const closes = event.kind === 'turn-closing' ? m.turn === event.turn : m.parentId === event.callId;
       if (closes) this.settle(entry, { status: 'stopped', questionId: entry.id });
     }
   }

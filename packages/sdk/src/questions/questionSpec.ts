@@ -12,7 +12,10 @@ import { MAX_TIMEOUT_MS } from '../permissions/timeouts.js';
  */
 export function questionsOf(input: readonly AskQuestion[]): Question[] {
   if (!Array.isArray(input) || input.length === 0)
-    throw invalid('ask() takes a non-empty array of questions.', 'turn.ask([{ question: "Which database?", options: ["Postgres", "SQLite"] }])');
+    throw invalid(
+      'ask() takes a non-empty array of questions.',
+      'turn.ask([{ question: "Which database?", options: ["Postgres", "SQLite"] }])',
+    );
   const seen = new Set<string>();
   return input.map((given, index) => {
     if (typeof given !== 'object' || given === null) throw invalid(`Question ${index + 1} is not an object.`);
@@ -31,7 +34,9 @@ export function questionsOf(input: readonly AskQuestion[]): Question[] {
     const parsed = QuestionSchema.safeParse(question);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw invalid(`Question ${index + 1}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}.`);
+      throw invalid(
+        `Question ${index + 1}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}.`,
+      );
     }
     if (seen.has(question.id)) throw invalid(`Two questions have the id ${question.id}.`);
     seen.add(question.id);
@@ -46,7 +51,12 @@ export function questionsOf(input: readonly AskQuestion[]): Question[] {
 /** Checks an `ask()` timeout: a whole number of ms from 1 to the largest a timer holds, or none. */
 export function checkTimeout(timeoutMs: unknown): number | undefined {
   if (timeoutMs === undefined) return undefined;
-  if (typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS)
+  if (
+    typeof timeoutMs === 'number' &&
+    Number.isInteger(timeoutMs) &&
+    timeoutMs > 0 &&
+    timeoutMs <= MAX_TIMEOUT_MS
+  )
     return timeoutMs;
   throw new SdkError(
     'questions.invalid_timeout',

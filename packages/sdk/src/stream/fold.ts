@@ -87,7 +87,9 @@ export interface FoldedSession {
    */
   readonly pendingQuestions: readonly QuestionMessage[];
   /** A question and how it ended (`end` undefined while it waits or when its turn ended first). */
-  question(questionId: string): { question: QuestionMessage; end: QuestionEndMessage | undefined } | undefined;
+  question(
+    questionId: string,
+  ): { question: QuestionMessage; end: QuestionEndMessage | undefined } | undefined;
   /** Looks up a call anywhere in the tree. */
   call(callId: string): FoldedCall | undefined;
   /** Looks up a turn. */
@@ -118,7 +120,9 @@ export class SessionFold implements FoldedSession {
     return this.questions.pending;
   }
 
-  question(questionId: string): { question: QuestionMessage; end: QuestionEndMessage | undefined } | undefined {
+  question(
+    questionId: string,
+  ): { question: QuestionMessage; end: QuestionEndMessage | undefined } | undefined {
     const question = this.questions.question(questionId);
     return question ? { question, end: this.questions.ending(questionId) } : undefined;
   }

@@ -61,7 +61,12 @@ export interface AskTarget {
     readonly questions: readonly Question[];
   }): { readonly message: QuestionMessage; readonly delivery: Delivery };
   /** Appends the question's `question-end` in the scope (or as given, once the scope is closed). */
-  end(content: Omit<Extract<SessionMessage, { type: 'question-end' }>, 'id' | 'time' | 'role' | 'type' | 'turn' | 'parentId' | 'agentId'>): Delivery;
+  end(
+    content: Omit<
+      Extract<SessionMessage, { type: 'question-end' }>,
+      'id' | 'time' | 'role' | 'type' | 'turn' | 'parentId' | 'agentId'
+    >,
+  ): Delivery;
 }
 
 /** What the question desk does for the stream layer; implemented by `QuestionDesk`. */

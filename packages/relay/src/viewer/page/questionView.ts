@@ -5,7 +5,10 @@ import { renderInlineMarkdown } from './markdown.js';
 /** Answers the agent's questions from the page, as today's app does: the `communication` RPC. */
 export interface QuestionResponder {
   /** Sends the answers (or `cancelled`); resolves with the agent's typed result. */
-  answer(question: QuestionMessage, reply: Record<string, { options: string[]; custom?: string }> | 'cancelled'): Promise<SentQuestionReply>;
+  answer(
+    question: QuestionMessage,
+    reply: Record<string, { options: string[]; custom?: string }> | 'cancelled',
+  ): Promise<SentQuestionReply>;
   /** How the question ended, as the stream says now (undefined while it waits). */
   ended(question: QuestionMessage): QuestionEndMessage | undefined;
 }
@@ -94,8 +97,16 @@ class QuestionField {
 export class QuestionView {
   readonly element: HTMLElement;
   private readonly fields: QuestionField[];
-  private readonly send = h('button', { type: 'button', class: 'question-send' }, 'Send') as HTMLButtonElement;
-  private readonly dismiss = h('button', { type: 'button', class: 'question-dismiss' }, 'Dismiss') as HTMLButtonElement;
+  private readonly send = h(
+    'button',
+    { type: 'button', class: 'question-send' },
+    'Send',
+  ) as HTMLButtonElement;
+  private readonly dismiss = h(
+    'button',
+    { type: 'button', class: 'question-dismiss' },
+    'Dismiss',
+  ) as HTMLButtonElement;
   private readonly note = h('div', { class: 'question-note', role: 'status' });
   private settled = false;
 
@@ -109,7 +120,12 @@ export class QuestionView {
     this.element = h(
       'form',
       { class: 'question', 'data-state': 'pending', 'data-question-id': question.questionId },
-      h('div', { class: 'question-title' }, 'Question: ', renderInlineMarkdown(question.title ?? question.questions[0]!.header)),
+      h(
+        'div',
+        { class: 'question-title' },
+        'Question: ',
+        renderInlineMarkdown(question.title ?? question.questions[0]!.header),
+      ),
       ...this.fields.map((f) => f.element),
       h('div', { class: 'question-actions' }, this.send, this.dismiss),
       this.note,
@@ -130,11 +146,14 @@ export class QuestionView {
     this.send.disabled = true;
     this.dismiss.disabled = true;
     const answers = end.answers ?? {};
-    const parts = Object.entries(answers).map(([, a]) => [...a.options, ...(a.custom ? [a.custom] : [])].join(', '));
+    const parts = Object.entries(answers).map(([, a]) =>
+      [...a.options, ...(a.custom ? [a.custom] : [])].join(', '),
+    );
     this.note.textContent = `${ENDED[end.status]}${parts.length > 0 ? `: ${parts.join('; ')}` : ''} at ${clockTime(end.time)}`;
     for (const field of this.fields) {
       const chosen = answers[field.question.id]?.options ?? [];
-      for (const button of field.buttons) button.classList.toggle('chosen', chosen.includes(button.dataset.label ?? ''));
+      for (const button of field.buttons)
+        button.classList.toggle('chosen', chosen.includes(button.dataset.label ?? ''));
     }
   }
 
