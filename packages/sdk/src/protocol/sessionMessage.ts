@@ -79,7 +79,9 @@ export type UserVideoMessage = z.output<typeof UserVideoSchema>;
 export type AgentFileMessage = z.output<typeof AgentFileSchema>;
 export type UserFileMessage = z.output<typeof UserFileSchema>;
 export type ServiceMessage = z.output<typeof ServiceSchema>;
+/** `question`: the agent asks the person (docs/questions.md, "In the stream"). */
 export type QuestionMessage = z.output<typeof QuestionMessageSchema>;
+/** `question-end`: how a question ended, with the answers applied (docs/questions.md). */
 export type QuestionEndMessage = z.output<typeof QuestionEndMessageSchema>;
 /** One question of a `question` message (docs/questions.md). */
 export type Question = z.output<typeof QuestionSchema>;

@@ -11,8 +11,11 @@ export type QuestionRefusalCode = Exclude<
 /** A refused answer: nothing changed, and the question (if pending) still waits. */
 export interface QuestionRefusal {
   readonly status: 'refused';
+  /** Why, as a `questions.*` code (docs/errors.md, "Questions"). */
   readonly code: QuestionRefusalCode;
+  /** The reason in words, for the person. */
   readonly message: string;
+  /** The question the answer was for, when it named one. */
   readonly questionId?: string;
   /** For `questions.settled`: how the question ended. */
   readonly ended?: QuestionEndMessage['status'];

@@ -42,6 +42,7 @@ export interface QuestionDeskOptions {
   readonly state?: SessionStateStore;
   /** Sends the `question` push when a question is still waiting after `pushDelayMs` (default 500). */
   readonly push?: PushNotifier;
+  /** How long a question waits before its push goes out; default 500 ms. */
   readonly pushDelayMs?: number;
   /** The push's body; default "Session". */
   readonly sessionTitle?: string;
@@ -49,6 +50,7 @@ export interface QuestionDeskOptions {
   readonly history?: readonly SessionMessage[];
   /** Whether remote answers (the RPC) are accepted right now; default always. */
   readonly acceptRemoteAnswers?: () => boolean;
+  /** Where the desk reports failed mirror writes and pushes; default silent. */
   readonly logger?: Logger;
 }
 

@@ -206,35 +206,37 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     useMedia(writer, { uploader, key: record.key, logger, posters: format === 'v1' });
+    const reader = new SessionReader({ transport, key: record.key });
+    const rpc = new SocketRpc(transport.socket, record.id, record.key, logger);
+    const push = new HttpPushNotifier(transport.http, record.id);
+    // An existing session may hold requests and questions a dead process left pending, and granted rules.
+    const history = options.sessionId ? await reader.messages() : [];
+    const title = (record.metadata.value as { summary?: { text?: unknown } }).summary?.text;
+    const questions = QuestionDesk.create({
+      writer,
+      rpc,
+      state,
+      push,
+      history,
+      logger,
+      ...(typeof title === 'string' ? { sessionTitle: title } : {}),
+    });
     const session = new Session({
       id: record.id,
       format,
       key: record.key,
       transport,
       writer,
-      reader: new SessionReader({ transport, key: record.key }),
-      rpc: new SocketRpc(transport.socket, record.id, record.key, logger),
+      reader,
+      rpc,
       state,
-      push: new HttpPushNotifier(transport.http, record.id),
+      push,
+      questions,
       media: new MediaReader({ uploader, key: record.key }),
       inputAfterSeq: record.seq,
       ...(options.archiveOnClose !== undefined ? { archiveOnClose: options.archiveOnClose } : {}),
       logger,
     });
-    // An existing session may hold requests and questions a dead process left pending, and granted rules.
-    const history = options.sessionId ? await session.reader.messages() : [];
-    const title = (record.metadata.value as { summary?: { text?: unknown } }).summary?.text;
-    session.attachQuestions(
-      QuestionDesk.create({
-        writer,
-        rpc: session.rpc,
-        state,
-        push: session.push,
-        history,
-        logger,
-        ...(typeof title === 'string' ? { sessionTitle: title } : {}),
-      }),
-    );
     if (options.permissions !== false) {
       const machineKey = loadGateKey(home, logger);
       session.attachGate(

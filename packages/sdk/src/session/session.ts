@@ -35,6 +35,8 @@ export interface SessionParts {
   readonly rpc: SocketRpc;
   readonly state: ServerSessionState;
   readonly push: HttpPushNotifier;
+  /** The question desk answering `turn.ask()`; connect() makes it from the session's channels. */
+  readonly questions?: QuestionDesk;
   /** Downloads and decrypts this session's attachments. */
   readonly media: MediaReader;
   /** Records up to this `seq` are history, not input for this run. */
@@ -86,7 +88,7 @@ export class Session {
   /** Resolves once the session is closed (by `close()` or the `killSession` RPC). */
   readonly closed: Promise<void>;
   private gateRef: PermissionGate | undefined;
-  private deskRef: QuestionDesk | undefined;
+  private readonly deskRef: QuestionDesk | undefined;
 
   private readonly inbox: UserInbox;
   private readonly media: MediaReader;
@@ -112,11 +114,6 @@ export class Session {
    */
   get questions(): QuestionDesk | undefined {
     return this.deskRef;
-  }
-
-  /** @internal connect() installs the question desk once the session's channels exist. */
-  attachQuestions(desk: QuestionDesk): void {
-    this.deskRef = desk;
   }
 
   /**
@@ -153,6 +150,7 @@ export class Session {
     this.push = parts.push;
     this.media = parts.media;
     this.transport = parts.transport;
+    this.deskRef = parts.questions;
     this.archiveOnClose = parts.archiveOnClose ?? true;
     this.logger = parts.logger ?? silentLogger;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));

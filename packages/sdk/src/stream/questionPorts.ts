@@ -12,9 +12,13 @@ import type { Delivery } from './types.js';
  * a free-text question.
  */
 export interface AskQuestion {
+  /** What answers are keyed by; default `q1`, `q2`, … by position. */
   readonly id?: string;
+  /** A short label (a chip, a card heading); default the question. */
   readonly header?: string;
+  /** The question, one line. */
   readonly question: string;
+  /** The choices, as labels or `{label, description}`; none makes a free-text question. */
   readonly options?: ReadonlyArray<string | { readonly label: string; readonly description?: string }>;
   /** The person may pick several options; default a single choice. */
   readonly multiSelect?: boolean;
