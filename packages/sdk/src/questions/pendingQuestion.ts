@@ -1,4 +1,4 @@
-import { watchAbort } from '../ports/abortWatch.js';
+import { OnceClaim } from '../ports/onceClaim.js';
 import type { QuestionMessage } from '../protocol/sessionMessage.js';
 import type { AskResult, AskTarget } from '../stream/questionPorts.js';
 import type { Delivery } from '../stream/types.js';
@@ -7,18 +7,14 @@ import type { Delivery } from '../stream/types.js';
 export type EndQuestion = (content: Parameters<AskTarget['end']>[0]) => Delivery;
 
 /**
- * One question waiting for its first valid answer. It is claimed once: `claim` returns false for
- * every later attempt, which is what makes "the first valid answer wins" atomic, as for a
- * permission request (docs/permissions.md, "One arbitration"). Claiming releases its timer and
- * its abort listeners, so nothing of it outlives the question.
+ * One question waiting for its first valid answer, claimed once ({@link OnceClaim}, as a
+ * permission request is): the first valid answer, the turn's stop, its signal or its timeout.
  */
 export class PendingQuestion {
   readonly promise: Promise<AskResult>;
   private resolvePromise!: (result: AskResult) => void;
   private rejectPromise!: (error: unknown) => void;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly unwatch: Array<() => void> = [];
-  private done = false;
+  private readonly once = new OnceClaim();
 
   constructor(
     /** The `question` record, as stored. */
@@ -42,23 +38,17 @@ export class PendingQuestion {
 
   /** Calls `onTimeout` after `ms`, unless claimed first. */
   startTimer(ms: number, onTimeout: () => void): void {
-    this.timer = setTimeout(onTimeout, ms);
+    this.once.startTimer(ms, onTimeout);
   }
 
   /** Calls `onAbort` when `signal` aborts, unless claimed first. */
   watch(signal: AbortSignal, onAbort: () => void): void {
-    this.unwatch.push(watchAbort(signal, onAbort));
+    this.once.watch(signal, onAbort);
   }
 
   /** Takes the question for one outcome if nothing took it before (false otherwise). */
   claim(): boolean {
-    if (this.done) return false;
-    this.done = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    for (const stop of this.unwatch) stop();
-    this.unwatch.length = 0;
-    return true;
+    return this.once.claim();
   }
 
   /** Releases the waiter, after a {@link PendingQuestion.claim} that returned true. */
