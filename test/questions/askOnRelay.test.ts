@@ -12,7 +12,7 @@ import type {
 import { Account, connect } from '../../packages/sdk/src/node.js';
 import type { Session } from '../../packages/sdk/src/node.js';
 import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
-import { appForms } from '../helpers/happyAppModel.js';
+import { READING_ORDERS, appForms, appReads } from '../helpers/happyAppModel.js';
 import { AppClient } from '../transport/appClient.js';
 import { appSocket, relayWithAccount } from '../transport/helpers.js';
 import type { RelayAccount } from '../transport/helpers.js';
@@ -278,6 +278,66 @@ describe('turn.ask() on the relay', () => {
     await answer;
     socket.close();
     turn.end();
+  });
+});
+
+describe('a v1 session (what a Happy server gets)', () => {
+  it("today's app shows the form from agentState, reads every record, and shows the answers once answered", async () => {
+    const v1 = await connect({
+      server: account.relay.url,
+      credentials: account.credentials,
+      title: 'A v1 agent',
+      format: 'v1',
+      shutdownSignals: false,
+    });
+    const v1Key = await app.keyOf(v1.id);
+    const turn = v1.turn();
+    turn.text('One question first.');
+    const answer = turn.ask(DATABASE);
+    await until(() => v1.questions!.pending.length === 1);
+    const id = v1.questions!.pending[0]!.questionId;
+    await v1.writer.flush();
+    await v1.questions!.settled();
+    const state = async () => app.decrypt((await app.session(v1.id)).agentState, v1Key);
+    expect(appForms(await state()).pending).toMatchObject([
+      {
+        id,
+        questions: [
+          { id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] },
+        ],
+      },
+    ]);
+    await app.call(
+      v1.id,
+      'communication',
+      { id, kind: 'form', status: 'answered', answers: { db: { options: ['Postgres'] } } },
+      v1Key,
+    );
+    expect(await answer).toMatchObject({ status: 'answered' });
+    turn.end();
+    await v1.writer.flush();
+    await v1.questions!.settled();
+    expect(appForms(await state()).completed).toMatchObject([
+      { id, status: 'answered', answers: { db: { options: ['Postgres'] } } },
+    ]);
+    const { messages } = await account.http.request<{
+      messages: { seq: number; createdAt: number; content: { c: string } }[];
+    }>('GET', `/v3/sessions/${v1.id}/messages?after_seq=0&limit=100`);
+    const records = await Promise.all(
+      messages.map(async (m) => ({
+        record: await app.decrypt(m.content.c, v1Key),
+        seq: m.seq,
+        createdAt: m.createdAt,
+      })),
+    );
+    for (const order of READING_ORDERS) {
+      const screen = appReads(records, {}, order);
+      expect(screen.dropped, order).toBe(0);
+      expect(screen.rows, order).toEqual([
+        { kind: 'agent-text', text: 'One question first.', thinking: false },
+      ]);
+    }
+    await v1.close({ archive: false });
   });
 });
 

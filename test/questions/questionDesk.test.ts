@@ -223,3 +223,43 @@ describe('v1 output', () => {
     ).toEqual([]);
   });
 });
+
+describe('questions without a desk, and the fold', () => {
+  it('ask() on a writer with no question desk throws questions.not_configured', () => {
+    const { writer } = memorySession();
+    const turn = writer.turn();
+    expect(() => turn.ask([{ question: 'a?' }])).toThrow(
+      expect.objectContaining({ code: 'questions.not_configured' }),
+    );
+    turn.end();
+  });
+
+  it('fold() lists a question as pending until its question-end, and not once its turn ended without one', () => {
+    const base = { role: 'agent' as const, turn: 't' };
+    const asked = {
+      ...base,
+      id: 'a',
+      time: 1,
+      type: 'question' as const,
+      questionId: 'x',
+      questions: [{ id: 'q', header: 'h', question: 'q?', options: [] }],
+    };
+    expect(fold([asked]).pendingQuestions.map((q) => q.questionId)).toEqual(['x']);
+    const ended = {
+      ...base,
+      id: 'b',
+      time: 2,
+      type: 'question-end' as const,
+      questionId: 'x',
+      status: 'answered' as const,
+      answers: { q: { options: [], custom: 'y' } },
+    };
+    const folded = fold([asked, ended]);
+    expect(folded.pendingQuestions).toEqual([]);
+    expect(folded.question('x')?.end).toMatchObject({ status: 'answered' });
+    const turnEnd = { ...base, id: 'c', time: 3, type: 'turn-end' as const, status: 'completed' as const };
+    expect(fold([asked, turnEnd]).pendingQuestions).toEqual([]);
+    // A user record cannot end a question: only the agent's question-end counts.
+    expect(parseSessionMessage({ ...ended, role: 'user' }).ok).toBe(false);
+  });
+});
