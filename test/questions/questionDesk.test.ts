@@ -63,6 +63,22 @@ describe('turn.ask() timeouts, signals and bad questions', () => {
     ]);
   });
 
+  it('events$ tells each question asked and ended, once each, in order', async () => {
+    const { writer, questions } = desk();
+    const events: string[] = [];
+    questions.events$.subscribe((e) =>
+      events.push(`${e.kind}:${e.kind === 'ended' ? e.result.status : e.recovered}`),
+    );
+    const turn = writer.turn();
+    const first = turn.ask([{ question: 'a?', options: ['x'] }]);
+    questions.respond(questions.pending[0]!.questionId, { answers: { q1: { options: ['x'] } } });
+    await first;
+    const second = turn.ask([{ question: 'b?' }]);
+    turn.end();
+    await second;
+    expect(events).toEqual(['asked:false', 'ended:answered', 'asked:false', 'ended:stopped']);
+  });
+
   it('its own signal cancels it; an already aborted one asks nothing', async () => {
     const { writer, seen } = desk();
     const turn = writer.turn();

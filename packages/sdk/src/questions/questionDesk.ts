@@ -258,8 +258,7 @@ export class QuestionDesk implements QuestionRuntime {
     }
     void this.mirror?.ended(entry.message, entry.createdAt, result);
     this.pushes?.cancel(entry.id);
-    if (!this.disposed || !this.subject.closed)
-      this.subject.next({ kind: 'ended', question: entry.message, result });
+    this.subject.next({ kind: 'ended', question: entry.message, result });
   }
 
   private remember(questionId: string, status: QuestionEndMessage['status']): void {

@@ -126,9 +126,11 @@ export interface Scope {
    * waits for the first valid answer (docs/questions.md): appends `question`, mirrors it into
    * agentState as the app's form, and resolves with the answers, or `cancelled` (the person
    * dismissed it, or `options.signal` aborted), `timed_out` (`options.timeoutMs`), `stopped` (the
-   * turn was stopped or ended, or the call this scope is inside ended). Never rejects for a late or
-   * bad answer: those get a typed refusal on their channel. Needs the question desk (installed by
-   * `connect()`). Throws `SdkError` `questions.invalid` for questions that do not validate.
+   * turn was stopped or ended, or the call this scope is inside ended). A late or bad answer gets a
+   * typed refusal on its channel and changes nothing here; it rejects only when the `question`
+   * could not be stored (nobody can answer it), with the delivery's error. Needs the question desk
+   * (installed by `connect()`). Throws `SdkError` `questions.invalid` for questions that do not
+   * validate.
    */
   ask(questions: readonly AskQuestion[], options?: AskOptions): Promise<AskResult>;
 }
