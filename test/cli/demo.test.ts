@@ -15,6 +15,10 @@ describe('happy-session demo', () => {
     expect(out).toMatch(/^turn 1 \(completed\)$/m);
     // The scripted user allowed the gated call once; only then did it run.
     expect(out).toMatch(/^ {2}✓ bash: Run `rm -rf build`$/m);
+    // The demo's question, answered by the scripted user (docs/questions.md).
+    expect(out).toMatch(
+      /^ {2}agent asked: The auth review found an issue\n {2}question answered: Fix it\n {2}agent: You chose: Fix it\.$/m,
+    );
     expect(out).toMatch(
       /^ {4}permission: Allow once \/ Allow for session \/ Deny \/ Always deny → Allow once \(allow-once\)$/m,
     );
