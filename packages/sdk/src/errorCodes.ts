@@ -38,7 +38,9 @@ export type StreamErrorCode =
   | 'stream.too_large'
   | 'stream.undelivered'
   | 'stream.delivery_stalled'
-  | 'stream.secret_too_short';
+  | 'stream.secret_too_short'
+  | 'stream.turn_stopped'
+  | 'stream.backpressure';
 
 /** Failures of a transport: the network, the server's answers, the session's wire format. */
 export type TransportErrorCode =

@@ -13,4 +13,12 @@ export interface TurnState {
   readonly openCalls: Set<OpenCall>;
   /** Aborted when the user stops the turn or it ends: `turn.signal`, and every call's `signal`. */
   readonly stop: AbortController;
+  /**
+   * Set when the turn was ended by a stop (the session closing, SIGINT or SIGTERM through
+   * `connect()`) rather than by the program's own `end()`: what the program still writes to it is
+   * not appended and settles with `stream.turn_stopped` (docs/architecture.md, "Builders").
+   */
+  stopped?: boolean;
+  /** The logger has said once that writes to this stopped turn are not appended. */
+  stopNoted?: boolean;
 }
