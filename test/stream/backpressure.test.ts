@@ -24,6 +24,8 @@ class SlowServer implements Transport {
   readonly inner = new MemoryTransport();
   readonly records$ = this.inner.records$;
   private readonly waiting: Array<() => void> = [];
+  /** Set when the test is done: acknowledge() no longer waits for a batch. */
+  closed = false;
 
   async append(records: readonly OutgoingRecord[]): Promise<readonly AppendAck[]> {
     await new Promise<void>((resolve) => this.waiting.push(resolve));
@@ -34,7 +36,10 @@ class SlowServer implements Transport {
 
   /** Stores the batch in flight, then lets the microtasks that follow run. */
   async acknowledge(): Promise<void> {
-    while (this.waiting.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    while (this.waiting.length === 0) {
+      if (this.closed) return;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     this.waiting.shift()!();
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -118,17 +123,11 @@ describe('the outbox bound', () => {
 
   it('a producer that awaits writer.ready() before each append is never refused', async () => {
     const server = new SlowServer();
-    const slow = memorySession({
-      transport: server,
-      outbox: { highWaterMark: 10, maxQueued: 20, maxBatch: 10 },
-    });
-    const pump = (async () => {
-      for (;;) {
-        await server.acknowledge();
-        if (stop) return;
-      }
-    })();
+    const slow = slowSession(server, { highWaterMark: 10, maxQueued: 20, maxBatch: 10 });
     let stop = false;
+    const pump = (async () => {
+      while (!stop) await server.acknowledge();
+    })();
     const turn = slow.writer.turn();
     const deliveries: Promise<unknown>[] = [];
     for (let i = 0; i < 300; i++) {
@@ -138,6 +137,7 @@ describe('the outbox bound', () => {
     turn.end();
     const outcomes = await Promise.allSettled(deliveries);
     stop = true;
+    server.closed = true;
     await pump;
     expect(outcomes.every((o) => o.status === 'fulfilled')).toBe(true);
   });
