@@ -49,7 +49,7 @@ export async function runAgent(session: Session, options: AgentOptions): Promise
       turn.end();
       break;
     }
-    await act(turn, action, options);
+    await act(turn, action, { ...options, ready: () => session.writer.ready() });
     // A turn the user stopped (the app's stop button, or a plain "deny", which today's app sends as
     // "deny and stop") ends `cancelled`; any other `completed`.
     turn.end();
@@ -60,7 +60,7 @@ export async function runAgent(session: Session, options: AgentOptions): Promise
 async function act(
   turn: Turn,
   action: Exclude<Action, { kind: 'stop' }>,
-  options: AgentOptions,
+  options: AgentOptions & { readonly ready: () => Promise<void> },
 ): Promise<void> {
   const { cwd } = options;
   const shell = options.shell?.available ? options.shell : undefined;
@@ -76,7 +76,7 @@ async function act(
       await Promise.all(action.commands.map((command) => bash(turn, command, cwd, shell)));
       return;
     case 'read':
-      await read(turn, action.path, cwd);
+      await read(turn, action.path, cwd, options.ready);
       return;
   }
 }
@@ -113,7 +113,12 @@ async function bash(
 }
 
 /** A Read call: the `Read` allow rule lets it run without asking. */
-async function read(turn: Turn, path: string, cwd: string): Promise<RunResult<string>> {
+async function read(
+  turn: Turn,
+  path: string,
+  cwd: string,
+  ready: () => Promise<void>,
+): Promise<RunResult<string>> {
   const call = turn.toolCall({
     toolName: 'Read',
     title: `Read \`${path}\``,
@@ -122,8 +127,12 @@ async function read(turn: Turn, path: string, cwd: string): Promise<RunResult<st
   });
   const result = await call.run(async (args) => {
     const text = await readFile(resolve(cwd, String(args.file_path)), 'utf8');
-    // One message holds at most MAX_RECORD_BYTES: a large file goes out in parts.
-    for (const part of splitText(codeBlock(text))) call.scope().text(part);
+    // One message holds at most MAX_RECORD_BYTES: a large file goes out in parts, each once the
+    // outbox has room (docs/transport.md, "Backpressure").
+    for (const part of splitText(codeBlock(text))) {
+      await ready();
+      call.scope().text(part);
+    }
     return text;
   });
   if (!turn.ended) turn.text(summary(call, result));

@@ -100,8 +100,10 @@ export class SessionWriter {
   /** Every appended message, in append order, at the moment it is appended. */
   readonly messages$: Observable<SessionMessage> = this.messagesSubject.asObservable();
   /**
-   * Delivery failures (also seen by `flush()`), and `stream.delivery_stalled` once per stall when
-   * records keep failing to be stored for longer than `outbox.stallAfterMs`.
+   * Delivery failures (also seen by `flush()`), each once: a failed batch is one event naming its
+   * messages (`details.messageIds`); `stream.delivery_stalled` once per stall when records keep
+   * failing to be stored for longer than `outbox.stallAfterMs`; `stream.backpressure` once per
+   * stretch of content refused past the outbox's bound.
    */
   readonly errors$: Observable<SdkError> = this.errorsSubject.asObservable();
 
@@ -228,7 +230,11 @@ export class SessionWriter {
     return this.redactor ? this.redactor.redactValue(value) : value;
   }
 
-  /** Resolves when fewer records than the outbox's high-water mark are queued (backpressure). */
+  /**
+   * Resolves when fewer records than the outbox's high-water mark are queued: await it before each
+   * append of a loop. A producer that does not, past the outbox's hard bound, has its content
+   * refused with `stream.backpressure` (docs/transport.md, "Backpressure").
+   */
   ready(): Promise<void> {
     return this.outbox.ready();
   }
