@@ -99,6 +99,8 @@ export type {
 } from './stream/builders.js';
 export { DEFAULT_CLOSE_DEADLINE_MS } from './stream/sessionWriter.js';
 export type { OutboxOptions, FlushOptions, WriterCloseOptions } from './stream/outbox.js';
+export { DEFAULT_MAX_QUEUED, DEFAULT_MAX_QUEUED_BYTES } from './stream/outbox.js';
+export { MAX_END_TEXT_BYTES } from './stream/endText.js';
 export { MAX_RECORD_BYTES } from './stream/recordSize.js';
 export { splitText, MAX_TEXT_BYTES } from './stream/splitText.js';
 export type { SplitTextOptions } from './stream/splitText.js';
