@@ -107,8 +107,9 @@ async function bash(
         call.scope().text(codeBlock(stdout));
         return stdout;
       });
-  // The session may have closed meanwhile (SIGINT or SIGTERM ended the turn): write only to an open turn.
-  if (!turn.ended) turn.text(summary(call, result));
+  // Written even if SIGINT or SIGTERM stopped the turn meanwhile: it is then not appended, and
+  // nothing throws (docs/transport.md, "Graceful shutdown").
+  turn.text(summary(call, result));
   return result;
 }
 
@@ -135,7 +136,7 @@ async function read(
     }
     return text;
   });
-  if (!turn.ended) turn.text(summary(call, result));
+  turn.text(summary(call, result));
   return result;
 }
 
