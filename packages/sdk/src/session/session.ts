@@ -259,9 +259,7 @@ export class Session {
   }
 
   private abortTurns(): { aborted: number } {
-    const turns = this.writer.openTurns;
-    for (const turn of turns) turn.abort(new Error('aborted by the user'));
-    return { aborted: turns.length };
+    return { aborted: this.writer.stopTurns(new Error('stopped by the user')) };
   }
 
   private async kill(): Promise<{ success: boolean; message: string }> {

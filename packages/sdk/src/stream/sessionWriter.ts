@@ -186,6 +186,18 @@ export class SessionWriter {
     return [...this.turns];
   }
 
+  /**
+   * Stops every open turn from outside the program (the app's stop): each ends `cancelled` now,
+   * and what the program still writes to it settles `stream.turn_stopped` instead of being
+   * appended (docs/architecture.md, "Builders"). Returns how many turns it stopped.
+   */
+  stopTurns(reason: unknown = new Error('turn stopped')): number {
+    this.forgetEndedTurns();
+    const turns = [...this.turns];
+    for (const turn of turns) turn.stop(reason);
+    return turns.length;
+  }
+
   /** Appends a `service` message outside any turn. */
   service(text: string): Delivery {
     return this.append({ type: 'service', role: 'agent', text });
@@ -275,8 +287,7 @@ export class SessionWriter {
 
   private async shutdown(options: WriterCloseOptions): Promise<void> {
     // Stopped, not ended by the program: what it still writes to them settles `stream.turn_stopped`.
-    this.forgetEndedTurns();
-    for (const turn of [...this.turns]) turn.stop(new Error('the session is closing'));
+    this.stopTurns(new Error('the session is closing'));
     this.announce({ kind: 'writer-closing' });
     this.closed = true;
     try {
