@@ -1,8 +1,8 @@
 /**
- * Every code an {@link SdkError} of this project can carry, one string-literal union per layer, so a
- * typo in a code fails to compile wherever one is thrown or compared. The codes of the relay and the
- * command line (packages of their own) are listed here too: their errors reach the same
- * `isSdkError` checks. See docs/errors.md.
+ * Every code an {@link SdkError} of the SDK can carry, one string-literal union per layer, so a typo
+ * in a code fails to compile wherever one is thrown or compared. The relay, its viewer and the
+ * command line keep their codes in their own packages (`SdkError<C>` takes any code set). See
+ * docs/errors.md.
  */
 
 /** Why a value is not a valid v2 message (returned in a `ProtocolFailure`, never thrown). */
@@ -109,33 +109,6 @@ export type SandboxErrorCode =
 /** Failures of the user's side of a session (`UserSession`: answering, sending). */
 export type SessionErrorCode = 'session.request_not_pending' | 'session.option_not_offered';
 
-/** Failures of the embedded relay (package `happy-session-relay`). */
-export type RelayErrorCode =
-  'relay.schema_too_new' | 'relay.store_not_writable' | 'relay.data_dir_insecure' | 'relay.no_viewer';
-
-/** Failures of the web viewer's page. */
-export type ViewerErrorCode =
-  | 'viewer.unreachable'
-  | 'viewer.http_failed'
-  | 'viewer.invalid_response'
-  | 'viewer.bad_answer'
-  | 'viewer.media_undecryptable'
-  | 'viewer.link_used';
-
-/** Failures of the `happy-session` command (package `happy-session-cli`). */
-export type CliErrorCode =
-  | 'cli.already_logged_in'
-  | 'cli.login_timeout'
-  | 'cli.login_wrong_answer'
-  | 'cli.no_terminal'
-  | 'cli.port_in_use'
-  | 'cli.key_exists'
-  | 'cli.agent_unreachable'
-  | 'cli.no_master_secret'
-  | 'cli.bad_choice'
-  | 'cli.usage'
-  | 'cli.unexpected';
-
 /** Any code an {@link SdkError} can carry. */
 export type SdkErrorCode =
   | ProtocolErrorCode
@@ -146,7 +119,4 @@ export type SdkErrorCode =
   | PermissionsErrorCode
   | MediaErrorCode
   | SandboxErrorCode
-  | SessionErrorCode
-  | RelayErrorCode
-  | ViewerErrorCode
-  | CliErrorCode;
+  | SessionErrorCode;

@@ -18,9 +18,6 @@ export type {
   PermissionsErrorCode,
   MediaErrorCode,
   SessionErrorCode,
-  RelayErrorCode,
-  ViewerErrorCode,
-  CliErrorCode,
 } from './errorCodes.js';
 export { silentLogger } from './logger.js';
 export type { Logger } from './logger.js';

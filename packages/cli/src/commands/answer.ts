@@ -7,6 +7,7 @@ import { describeRpc } from '../rpcOutcome.js';
 import { oneLine } from '../transcript.js';
 import { withUserSession } from './context.js';
 import type { CommandContext } from './context.js';
+import type { CliErrorCode } from '../errorCodes.js';
 
 /** The answers `answer` takes besides an option's own id. */
 export const CHOICES = ['allow', 'allow-session', 'deny', 'deny-always'] as const;
@@ -57,7 +58,7 @@ export async function answerCommand(
   // `answer <session> --all allow`: the one word given is the choice.
   const [target, picked] = options.all ? [undefined, choice ?? callId] : [callId, choice];
   if ((options.all || target !== undefined) && picked === undefined) {
-    throw new SdkError('cli.bad_choice', 'Say what to answer: allow, allow-session, deny or deny-always.', {
+    throw new SdkError<CliErrorCode>('cli.bad_choice', 'Say what to answer: allow, allow-session, deny or deny-always.', {
       hint: options.all
         ? 'happy-session answer <session> --all allow'
         : 'happy-session answer <session> <callId> allow',
