@@ -4,7 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PermissionRequestMessage, SessionMessage } from '../../packages/sdk/src/index.js';
+import type { PermissionRequestMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
+import type { SessionMessage } from '../../packages/sdk/src/index.js';
 import { tempDir } from '../transport/helpers.js';
 import { MAIN, ROOT, TSX } from './helpers.js';
 

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_PERMISSION_OPTIONS,
-  mapLegacyAnswer,
-  parseLegacyPermissionBody,
-  parsePermissionRpcBody,
-  parseV2PermissionBody,
-  type LegacyPendingRequest,
-} from '../../packages/sdk/src/permissions/index.js';
+import { DEFAULT_PERMISSION_OPTIONS } from '../../packages/sdk/src/permissions/index.js';
+import { mapLegacyAnswer, parseLegacyPermissionBody, parsePermissionRpcBody, parseV2PermissionBody, type LegacyPendingRequest } from '../../packages/sdk/src/permissions/legacyRpc.js';
 import type { PermissionOption } from '../../packages/sdk/src/protocol/sessionMessage.js';
 
 const bashRequest: LegacyPendingRequest = {

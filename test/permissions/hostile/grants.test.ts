@@ -1,16 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSdkError } from '../../../packages/sdk/src/errors.js';
-import {
-  TOOL_KINDS,
-  loadShellParser,
-  parseRule,
-  ruleForCall,
-  toolKindsOf,
-  type PolicyCall,
-  type SessionRule,
-  type ShellParser,
-} from '../../../packages/sdk/src/permissions/index.js';
+import { TOOL_KINDS, loadShellParser, parseRule, type PolicyCall, type SessionRule, type ShellParser } from '../../../packages/sdk/src/permissions/index.js';
+import { ruleForCall } from '../../../packages/sdk/src/permissions/sessionRules.js';
+import { toolKindsOf } from '../../../packages/sdk/src/permissions/toolKinds.js';
 import { canonicalArgs } from '../../../packages/sdk/src/permissions/callArgs.js';
 import {
   canonicalToolName,

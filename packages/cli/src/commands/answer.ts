@@ -1,5 +1,6 @@
 import { SdkError } from 'happy-session';
-import type { PermissionRequestMessage, SentPermissionAnswer, UserSession } from 'happy-session';
+import type { PermissionRequestMessage } from 'happy-session/protocol';
+import type { SentPermissionAnswer, UserSession } from 'happy-session/user';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';

@@ -10,7 +10,7 @@ import { mintToken } from 'happy-session/node';
 import { writeAgentKey } from 'happy-session/node';
 import { DEFAULT_SERVER_URL, resolveHappyHome, resolveServerUrl } from 'happy-session/node';
 import { HappyHttp } from 'happy-session/node';
-import { isRetryableTransportError } from 'happy-session';
+import { isRetryableTransportError } from 'happy-session/ports';
 import { expectShape } from 'happy-session/wire';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';

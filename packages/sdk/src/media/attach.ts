@@ -96,12 +96,10 @@ export class MediaPipeline implements MediaRuntime {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
     this.posters = options.posters ?? false;
     this.logger = options.logger ?? silentLogger;
+    // The writer is closing: no more progress (what useMedia() wires to the writer's lifecycle).
+    closers.set(this, () => this.progressSubject.complete());
   }
 
-  /** @internal the writer is closing: no more progress. */
-  writerClosing(): void {
-    this.progressSubject.complete();
-  }
 
   /**
    * Prepares, encrypts and uploads `input`, then appends its message to `target` (the scope's port) and resolves
@@ -243,6 +241,9 @@ export class MediaPipeline implements MediaRuntime {
   }
 }
 
+/** Ends each pipeline's progress when its writer closes, without a public method on the class. */
+const closers = new WeakMap<MediaPipeline, () => void>();
+
 /**
  * Installs the media pipeline on `writer`, so `scope.attach()` works on its turns and calls, and
  * returns it (for {@link MediaPipeline.progress$}). `connect()` does this with a `HappyUploader`.
@@ -256,7 +257,7 @@ export function useMedia(writer: SessionWriter, options: MediaPipelineOptions): 
   writer.install({
     media: pipeline,
     onLifecycle: (event) => {
-      if (event.kind === 'writer-closing') pipeline.writerClosing();
+      if (event.kind === 'writer-closing') closers.get(pipeline)?.();
     },
   });
   return pipeline;

@@ -15,7 +15,7 @@ import type {
 import type { Delivery, StreamLifecycleEvent } from '../stream/types.js';
 import { AgentStateMirror } from './agentStateMirror.js';
 import { Answering, seqOf } from './answering.js';
-import type { BrokerEvent } from './broker.js';
+import type { GateEvent } from './gateEvents.js';
 import { PermissionBroker } from './broker.js';
 import { cancelledDecision } from './decision.js';
 import type { PermissionGateOptions, StreamInput } from './gateOptions.js';
@@ -170,12 +170,12 @@ export class PermissionGate implements PermissionRuntime {
   }
 
   /** Requests as they are made and settled, synchronously (R9.4, R15): reminders, dashboards, logs. */
-  get events$(): Observable<BrokerEvent> {
+  get events$(): Observable<GateEvent> {
     return this.broker.events$;
   }
 
   /** {@link PermissionGate.events$} as an async iterable, until `signal` aborts. */
-  events(options: IterateOptions = {}): AsyncGenerator<BrokerEvent> {
+  events(options: IterateOptions = {}): AsyncGenerator<GateEvent> {
     return this.broker.events(options);
   }
 

@@ -1,4 +1,4 @@
-import type { PermissionRequestMessage, PermissionResponseMessage } from 'happy-session';
+import type { PermissionRequestMessage, PermissionResponseMessage } from 'happy-session/protocol';
 import type { MediaLoader } from './mediaLoader.js';
 
 /** What the agent's RPC made of an answer; the stream half either succeeded or threw. */
