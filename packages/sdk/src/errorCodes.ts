@@ -63,7 +63,7 @@ export type CredentialsErrorCode =
   | 'credentials.insecure_permissions'
   | 'credentials.cannot_open';
 
-/** Failures of the permission layer's configuration and of the gate's installation. */
+/** Failures of the permission layer's configuration and of the gate's installation, and the gate's refusals of answers. */
 export type PermissionsErrorCode =
   | 'permissions.no_gate'
   | 'permissions.invalid_mode'
@@ -77,7 +77,15 @@ export type PermissionsErrorCode =
   | 'permissions.option_invalid'
   | 'permissions.option_kind_unknown'
   | 'permissions.option_id_duplicate'
-  | 'permissions.options_no_reject';
+  | 'permissions.options_no_reject'
+  // A refusal of an answer (the gate's RespondResult; docs/permissions.md, "What follows an answer").
+  | 'permissions.unknown_request'
+  | 'permissions.invalid_option'
+  | 'permissions.invalid_payload'
+  | 'permissions.not_allowed'
+  | 'permissions.mode_not_allowed'
+  | 'permissions.rule_mismatch'
+  | 'permissions.invalid_updated_input';
 
 /** Every failure kind of the media pipeline: preparation, upload, download (docs/media.md). */
 export type MediaErrorCode =

@@ -377,18 +377,18 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         await world.requested(call.callId);
         const id = call.callId;
         const cases: Array<[unknown, string]> = [
-          [{ callId: 'nope', optionId: 'allow-once' }, 'unknown_request'],
-          [{ callId: id, optionId: 'allow-forever' }, 'invalid_option'],
-          ['allow', 'invalid_payload'],
-          [[1, 2], 'invalid_payload'],
-          [{ callId: 7, optionId: 'allow-once' }, 'invalid_payload'],
-          [{ callId: id, optionId: 'allow-once', pad: 'x'.repeat(100_000) }, 'invalid_payload'],
-          [{ id, approved: true, decision: 'denied' }, 'invalid_payload'],
-          [{ callId: id, optionId: 'allow-once', id, approved: true }, 'invalid_payload'],
-          [{ id, approved: true, mode: 'bypassPermissions' }, 'mode_not_allowed'],
-          [{ id, approved: true, mode: 'turbo' }, 'mode_not_allowed'],
-          [{ id, approved: true, allowTools: ['Bash'] }, 'rule_mismatch'],
-          [{ id, approved: true, updatedInput: 'rm' }, 'invalid_payload'],
+          [{ callId: 'nope', optionId: 'allow-once' }, 'permissions.unknown_request'],
+          [{ callId: id, optionId: 'allow-forever' }, 'permissions.invalid_option'],
+          ['allow', 'permissions.invalid_payload'],
+          [[1, 2], 'permissions.invalid_payload'],
+          [{ callId: 7, optionId: 'allow-once' }, 'permissions.invalid_payload'],
+          [{ callId: id, optionId: 'allow-once', pad: 'x'.repeat(100_000) }, 'permissions.invalid_payload'],
+          [{ id, approved: true, decision: 'denied' }, 'permissions.invalid_payload'],
+          [{ callId: id, optionId: 'allow-once', id, approved: true }, 'permissions.invalid_payload'],
+          [{ id, approved: true, mode: 'bypassPermissions' }, 'permissions.mode_not_allowed'],
+          [{ id, approved: true, mode: 'turbo' }, 'permissions.mode_not_allowed'],
+          [{ id, approved: true, allowTools: ['Bash'] }, 'permissions.rule_mismatch'],
+          [{ id, approved: true, updatedInput: 'rm' }, 'permissions.invalid_payload'],
         ];
         for (const [body, code] of cases) {
           expect(await world.rpc(body), JSON.stringify(body).slice(0, 80)).toMatchObject({
@@ -412,7 +412,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         const call = world.agent.writer.turn().toolCall({ toolName: 'Bash', args: { command: 'ls' } });
         const decision = call.requestPermission();
         expect(await world.rpc({ callId: call.callId, optionId: 'allow-once' })).toMatchObject({
-          code: 'not_allowed',
+          code: 'permissions.not_allowed',
         });
         expect(world.agent.gate.pendingCallIds).toEqual([call.callId]);
         remote = true;
@@ -430,7 +430,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         await world.requested(call.callId);
         expect(
           await world.rpc({ id: call.callId, approved: true, updatedInput: { command: 42 } }),
-        ).toMatchObject({ code: 'invalid_updated_input' });
+        ).toMatchObject({ code: 'permissions.invalid_updated_input' });
         expect(
           await world.rpc({ id: call.callId, approved: true, updatedInput: { command: 'ls -la' } }),
         ).toMatchObject({ status: 'applied' });
@@ -643,9 +643,11 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         await open();
         expect(world.agent.gate.ceiling).toBe('safe-yolo');
         expect(world.agent.gate.setMode('bypassPermissions', 'user')).toMatchObject({
-          code: 'mode_not_allowed',
+          code: 'permissions.mode_not_allowed',
         });
-        expect(world.agent.gate.setMode('warp', 'user')).toMatchObject({ code: 'mode_not_allowed' });
+        expect(world.agent.gate.setMode('warp', 'user')).toMatchObject({
+          code: 'permissions.mode_not_allowed',
+        });
         expect(world.agent.gate.mode).toBe('default');
         expect(labels(await world.messages())).toEqual([
           'service(Permission mode "bypassPermissions" refused: it is above the ceiling safe-yolo; the mode stays default.)',

@@ -44,11 +44,11 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
           expect(
             await world.rpc({ id: call.callId, approved: true, updatedInput: { command } }),
             command,
-          ).toMatchObject({ status: 'error', code: 'invalid_updated_input' });
+          ).toMatchObject({ status: 'error', code: 'permissions.invalid_updated_input' });
         }
         expect(
           await world.rpc({ callId: call.callId, optionId: 'allow-once', updatedInput: { command: 'rm x' } }),
-        ).toMatchObject({ code: 'invalid_updated_input' });
+        ).toMatchObject({ code: 'permissions.invalid_updated_input' });
         expect(world.agent.gate.pendingCallIds).toEqual([call.callId]);
         expect(
           await world.rpc({ id: call.callId, approved: true, updatedInput: { command: 'echo bye' } }),
@@ -92,7 +92,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
             optionId: 'allow-once',
             updatedInput: { command: 'x'.repeat(50) },
           }),
-        ).toMatchObject({ code: 'invalid_updated_input' });
+        ).toMatchObject({ code: 'permissions.invalid_updated_input' });
         await world.streamAnswer(viaStream.callId, 'allow-once', { updatedInput: { command: 'ls -la' } });
         await world.drain();
         expect(
@@ -148,7 +148,7 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         await world.requested(a.callId);
         for (const mode of ['yolo', 'bypassPermissions']) {
           expect(await world.rpc({ id: a.callId, approved: true, mode })).toMatchObject({
-            code: 'mode_not_allowed',
+            code: 'permissions.mode_not_allowed',
           });
         }
         expect(world.agent.gate.pendingCallIds).toEqual([a.callId]);
@@ -167,7 +167,9 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
         expect(world.agent.gate.handleModePick('bypassPermissions')).toBeUndefined();
         expect(world.agent.gate.handleModePick('default')).toBeUndefined();
         expect(world.agent.gate.mode).toBe('default');
-        expect(world.agent.gate.handleModePick('yolo')).toMatchObject({ code: 'mode_not_allowed' });
+        expect(world.agent.gate.handleModePick('yolo')).toMatchObject({
+          code: 'permissions.mode_not_allowed',
+        });
         turn.end();
       });
     });
@@ -176,14 +178,18 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
       it('with remote answers refused, a pick of plan, read-only or dontAsk from default is refused; a true lowering goes through', async () => {
         await open({ acceptRemoteAnswers: () => false, mode: 'acceptEdits' });
         for (const mode of ['plan', 'read-only', 'safe-yolo', 'bypassPermissions']) {
-          expect(world.agent.gate.handleModePick(mode)).toMatchObject({ code: 'mode_not_allowed' });
+          expect(world.agent.gate.handleModePick(mode)).toMatchObject({
+            code: 'permissions.mode_not_allowed',
+          });
           expect(world.agent.gate.mode).toBe('acceptEdits');
         }
         // Positive control: default allows nothing acceptEdits asks for.
         expect(world.agent.gate.handleModePick('default')).toBeUndefined();
         expect(world.agent.gate.mode).toBe('default');
         for (const mode of ['plan', 'read-only']) {
-          expect(world.agent.gate.handleModePick(mode)).toMatchObject({ code: 'mode_not_allowed' });
+          expect(world.agent.gate.handleModePick(mode)).toMatchObject({
+            code: 'permissions.mode_not_allowed',
+          });
         }
         expect(world.agent.gate.mode).toBe('default');
       });
@@ -309,7 +315,10 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
           { id: firstId, approved: true },
           { id: call.callId, approved: true },
         ]) {
-          expect(await world.rpc(body)).toMatchObject({ status: 'error', code: 'unknown_request' });
+          expect(await world.rpc(body)).toMatchObject({
+            status: 'error',
+            code: 'permissions.unknown_request',
+          });
         }
         await world.streamAnswer(call.callId, 'allow-once', { requestId: firstId });
         await world.streamAnswer(call.callId, 'allow-once');
@@ -351,7 +360,10 @@ describe.each(worlds.map((w) => [w.name, w] as const))(
           { callId: call.callId, optionId: 'allow-once' },
           { id: call.callId, approved: true },
         ])
-          expect(await world.rpc(body)).toMatchObject({ status: 'error', code: 'unknown_request' });
+          expect(await world.rpc(body)).toMatchObject({
+            status: 'error',
+            code: 'permissions.unknown_request',
+          });
         expect(agent.gate.pendingCallIds).toEqual([call.callId]);
         agent.gate.respond({ callId: call.callId, optionId: 'deny' });
         expect(await decision).toMatchObject({ outcome: 'deny' });

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSdkError } from '../../../packages/sdk/src/errors.js';
-import { TOOL_KINDS, loadShellParser, parseRule, type PolicyCall, type SessionRule, type ShellParser } from '../../../packages/sdk/src/permissions/index.js';
+import {
+  TOOL_KINDS,
+  loadShellParser,
+  parseRule,
+  type PolicyCall,
+  type SessionRule,
+  type ShellParser,
+} from '../../../packages/sdk/src/permissions/index.js';
 import { ruleForCall } from '../../../packages/sdk/src/permissions/sessionRules.js';
 import { toolKindsOf } from '../../../packages/sdk/src/permissions/toolKinds.js';
 import { canonicalArgs } from '../../../packages/sdk/src/permissions/callArgs.js';
@@ -374,7 +381,7 @@ describe("legacy allowTools: only the rule this request offers (today's app body
     ['an exact call of other arguments', shellTool, ['mcp__shell__run_command{"command":"rm -rf ~"}']],
   ] as const)('%s is refused with rule_mismatch and grants nothing', async (_name, call, allowTools) => {
     const out = await legacy(call, (id) => ({ id, approved: true, allowTools: [...allowTools] }));
-    expect(out.result).toMatchObject({ status: 'error', code: 'rule_mismatch' });
+    expect(out.result).toMatchObject({ status: 'error', code: 'permissions.rule_mismatch' });
     expect(out.decision).toBeUndefined();
     expect(out.rules).toEqual([]);
   });

@@ -15,7 +15,7 @@ export interface LocalAnswer {
  */
 export function answerLocally(answering: Answering, input: LocalAnswer): RespondResult {
   if (typeof input !== 'object' || input === null)
-    return refuse('invalid_payload', 'The answer must be an object.');
+    return refuse('permissions.invalid_payload', 'The answer must be an object.');
   return answering.apply({
     callId: input.callId,
     optionId: input.optionId,

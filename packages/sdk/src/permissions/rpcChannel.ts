@@ -22,7 +22,8 @@ export function answerRpc(
   body: unknown,
   context?: Pick<RpcContext, 'afterAnswer'>,
 ): RespondResult {
-  if (!deps.remoteAllowed()) return refuse('not_allowed', 'Remote answers are not accepted right now.');
+  if (!deps.remoteAllowed())
+    return refuse('permissions.not_allowed', 'Remote answers are not accepted right now.');
   const answer = answerFromRpcBody(body, (id) => deps.gate.lookupRecord(id) ?? deps.gate.lookup(id));
   if ('status' in answer) return answer;
   return deps.answering.apply(answer, context ? (task) => context.afterAnswer(task) : runNow);
