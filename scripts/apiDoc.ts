@@ -48,7 +48,12 @@ export function readEntry(name: string, text: string): EntrySurface {
     }
     const names = exported[1]!
       .split(',')
-      .map((n) => n.trim().split(/\s+as\s+/).at(-1)!)
+      .map((n) =>
+        n
+          .trim()
+          .split(/\s+as\s+/)
+          .at(-1)!,
+      )
       .filter(Boolean);
     groups.at(-1)!.names.push(...names);
   }

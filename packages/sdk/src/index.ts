@@ -35,7 +35,7 @@ export { parseSessionMessage, isSessionMessage } from './protocol/parse.js';
 export type { ProtocolFailure, ProtocolIssue } from './protocol/parse.js';
 export { newId } from './protocol/ids.js';
 
-// Writing: the writer, its builders and what they take and return (docs/protocol.md, "Builders").
+// Writing: the writer, its builders and what they take and return (docs/architecture.md, "Builders").
 export { SessionWriter } from './stream/sessionWriter.js';
 export type { SessionWriterOptions } from './stream/sessionWriter.js';
 export type {

@@ -5,8 +5,7 @@ import type { GateWorld, WorldFactory } from '../gate/worlds.js';
 import { until, worlds } from '../gate/worlds.js';
 
 /**
- * Hostile answers, over every channel (docs/permissions.md, "One arbitration", "What a holder of
- * the session key can do"): edited arguments, mode escalation, forged `via` records, an answer
+ * Hostile answers, over every channel (docs/permissions.md, "One arbitration", "What a holder of the session key can and cannot do"): edited arguments, mode escalation, forged `via` records, an answer
  * appended before its request, and a stop while a request waits. Each runs over the in-memory
  * transport and over the relay with real sockets.
  */
