@@ -2,7 +2,7 @@ import type { Answering } from './answering.js';
 import type { RespondResult } from './respondResult.js';
 import { refuse } from './respondResult.js';
 
-/** An answer from the local program: a terminal prompt, a host UI (docs/permissions.md, "The broker and its adapters"). */
+/** An answer from the local program: a terminal prompt, a host UI (docs/permissions.md, "How the gate is built"). */
 export interface LocalAnswer {
   readonly callId: string;
   readonly optionId: string;

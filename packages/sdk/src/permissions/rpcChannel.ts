@@ -6,7 +6,7 @@ import type { RespondResult } from './respondResult.js';
 import { refuse } from './respondResult.js';
 
 /**
- * The `permission` RPC handler (docs/permissions.md, "The broker and its adapters"): the v2 body
+ * The `permission` RPC handler (docs/permissions.md, "How the gate is built"): the v2 body
  * `{ callId, optionId, updatedInput? }` or today's legacy body. It returns as soon as the decision
  * is taken. With `context` (what the registry hands a handler), the decision is recorded and
  * carried out once the answer is sent (`afterAnswer`); without it, before this returns. Either

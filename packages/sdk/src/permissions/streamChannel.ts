@@ -15,7 +15,7 @@ export interface StreamChannelDeps {
 }
 
 /**
- * The stream channel (docs/permissions.md, "The broker and its adapters"): user-role `permission-response` records
+ * The stream channel (docs/permissions.md, "How the gate is built"): user-role `permission-response` records
  * that other clients append. An answer counts only once its request's record is stored and only
  * if it comes after it (`seq`); the agent's own records are skipped.
  */
