@@ -6,7 +6,8 @@ import type { ToolCall } from '../../../packages/sdk/src/stream/builders.js';
 import { TIMEOUT_MESSAGE } from '../../../packages/sdk/src/permissions/timeouts.js';
 import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
 import type { GateWorld, WorldFactory } from './worlds.js';
-import { until, worlds } from './worlds.js';
+import { until } from '../../helpers/until.js';
+import { worlds } from './worlds.js';
 
 /** The stream as short labels: type, plus the option and channel of answers and the error of ends. */
 function labels(messages: readonly SessionMessage[]): string[] {

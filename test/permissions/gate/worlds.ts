@@ -15,6 +15,7 @@ import type { StateObject } from '../../../packages/sdk/src/ports/sessionState.j
 import { AppClient } from '../../transport/appClient.js';
 import { relayWithAccount } from '../../transport/helpers.js';
 import type { RelayAccount } from '../../transport/helpers.js';
+import { until } from '../../helpers/until.js';
 
 type GateConfig = Omit<PermissionGateOptions, 'writer' | 'rpc' | 'incoming' | 'state' | 'push' | 'history'>;
 
@@ -112,15 +113,6 @@ export interface GateWorld {
 export interface WorldFactory {
   readonly name: string;
   create(config?: GateConfig): Promise<GateWorld>;
-}
-
-/** Waits until `check` holds, polling; fails after `ms`. Used to wait for answers to arrive. */
-export async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > ms) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 /** Waits until the world's stream holds the `permission-request` of `callId`. */

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionMessage } from '../../../packages/sdk/src/protocol/sessionMessage.js';
 import { fold } from '../../../packages/sdk/src/stream/fold.js';
 import type { GateWorld, WorldFactory } from '../gate/worlds.js';
-import { until, worlds } from '../gate/worlds.js';
+import { until } from '../../helpers/until.js';
+import { worlds } from '../gate/worlds.js';
 
 /**
  * Hostile answers, over every channel (docs/permissions.md, "One arbitration", "What a holder of the session key can and cannot do"): edited arguments, mode escalation, forged `via` records, an answer
