@@ -1,3 +1,4 @@
+import { afterEach, describe } from 'vitest';
 import { Observable, Subject, filter, map, takeUntil, tap } from 'rxjs';
 import { generateDataKey } from '../../../packages/sdk/src/crypto/dataKey.js';
 import type { RecordKey } from '../../../packages/sdk/src/crypto/records.js';
@@ -292,3 +293,25 @@ export const relayWorld: WorldFactory = {
 };
 
 export const worlds: readonly WorldFactory[] = [memoryWorld, relayWorld];
+
+/** Opens the world a test runs in; the set-up closes it after the test. */
+export type OpenWorld = (config?: Parameters<WorldFactory['create']>[0]) => Promise<GateWorld>;
+
+/**
+ * The one world set-up of the gate's suites: `describe`s `title` once per world (`%s` is the
+ * world's name) and hands `body` the `open` its tests call first; each world opened is closed
+ * after its test.
+ */
+export function describeEachWorld(title: string, body: (open: OpenWorld) => void): void {
+  describe.each(worlds.map((w) => [w.name, w] as const))(title, (_name, factory) => {
+    const opened: GateWorld[] = [];
+    afterEach(async () => {
+      for (const world of opened.splice(0)) await world.close();
+    });
+    body(async (config) => {
+      const world = await factory.create(config);
+      opened.push(world);
+      return world;
+    });
+  });
+}
