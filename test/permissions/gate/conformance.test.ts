@@ -1,10 +1,10 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SessionMessage } from '../../../packages/sdk/src/protocol/sessionMessage.js';
-import { foldPermissions, fold } from '../../../packages/sdk/src/stream/fold.js';
-import type { ToolCall } from '../../../packages/sdk/src/stream/builders.js';
+import { foldPermissions, fold } from 'happy-session';
+import type { SessionMessage, ToolCall } from 'happy-session';
+import { PermissionGate } from 'happy-session/permissions';
+// The timeout's note is a detail of the gate, not a name it exports.
 import { TIMEOUT_MESSAGE } from '../../../packages/sdk/src/permissions/timeouts.js';
-import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
 import type { GateWorld } from './worlds.js';
 import { until } from '../../helpers/until.js';
 import { describeEachWorld, worlds } from './worlds.js';

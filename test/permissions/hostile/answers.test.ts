@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionMessage } from '../../../packages/sdk/src/protocol/sessionMessage.js';
-import { fold } from '../../../packages/sdk/src/stream/fold.js';
+import { fold } from 'happy-session';
+import type { SessionMessage } from 'happy-session';
 import { until } from '../../helpers/until.js';
 import { describeEachWorld } from '../gate/worlds.js';
 
