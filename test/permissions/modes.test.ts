@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MODE_TABLE, PERMISSION_MODES, TOOL_KINDS, parseMode, type ModeCell, type PermissionMode } from '../../packages/sdk/src/permissions/index.js';
+import {
+  DEFAULT_MODE_TABLE,
+  PERMISSION_MODES,
+  TOOL_KINDS,
+  parseMode,
+  type ModeCell,
+  type PermissionMode,
+} from '../../packages/sdk/src/permissions/index.js';
 import { modeCell } from '../../packages/sdk/src/permissions/modes.js';
 
 // Research R4.2, one row per mode; columns in TOOL_KINDS order:

@@ -1,5 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { compileRules, describePolicyResult, loadShellParser, type ShellParser } from '../../packages/sdk/src/permissions/index.js';
+import {
+  compileRules,
+  describePolicyResult,
+  loadShellParser,
+  type ShellParser,
+} from '../../packages/sdk/src/permissions/index.js';
 import { decisionFromPolicy } from '../../packages/sdk/src/permissions/decision.js';
 import { bash, judge } from './helpers.js';
 

@@ -1,5 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { compileRules, evaluatePolicy, loadShellParser, type PermissionMode, type PolicyCall, type PolicyResult, type RuleLists, type SandboxPolicy, type ShellParser } from '../../packages/sdk/src/permissions/index.js';
+import {
+  compileRules,
+  evaluatePolicy,
+  loadShellParser,
+  type PermissionMode,
+  type PolicyCall,
+  type PolicyResult,
+  type RuleLists,
+  type SandboxPolicy,
+  type ShellParser,
+} from '../../packages/sdk/src/permissions/index.js';
 import { decisionFromPolicy } from '../../packages/sdk/src/permissions/decision.js';
 
 let shell: ShellParser;

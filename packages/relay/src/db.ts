@@ -17,10 +17,14 @@ export const ATTACHMENTS_DIR = 'attachments';
 
 function notWritable(path: string, cause: unknown): SdkError<RelayErrorCode> {
   const reason = cause instanceof Error ? cause.message : String(cause);
-  return new SdkError<RelayErrorCode>('relay.store_not_writable', `The relay cannot write to ${path}: ${reason}`, {
-    hint: 'give the user who runs the relay write access to the data directory, or pick another with --data',
-    cause,
-  });
+  return new SdkError<RelayErrorCode>(
+    'relay.store_not_writable',
+    `The relay cannot write to ${path}: ${reason}`,
+    {
+      hint: 'give the user who runs the relay write access to the data directory, or pick another with --data',
+      cause,
+    },
+  );
 }
 
 /** Fails unless this process can write `path` (root on a read-only mount included). */

@@ -18,10 +18,14 @@ function tighten(path: string, mode: number, loosened: string[]): void {
   try {
     chmodSync(path, mode);
   } catch (cause) {
-    throw new SdkError<RelayErrorCode>('relay.data_dir_insecure', `The relay cannot make ${path} private to its owner.`, {
-      hint: 'the data directory must belong to the user who runs the relay; pick one of your own with --data',
-      cause,
-    });
+    throw new SdkError<RelayErrorCode>(
+      'relay.data_dir_insecure',
+      `The relay cannot make ${path} private to its owner.`,
+      {
+        hint: 'the data directory must belong to the user who runs the relay; pick one of your own with --data',
+        cause,
+      },
+    );
   }
   loosened.push(path);
 }

@@ -10,10 +10,7 @@
 // Errors and logging: what every program catches, logs with and returns (docs/errors.md).
 export { SdkError, isSdkError } from './errors.js';
 export type { SdkErrorOptions } from './errors.js';
-export type {
-  SdkErrorCode,
-  StreamErrorCode,
-} from './errorCodes.js';
+export type { SdkErrorCode, StreamErrorCode } from './errorCodes.js';
 export { silentLogger } from './logger.js';
 export type { Logger } from './logger.js';
 export type { Result } from './result.js';

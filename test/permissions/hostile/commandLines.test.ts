@@ -1,5 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadShellParser, type PermissionMode, type RuleLists, type ShellParser } from '../../../packages/sdk/src/permissions/index.js';
+import {
+  loadShellParser,
+  type PermissionMode,
+  type RuleLists,
+  type ShellParser,
+} from '../../../packages/sdk/src/permissions/index.js';
 import { ruleForCall } from '../../../packages/sdk/src/permissions/sessionRules.js';
 import { bash, judge } from '../helpers.js';
 

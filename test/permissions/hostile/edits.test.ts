@@ -2,7 +2,13 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PERMISSION_MODES, loadShellParser, type PermissionMode, type PolicyCall, type ShellParser } from '../../../packages/sdk/src/permissions/index.js';
+import {
+  PERMISSION_MODES,
+  loadShellParser,
+  type PermissionMode,
+  type PolicyCall,
+  type ShellParser,
+} from '../../../packages/sdk/src/permissions/index.js';
 import { editConcern } from '../../../packages/sdk/src/permissions/editScope.js';
 import { ruleForCall } from '../../../packages/sdk/src/permissions/sessionRules.js';
 import { judge } from '../helpers.js';

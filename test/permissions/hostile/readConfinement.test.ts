@@ -2,7 +2,14 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PERMISSION_MODES, loadShellParser, type ModeTableOverrides, type PermissionMode, type PolicyCall, type ShellParser } from '../../../packages/sdk/src/permissions/index.js';
+import {
+  PERMISSION_MODES,
+  loadShellParser,
+  type ModeTableOverrides,
+  type PermissionMode,
+  type PolicyCall,
+  type ShellParser,
+} from '../../../packages/sdk/src/permissions/index.js';
 import { remoteModeChangeAllowed } from '../../../packages/sdk/src/permissions/modeCeiling.js';
 import { allowsNoMoreThan } from '../../../packages/sdk/src/permissions/modeCeiling.js';
 import { judge } from '../helpers.js';

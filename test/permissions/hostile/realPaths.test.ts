@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { editConcern } from '../../../packages/sdk/src/permissions/editScope.js';
-import { loadShellParser, type PermissionMode, type PolicyCall, type ShellParser } from '../../../packages/sdk/src/permissions/index.js';
+import {
+  loadShellParser,
+  type PermissionMode,
+  type PolicyCall,
+  type ShellParser,
+} from '../../../packages/sdk/src/permissions/index.js';
 import { MAX_SYMLINKS, resolveLikeKernel } from '../../../packages/sdk/src/permissions/realPath.js';
 import { judge } from '../helpers.js';
 

@@ -59,11 +59,15 @@ export async function answerCommand(
   // `answer <session> --all allow`: the one word given is the choice.
   const [target, picked] = options.all ? [undefined, choice ?? callId] : [callId, choice];
   if ((options.all || target !== undefined) && picked === undefined) {
-    throw new SdkError<CliErrorCode>('cli.bad_choice', 'Say what to answer: allow, allow-session, deny or deny-always.', {
-      hint: options.all
-        ? 'happy-session answer <session> --all allow'
-        : 'happy-session answer <session> <callId> allow',
-    });
+    throw new SdkError<CliErrorCode>(
+      'cli.bad_choice',
+      'Say what to answer: allow, allow-session, deny or deny-always.',
+      {
+        hint: options.all
+          ? 'happy-session answer <session> --all allow'
+          : 'happy-session answer <session> <callId> allow',
+      },
+    );
   }
   return withUserSession(sessionId, options.server, context, async (session) => {
     if (target === undefined && !options.all) return listPending(session, options, print);

@@ -74,8 +74,12 @@ export async function keygenCommand(
 }
 
 function keyExists(file: string): SdkError<CliErrorCode> {
-  return new SdkError<CliErrorCode>('cli.key_exists', `${file} exists already; keygen never replaces a key.`, {
-    hint: 'keep it: a Happy account key works on the local relay too; for another account, set HAPPY_HOME_DIR to an empty directory',
-    details: { file },
-  });
+  return new SdkError<CliErrorCode>(
+    'cli.key_exists',
+    `${file} exists already; keygen never replaces a key.`,
+    {
+      hint: 'keep it: a Happy account key works on the local relay too; for another account, set HAPPY_HOME_DIR to an empty directory',
+      details: { file },
+    },
+  );
 }

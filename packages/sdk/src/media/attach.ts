@@ -100,7 +100,6 @@ export class MediaPipeline implements MediaRuntime {
     closers.set(this, () => this.progressSubject.complete());
   }
 
-
   /**
    * Prepares, encrypts and uploads `input`, then appends its message to `target` (the scope's port) and resolves
    * with it (appended, its delivery under way as for any append). With `upload: false`, a path is

@@ -82,7 +82,10 @@ export class ViewerApi {
     const own = url.origin === new URL(this.baseUrl).origin;
     const response = await fetch(url, own ? { headers: { authorization: `Bearer ${this.token}` } } : {});
     if (!response.ok) {
-      throw new SdkError<ViewerErrorCode>('viewer.http_failed', `Downloading the attachment failed with ${response.status}.`);
+      throw new SdkError<ViewerErrorCode>(
+        'viewer.http_failed',
+        `Downloading the attachment failed with ${response.status}.`,
+      );
     }
     return new Uint8Array(await response.arrayBuffer());
   }
@@ -99,10 +102,14 @@ export class ViewerApi {
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
     } catch (cause) {
-      throw new SdkError<ViewerErrorCode>('viewer.unreachable', `The relay at ${this.baseUrl} cannot be reached.`, {
-        hint: 'check that `happy-session serve` is still running',
-        cause,
-      });
+      throw new SdkError<ViewerErrorCode>(
+        'viewer.unreachable',
+        `The relay at ${this.baseUrl} cannot be reached.`,
+        {
+          hint: 'check that `happy-session serve` is still running',
+          cause,
+        },
+      );
     }
     const text = await response.text();
     let json: unknown = undefined;
@@ -129,5 +136,8 @@ function expect<T>(schema: z.core.$ZodType<T>, value: unknown, what: string): T 
 }
 
 function shapeError(what: string): SdkError<ViewerErrorCode> {
-  return new SdkError<ViewerErrorCode>('viewer.bad_answer', `The server's answer to ${what} has an unexpected shape.`);
+  return new SdkError<ViewerErrorCode>(
+    'viewer.bad_answer',
+    `The server's answer to ${what} has an unexpected shape.`,
+  );
 }
