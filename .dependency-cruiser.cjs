@@ -4,7 +4,7 @@
 const SDK = '^packages/sdk/src/';
 const GROUND = `${SDK}(errors|errorCodes|logger|result|zod)\\.ts$`;
 /** The entry files: what the package exports, never imported from inside the SDK. */
-const ENTRIES = `${SDK}(index|node|permissions/index|media/index|sandbox/index|crypto/index|protocol/v1/index|wire/index)\\.ts$`;
+const ENTRIES = `${SDK}(index|node|user|redaction|protocol/index|ports/index|permissions/index|media/index|sandbox/index|crypto/index|protocol/v1/index|wire/index)\\.ts$`;
 const folder = (names) => `${SDK}(${names.join('|')})/`;
 
 /** Each floor with the floors below it that it may import (besides itself and the ground). */

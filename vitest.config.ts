@@ -11,6 +11,10 @@ export default defineConfig({
     alias: [
       { find: /^happy-session$/, replacement: source('sdk/src/index.ts') },
       { find: /^happy-session\/node$/, replacement: source('sdk/src/node.ts') },
+      { find: /^happy-session\/user$/, replacement: source('sdk/src/user.ts') },
+      { find: /^happy-session\/protocol$/, replacement: source('sdk/src/protocol/index.ts') },
+      { find: /^happy-session\/ports$/, replacement: source('sdk/src/ports/index.ts') },
+      { find: /^happy-session\/redaction$/, replacement: source('sdk/src/redaction.ts') },
       { find: /^happy-session\/permissions$/, replacement: source('sdk/src/permissions/index.ts') },
       { find: /^happy-session\/media$/, replacement: source('sdk/src/media/index.ts') },
       { find: /^happy-session\/sandbox$/, replacement: source('sdk/src/sandbox/index.ts') },

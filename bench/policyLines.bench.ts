@@ -22,9 +22,9 @@ import {
   evaluatePolicy,
   loadShellParser,
   MAX_SHELL_COMMAND_LENGTH,
-  ruleForCall,
   type PolicyConfig,
 } from '../packages/sdk/src/permissions/index.js';
+import { ruleForCall } from '../packages/sdk/src/permissions/sessionRules.js';
 import { runIfMain } from './lib/main.js';
 import { median, percentile, round } from './lib/stats.js';
 import type { BenchResult } from './types.js';

@@ -2,20 +2,23 @@
 // one report per entry point, committed under packages/<pkg>/api/, so a change to what users can
 // import shows in review. `npm run api` rewrites the reports; `npm run api -- --check` (CI) fails
 // when the built declarations and the committed reports differ. Run `npm run build` first.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Extractor, ExtractorConfig, ExtractorLogLevel } from '@microsoft/api-extractor';
+import { format, resolveConfig } from 'prettier';
+import { readSurface, renderApiDoc } from './apiDoc.js';
+import { SDK_ENTRIES } from './sdkEntries.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const check = process.argv.includes('--check');
 
 /** Each entry point: the package folder, the declaration file tsup wrote, the report's name. */
 const entries = [
-  ...['index', 'node', 'permissions', 'media', 'sandbox', 'crypto', 'v1', 'wire'].map((entry) => ({
+  ...SDK_ENTRIES.map(({ name, build }) => ({
     pkg: 'sdk',
-    dts: `dist/${entry}.d.ts`,
-    report: entry === 'index' ? 'happy-session' : `happy-session-${entry}`,
+    dts: `dist/${build}.d.ts`,
+    report: name.replace('/', '-'),
   })),
   { pkg: 'relay', dts: 'dist/index.d.ts', report: 'happy-session-relay' },
 ];
@@ -78,6 +81,18 @@ for (const { pkg, dts, report } of entries) {
     );
   }
 }
+// docs/api.md: each entry's names in groups, from the entry files.
+const apiDoc = join(root, 'docs/api.md');
+const rendered = await format(renderApiDoc(readSurface(root)), {
+  ...(await resolveConfig(apiDoc)),
+  filepath: apiDoc,
+});
+if (!check) writeFileSync(apiDoc, rendered);
+else if (readFileSync(apiDoc, 'utf8') !== rendered) {
+  failed += 1;
+  process.stderr.write('docs/api.md: the entry files changed; run `npm run api` and commit docs/api.md\n');
+}
+
 if (failed > 0) process.exitCode = 1;
 else
   process.stdout.write(

@@ -268,7 +268,7 @@ describe('acp-bridge example', () => {
       await app.call(session.id, 'permission', { id: request.callId, approved: true }, key),
     ).toMatchObject({
       status: 'error',
-      code: 'invalid_option',
+      code: 'permissions.invalid_option',
     });
     expect(session.gate!.pendingCallIds).toEqual([request.callId]);
     expect(agentReport()).toEqual([]);

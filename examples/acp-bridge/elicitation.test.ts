@@ -9,7 +9,7 @@ import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
 import { viewerUrl } from '../../packages/relay/src/viewer/url.js';
 import { connect } from '../../packages/sdk/src/node.js';
 import type { Session } from '../../packages/sdk/src/node.js';
-import { until } from '../../test/permissions/gate/worlds.js';
+import { until } from '../../test/helpers/until.js';
 import { AppClient } from '../../test/transport/appClient.js';
 import { relayWithAccount, tempDir } from '../../test/transport/helpers.js';
 import type { RelayAccount } from '../../test/transport/helpers.js';
@@ -112,7 +112,7 @@ describe('acp-bridge elicitation', () => {
     await page.fill('form.question input[data-question-id="name"]', 'demo');
     await page.tap('form.question button.question-send');
 
-    await until(() => reported().some((r) => 'elicitation' in r), 30_000);
+    await until(() => reported().some((r) => 'elicitation' in r), { timeoutMs: 30_000 });
     expect(reported().find((r) => 'elicitation' in r)).toEqual({
       elicitation: {
         action: 'accept',
@@ -120,7 +120,9 @@ describe('acp-bridge elicitation', () => {
       },
     });
     await page.locator('form.question[data-state="answered"]').waitFor();
-    await until(async () => (await session.reader.messages()).some((m) => m.type === 'turn-end'), 30_000);
+    await until(async () => (await session.reader.messages()).some((m) => m.type === 'turn-end'), {
+      timeoutMs: 30_000,
+    });
     const messages = await session.reader.messages();
     expect(messages.filter((m) => m.role === 'agent').map((m) => m.type)).toEqual([
       'turn-start',

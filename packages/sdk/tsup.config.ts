@@ -10,6 +10,10 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     node: 'src/node.ts',
+    user: 'src/user.ts',
+    protocol: 'src/protocol/index.ts',
+    ports: 'src/ports/index.ts',
+    redaction: 'src/redaction.ts',
     permissions: 'src/permissions/index.ts',
     media: 'src/media/index.ts',
     sandbox: 'src/sandbox/index.ts',

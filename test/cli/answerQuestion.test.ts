@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AskResult, QuestionMessage, Scope } from '../../packages/sdk/src/index.js';
+import type { AskResult, Scope } from '../../packages/sdk/src/index.js';
+import type { QuestionMessage } from '../../packages/sdk/src/protocol/index.js';
 import { connect } from '../../packages/sdk/src/session/connect.js';
 import type { Session } from '../../packages/sdk/src/session/session.js';
-import { until } from '../permissions/gate/worlds.js';
+import { until } from '../helpers/until.js';
 import { cli, relayHome, ScriptedTerminal } from './helpers.js';
 import type { RelayHome } from './helpers.js';
 

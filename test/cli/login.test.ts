@@ -5,6 +5,7 @@ import { loginCommand } from '../../packages/cli/src/commands/login.js';
 import { decodeBase64Url, encodeBase64 } from '../../packages/sdk/src/crypto/base64.js';
 import { sealPairingResponse } from '../../packages/sdk/src/crypto/pairing.js';
 import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
+import type { CliErrorCode } from '../../packages/cli/src/errorCodes.js';
 import { isSdkError } from '../../packages/sdk/src/errors.js';
 import { startRelay } from '../../packages/relay/src/index.js';
 import type { Relay } from '../../packages/relay/src/index.js';
@@ -97,7 +98,7 @@ describe('happy-session login (account linking, §1.4)', () => {
     mkdirSync(homeDir, { recursive: true, mode: 0o700 });
     writeFileSync(join(homeDir, 'agent.key'), '{"secret":"kept"}', { mode: 0o600 });
     const refused = startLogin();
-    await expect(refused.done).rejects.toSatisfy((e) => isSdkError(e, 'cli.already_logged_in'));
+    await expect(refused.done).rejects.toSatisfy((e) => isSdkError<CliErrorCode>(e, 'cli.already_logged_in'));
     expect(readFileSync(join(homeDir, 'agent.key'), 'utf8')).toBe('{"secret":"kept"}');
 
     const forced = startLogin({ force: true });
@@ -113,7 +114,7 @@ describe('happy-session login (account linking, §1.4)', () => {
 
   it('gives up with cli.login_timeout when nobody approves in time, writing nothing', async () => {
     const login = startLogin({ timeoutMs: 100 });
-    await expect(login.done).rejects.toSatisfy((e) => isSdkError(e, 'cli.login_timeout'));
+    await expect(login.done).rejects.toSatisfy((e) => isSdkError<CliErrorCode>(e, 'cli.login_timeout'));
     expect(existsSync(join(login.homeDir, 'agent.key'))).toBe(false);
   });
 
@@ -131,7 +132,7 @@ describe('happy-session login (account linking, §1.4)', () => {
     const login = startLogin();
     const secret = randomBytes(32);
     await approve(await login.link, secret, new Uint8Array([0, ...randomBytes(32)]));
-    await expect(login.done).rejects.toSatisfy((e) => isSdkError(e, 'cli.login_wrong_answer'));
+    await expect(login.done).rejects.toSatisfy((e) => isSdkError<CliErrorCode>(e, 'cli.login_wrong_answer'));
     expect(existsSync(join(login.homeDir, 'agent.key'))).toBe(false);
   });
 

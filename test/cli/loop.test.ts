@@ -4,9 +4,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PermissionRequestMessage, SessionMessage } from '../../packages/sdk/src/index.js';
+import type { PermissionRequestMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
+import type { SessionMessage } from '../../packages/sdk/src/index.js';
 import { tempDir } from '../transport/helpers.js';
 import { MAIN, ROOT, TSX } from './helpers.js';
+import { until } from '../helpers/until.js';
 
 /**
  * The whole loop from a fresh HAPPY_HOME_DIR with the command line only, as docs/cli.md tells it:
@@ -60,16 +62,21 @@ async function stream(sessionId: string): Promise<SessionMessage[]> {
 }
 
 /** Reads the stream until `check` holds for it (the agent works at its own pace). */
-async function until(
+function untilStream(
   sessionId: string,
   check: (messages: SessionMessage[]) => boolean,
 ): Promise<SessionMessage[]> {
-  for (let i = 0; i < 60; i += 1) {
-    const messages = await stream(sessionId);
-    if (check(messages)) return messages;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  throw new Error(`the stream of ${sessionId} never got there:\n${JSON.stringify(await stream(sessionId))}`);
+  return until(
+    async () => {
+      const messages = await stream(sessionId);
+      return check(messages) && messages;
+    },
+    {
+      timeoutMs: 30_000,
+      intervalMs: 500,
+      what: async () => `the stream of ${sessionId} (${JSON.stringify(await stream(sessionId))})`,
+    },
+  );
 }
 
 const texts = (messages: SessionMessage[]): string[] =>
@@ -99,11 +106,11 @@ describe('the loop from a terminal, with commands only', () => {
 
     // A prompt, and the agent's answer.
     expect((await hs('send', sessionId!, 'hello')).code).toBe(0);
-    await until(sessionId!, (m) => texts(m).some((t) => t.startsWith('agent: I know')));
+    await untilStream(sessionId!, (m) => texts(m).some((t) => t.startsWith('agent: I know')));
 
     // Two gated calls side by side: both wait, `answer --all` allows both, each runs once.
     expect((await hs('send', sessionId!, 'run each echo one; echo two')).code).toBe(0);
-    await until(sessionId!, (m) => m.filter((x) => x.type === 'permission-request').length === 2);
+    await untilStream(sessionId!, (m) => m.filter((x) => x.type === 'permission-request').length === 2);
     const pending = await hs('answer', sessionId!, '--json');
     expect(JSON.parse(pending.out).map((r: { title: string }) => r.title)).toEqual([
       'Run `echo one`',
@@ -117,12 +124,12 @@ describe('the loop from a terminal, with commands only', () => {
         .split('\n')
         .map((l) => JSON.parse(l).optionId),
     ).toEqual(['allow-once', 'allow-once']);
-    const ran = await until(sessionId!, (m) => texts(m).includes('agent: Run `echo two`: done.'));
+    const ran = await untilStream(sessionId!, (m) => texts(m).includes('agent: Run `echo two`: done.'));
     expect(texts(ran).filter((t) => t.includes('one\n'))).toHaveLength(1);
 
     // A long call, allowed with its call id, then stopped: the turn ends cancelled.
     expect((await hs('send', sessionId!, 'run sleep 60')).code).toBe(0);
-    const asked = await until(sessionId!, (m) =>
+    const asked = await untilStream(sessionId!, (m) =>
       m.some((x) => x.type === 'permission-request' && x.title === 'Run `sleep 60`'),
     );
     const request = asked.find(
@@ -133,13 +140,13 @@ describe('the loop from a terminal, with commands only', () => {
     expect(one.out).toMatch(
       /^Allowed once: Run `sleep 60` \(call \w+\)\. Recorded in the stream \(seq \d+\)/,
     );
-    await until(sessionId!, (m) =>
+    await untilStream(sessionId!, (m) =>
       m.some((x) => x.type === 'permission-response' && x.callId === request.callId),
     );
     const stopped = await hs('stop', sessionId!, '--json');
     expect(stopped.code).toBe(0);
     expect(JSON.parse(stopped.out)).toEqual({ session: sessionId, aborted: 1 });
-    const ended = await until(sessionId!, (m) => m.filter((x) => x.type === 'turn-end').length === 3);
+    const ended = await untilStream(sessionId!, (m) => m.filter((x) => x.type === 'turn-end').length === 3);
     expect(ended.filter((x) => x.type === 'turn-end').map((x) => (x as { status: string }).status)).toEqual([
       'completed',
       'completed',
@@ -155,7 +162,7 @@ describe('the loop from a terminal, with commands only', () => {
     const sent = await hs('send', sessionId!, 'see the notes', '--file', notes);
     expect(sent.code).toBe(0);
 
-    const final = await until(sessionId!, (m) =>
+    const final = await untilStream(sessionId!, (m) =>
       texts(m).some((t) => t.includes('You said: "see the notes"')),
     );
     const files = final.filter((x) => x.type === 'file');

@@ -4,22 +4,28 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The error codes of packages/sdk/src/errorCodes.ts against the documentation and the code: each
+ * The error codes of each package's errorCodes.ts against the documentation and the code: each
  * listed code is documented in docs/errors.md, each code thrown in a package's src is listed,
- * and no code is listed twice.
+ * no code is listed twice, and the SDK names none of the other packages' codes (they extend
+ * `SdkError` without the SDK knowing them).
  */
-const ERROR_CODES = fileURLToPath(new URL('../../packages/sdk/src/errorCodes.ts', import.meta.url));
-const DOC = fileURLToPath(new URL('../../docs/errors.md', import.meta.url));
 const PACKAGES = fileURLToPath(new URL('../../packages/', import.meta.url));
+const DOC = fileURLToPath(new URL('../../docs/errors.md', import.meta.url));
 
-const LAYERS = ['Protocol', 'Crypto', 'Stream', 'Transport', 'Credentials', 'Permissions'].concat([
-  'Media',
-  'Sandbox',
-  'Session',
-  'Relay',
-  'Viewer',
-  'Cli',
-]);
+/** Each package's code lists, and the unions each one declares. */
+const CODE_FILES: Record<string, { file: string; unions: string[] }> = {
+  sdk: {
+    file: 'sdk/src/errorCodes.ts',
+    unions: ['Protocol', 'Crypto', 'Stream', 'Transport', 'Credentials', 'Permissions'].concat([
+      'Media',
+      'Sandbox',
+      'Session',
+    ]),
+  },
+  relay: { file: 'relay/src/errorCodes.ts', unions: ['Relay'] },
+  viewer: { file: 'relay/src/viewer/page/errorCodes.ts', unions: ['Viewer'] },
+  cli: { file: 'cli/src/errorCodes.ts', unions: ['Cli'] },
+};
 const CODE = /'([a-z]+\.[a-z0-9_]+)'/g;
 const UNION = /export type (\w+ErrorCode) =([^;]*);/g;
 const THROW_SITES = [
@@ -27,9 +33,9 @@ const THROW_SITES = [
   /mediaError\(\s*'([a-z]+\.[a-z_]+)'/g,
 ];
 
-/** Every quoted code of every `export type XxxErrorCode =` union, in order, duplicates kept. */
-function listedCodes(): { union: string; code: string }[] {
-  const text = readFileSync(ERROR_CODES, 'utf8');
+/** Every quoted code of every `export type XxxErrorCode =` union of `file`, in order, duplicates kept. */
+function listedCodes(file: string): { union: string; code: string }[] {
+  const text = readFileSync(join(PACKAGES, file), 'utf8');
   return [...text.matchAll(UNION)].flatMap(([, union, body]) =>
     [...body!.matchAll(CODE)].map(([, code]) => ({ union: union!, code: code! })),
   );
@@ -67,13 +73,30 @@ function thrownCodes(): Map<string, string[]> {
   return used;
 }
 
-const listed = listedCodes();
+const byPackage = Object.fromEntries(
+  Object.entries(CODE_FILES).map(([name, { file }]) => [name, listedCodes(file)]),
+);
+const listed = Object.values(byPackage).flat();
 const codes = new Set(listed.map((l) => l.code));
 
 describe('error codes', () => {
-  it('are found in errorCodes.ts, in every layer union', () => {
-    expect(listed.length).toBeGreaterThan(50);
-    expect(new Set(listed.map((l) => l.union))).toEqual(new Set(LAYERS.map((layer) => `${layer}ErrorCode`)));
+  it("are found in each package's errorCodes.ts, in every union it declares", () => {
+    expect(byPackage['sdk']!.length).toBeGreaterThan(50);
+    for (const [name, { unions }] of Object.entries(CODE_FILES)) {
+      expect(new Set(byPackage[name]!.map((l) => l.union))).toEqual(
+        new Set(unions.map((union) => `${union}ErrorCode`)),
+      );
+    }
+  });
+
+  it("are named in the SDK's sources only when they are the SDK's", () => {
+    const foreign = listed.filter((l) => !byPackage['sdk']!.includes(l)).map((l) => l.code);
+    expect(foreign.length).toBeGreaterThan(15);
+    const named = sourceFiles(join(PACKAGES, 'sdk/src')).flatMap((file) => {
+      const text = readFileSync(file, 'utf8');
+      return foreign.filter((code) => text.includes(code)).map((code) => `${file}: ${code}`);
+    });
+    expect(named).toEqual([]);
   });
 
   it('are each documented in docs/errors.md', () => {

@@ -205,6 +205,10 @@ describe('every entry of the packed SDK, from ESM and from CommonJS', () => {
   const entryNames = [
     'happy-session',
     'happy-session/node',
+    'happy-session/user',
+    'happy-session/protocol',
+    'happy-session/ports',
+    'happy-session/redaction',
     'happy-session/permissions',
     'happy-session/media',
     'happy-session/sandbox',

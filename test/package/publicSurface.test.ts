@@ -1,14 +1,19 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { SDK_ENTRIES } from '../../scripts/sdkEntries.js';
 
 /**
  * The public surface as the committed API reports record it (packages/sdk/api/, written by
- * `npm run api` from the build; CI fails when they differ from it). Each name is exported from
- * exactly one entry, and the root holds what an integrator writes and reads a stream with.
+ * `npm run api` from the build; CI fails when they differ from it) and as docs/api.md lists it.
+ * Each name is exported from exactly one entry, the root stays small, the permissions entry holds
+ * the gate and the policy's API but not its helpers, and no exported class has an `@internal`
+ * member (what the SDK's own parts need goes through narrow module-level functions instead).
  */
-const API = fileURLToPath(new URL('../../packages/sdk/api/', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const API = join(ROOT, 'packages/sdk/api/');
 const DECLARATION =
   /^export (?:declare )?(?:abstract )?(?:class|function|const|let|type|interface|enum|namespace) (\w+)/gm;
 
@@ -20,14 +25,47 @@ const reports = Object.fromEntries(
       return [file.replace('.api.md', ''), [...new Set([...text.matchAll(DECLARATION)].map((m) => m[1]!))]];
     }),
 );
+const reportOf = (entry: string): string[] => reports[entry.replace('/', '-')]!;
+
+/** The backquoted names docs/api.md lists under each entry's heading. */
+function documentedNames(): Map<string, Set<string>> {
+  const doc = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
+  const sections = new Map<string, Set<string>>();
+  for (const section of doc.split(/^## /m).slice(1)) {
+    const [heading, ...body] = section.split('\n');
+    sections.set(heading!.trim(), new Set([...body.join('\n').matchAll(/`(\w+)`/g)].map((m) => m[1]!)));
+  }
+  return sections;
+}
+
+/** `Class.member` for each non-private member of an exported class in `text` whose doc comment has `@internal`. */
+function internalMembers(fileName: string, text: string): string[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true);
+  const found: string[] = [];
+  for (const statement of source.statements) {
+    if (!ts.isClassDeclaration(statement) || !statement.name) continue;
+    if (!ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) continue;
+    for (const member of statement.members) {
+      const modifiers = ts.canHaveModifiers(member) ? (ts.getModifiers(member) ?? []) : [];
+      if (modifiers.some((m) => m.kind === ts.SyntaxKind.PrivateKeyword)) continue;
+      if (ts.getJSDocTags(member).some((tag) => tag.tagName.text === 'internal'))
+        found.push(`${statement.name.text}.${member.name?.getText(source) ?? 'constructor'}`);
+    }
+  }
+  return found;
+}
+
+function sdkSources(dir = join(ROOT, 'packages/sdk/src')): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sdkSources(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
 
 describe('the SDK public surface', () => {
   it('has a report for every entry point', () => {
-    expect(Object.keys(reports).sort()).toEqual(
-      ['', '-crypto', '-media', '-node', '-permissions', '-sandbox', '-v1', '-wire']
-        .map((s) => `happy-session${s}`)
-        .sort(),
-    );
+    expect(Object.keys(reports).sort()).toEqual(SDK_ENTRIES.map((e) => e.name.replace('/', '-')).sort());
   });
 
   it('exports each name from exactly one entry', () => {
@@ -38,8 +76,25 @@ describe('the SDK public surface', () => {
     expect([...owners].filter(([, entries]) => entries.length > 1)).toEqual([]);
   });
 
+  it('keeps the root under 100 names, with no Node type in it', () => {
+    expect(reportOf('happy-session').length).toBeGreaterThan(40);
+    expect(reportOf('happy-session').length).toBeLessThan(100);
+    expect(readFileSync(join(API, 'happy-session.api.md'), 'utf8')).not.toMatch(/\bNodeJS\./);
+  });
+
+  it('lists every name of every entry in docs/api.md, under that entry', () => {
+    const documented = documentedNames();
+    expect([...documented.keys()]).toEqual(SDK_ENTRIES.map((e) => e.name));
+    for (const { name } of SDK_ENTRIES) {
+      expect({ entry: name, missing: reportOf(name).filter((n) => !documented.get(name)!.has(n)) }).toEqual({
+        entry: name,
+        missing: [],
+      });
+    }
+  });
+
   it('keeps crypto primitives and v1 schemas out of the root', () => {
-    const root = reports['happy-session']!;
+    const root = reportOf('happy-session');
     for (const name of [
       'encryptRecord',
       'decryptRecord',
@@ -49,14 +104,14 @@ describe('the SDK public surface', () => {
       'encryptBlob',
     ]) {
       expect(root).not.toContain(name);
-      expect(reports['happy-session-crypto']).toContain(name);
+      expect(reportOf('happy-session/crypto')).toContain(name);
     }
     expect(root.filter((name) => name.startsWith('V1'))).toEqual([]);
-    expect(reports['happy-session-v1']).toContain('createV1Encoder');
+    expect(reportOf('happy-session/v1')).toContain('createV1Encoder');
   });
 
   it('holds in the root what an integrator writes and reads a stream with', () => {
-    expect(reports['happy-session']).toEqual(
+    expect(reportOf('happy-session')).toEqual(
       expect.arrayContaining([
         'SessionWriter',
         'Turn',
@@ -72,5 +127,42 @@ describe('the SDK public surface', () => {
         'MemoryTransport',
       ]),
     );
+  });
+
+  it('holds in happy-session/permissions the gate and the policy API, not the policy helpers', () => {
+    const permissions = reportOf('happy-session/permissions');
+    expect(permissions).toEqual(
+      expect.arrayContaining([
+        'PermissionGate',
+        'RespondResult',
+        'evaluatePolicy',
+        'parseRule',
+        'loadShellParser',
+      ]),
+    );
+    for (const helper of [
+      'decodeAnsiC',
+      'stripBlanks',
+      'matchWords',
+      'ruleWords',
+      'globToRegExp',
+      'baseName',
+      'executedCommands',
+      'matchCallRule',
+      'PendingRequest',
+      'SessionRuleStore',
+    ])
+      expect(permissions).not.toContain(helper);
+  });
+
+  it('finds an @internal member of an exported class (the check works)', () => {
+    const text = `export class Pipeline {\n  /** @internal the writer calls it. */\n  closing(): void {}\n  /** @internal */\n  private kept(): void {}\n}\nclass Inner {\n  /** @internal */\n  x(): void {}\n}`;
+    expect(internalMembers('fixture.ts', text)).toEqual(['Pipeline.closing']);
+  });
+
+  it('has no exported class with an @internal member', () => {
+    const files = sdkSources();
+    expect(files.length).toBeGreaterThan(100);
+    expect(files.flatMap((file) => internalMembers(file, readFileSync(file, 'utf8')))).toEqual([]);
   });
 });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_PERMISSION_OPTIONS } from '../../packages/sdk/src/permissions/index.js';
 import {
-  DEFAULT_PERMISSION_OPTIONS,
   mapLegacyAnswer,
   parseLegacyPermissionBody,
   parsePermissionRpcBody,
   parseV2PermissionBody,
   type LegacyPendingRequest,
-} from '../../packages/sdk/src/permissions/index.js';
+} from '../../packages/sdk/src/permissions/legacyRpc.js';
 import type { PermissionOption } from '../../packages/sdk/src/protocol/sessionMessage.js';
 
 const bashRequest: LegacyPendingRequest = {
@@ -92,7 +92,7 @@ describe('legacy permission body: the mapping table', () => {
     });
     expect(map({ id: 'T', approved: true, allowTools: ['Edit'] }, editRequest)).toMatchObject({
       ok: false,
-      error: { code: 'rule_mismatch' },
+      error: { code: 'permissions.rule_mismatch' },
     });
   });
 
@@ -151,7 +151,10 @@ describe('legacy permission body: picking options by kind', () => {
     ];
     expect(map({ id: 'T', approved: true }, { ...bashRequest, options: onlyAlways })).toEqual({
       ok: false,
-      error: { code: 'invalid_option', message: 'The request offers no allow-once option for this answer.' },
+      error: {
+        code: 'permissions.invalid_option',
+        message: 'The request offers no allow-once option for this answer.',
+      },
     });
   });
 
@@ -194,7 +197,7 @@ describe('legacy permission body: picking options by kind', () => {
     ];
     expect(map({ id: 'T', approved: false }, { ...bashRequest, options: alwaysOnly })).toMatchObject({
       ok: false,
-      error: { code: 'invalid_option' },
+      error: { code: 'permissions.invalid_option' },
     });
   });
 });
@@ -219,7 +222,7 @@ describe('legacy permission body: rejections', () => {
     expect(map(body)).toEqual({
       ok: false,
       error: {
-        code: 'invalid_payload',
+        code: 'permissions.invalid_payload',
         message: 'the legacy permission body contradicts itself',
         issues: [issue],
       },
@@ -243,32 +246,32 @@ describe('legacy permission body: rejections', () => {
     [{ id: 'T', approved: true, updatedInput: [1] }],
     [{ id: 'T', approved: true, reason: 5 }],
   ])('malformed %j → invalid_payload', (body) => {
-    expect(map(body)).toMatchObject({ ok: false, error: { code: 'invalid_payload' } });
+    expect(map(body)).toMatchObject({ ok: false, error: { code: 'permissions.invalid_payload' } });
   });
 
   it('an unknown mode → mode_not_allowed, the whole answer refused', () => {
     expect(map({ id: 'T', approved: true, mode: 'auto_edit' })).toMatchObject({
       ok: false,
-      error: { code: 'mode_not_allowed' },
+      error: { code: 'permissions.mode_not_allowed' },
     });
   });
 
   it('allowTools broader than the request rule → rule_mismatch', () => {
     expect(map({ id: 'T', approved: true, allowTools: ['Bash(npm:*)'] })).toMatchObject({
       ok: false,
-      error: { code: 'rule_mismatch' },
+      error: { code: 'permissions.rule_mismatch' },
     });
     expect(map({ id: 'T', approved: true, allowTools: ['Bash'] })).toMatchObject({
       ok: false,
-      error: { code: 'rule_mismatch' },
+      error: { code: 'permissions.rule_mismatch' },
     });
     expect(map({ id: 'T', approved: true, allowTools: ['Bash(npm test)', 'Edit'] })).toMatchObject({
       ok: false,
-      error: { code: 'rule_mismatch' },
+      error: { code: 'permissions.rule_mismatch' },
     });
     expect(map({ id: 'T', approved: true, allowTools: ['WebFetch'] }, editRequest)).toMatchObject({
       ok: false,
-      error: { code: 'rule_mismatch' },
+      error: { code: 'permissions.rule_mismatch' },
     });
   });
 });
@@ -303,6 +306,9 @@ describe('the permission RPC body, v2 and legacy', () => {
     [Object.create({ callId: 'c1', optionId: 'x' })],
     [new Date()],
   ])('refuses %j with invalid_payload', (body) => {
-    expect(parsePermissionRpcBody(body)).toMatchObject({ ok: false, error: { code: 'invalid_payload' } });
+    expect(parsePermissionRpcBody(body)).toMatchObject({
+      ok: false,
+      error: { code: 'permissions.invalid_payload' },
+    });
   });
 });

@@ -3,11 +3,11 @@ import {
   DEFAULT_MODE_TABLE,
   PERMISSION_MODES,
   TOOL_KINDS,
-  modeCell,
   parseMode,
   type ModeCell,
   type PermissionMode,
 } from '../../packages/sdk/src/permissions/index.js';
+import { modeCell } from '../../packages/sdk/src/permissions/modes.js';
 
 // Research R4.2, one row per mode; columns in TOOL_KINDS order:
 // read search think fetch edit delete move execute switch_mode other

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_PERMISSION_OPTIONS,
-  findOptionByKind,
-  validateOptions,
-} from '../../packages/sdk/src/permissions/index.js';
+import { DEFAULT_PERMISSION_OPTIONS, validateOptions } from '../../packages/sdk/src/permissions/index.js';
+import { findOptionByKind } from '../../packages/sdk/src/permissions/options.js';
 
 describe('DEFAULT_PERMISSION_OPTIONS', () => {
   it('are the four options of the protocol document, with its ids', () => {

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   compileRules,
-  decisionFromPolicy,
   describePolicyResult,
   loadShellParser,
   type ShellParser,
 } from '../../packages/sdk/src/permissions/index.js';
+import { decisionFromPolicy } from '../../packages/sdk/src/permissions/decision.js';
 import { bash, judge } from './helpers.js';
 
 let shell: ShellParser;

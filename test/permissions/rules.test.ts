@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  formatRule,
-  matchCallRule,
-  matchCommandText,
-  parseRule,
-  type ParsedRule,
-} from '../../packages/sdk/src/permissions/index.js';
+import { formatRule, parseRule, type ParsedRule } from '../../packages/sdk/src/permissions/index.js';
+import { matchCallRule, matchCommandText } from '../../packages/sdk/src/permissions/ruleMatch.js';
 
 function rule(text: string): ParsedRule {
   const parsed = parseRule(text);

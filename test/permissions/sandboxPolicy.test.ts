@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   compileRules,
-  decisionFromPolicy,
   evaluatePolicy,
   loadShellParser,
   type PermissionMode,
@@ -11,6 +10,7 @@ import {
   type SandboxPolicy,
   type ShellParser,
 } from '../../packages/sdk/src/permissions/index.js';
+import { decisionFromPolicy } from '../../packages/sdk/src/permissions/decision.js';
 
 let shell: ShellParser;
 beforeAll(async () => {

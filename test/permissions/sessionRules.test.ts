@@ -1,12 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_PERMISSION_OPTIONS,
-  SessionRuleStore,
   loadShellParser,
-  ruleForCall,
-  type PermissionMessageLike,
   type ShellParser,
 } from '../../packages/sdk/src/permissions/index.js';
+import {
+  SessionRuleStore,
+  ruleForCall,
+  type PermissionMessageLike,
+} from '../../packages/sdk/src/permissions/sessionRules.js';
 import { PERMISSION_SETTLED_PREFIX } from '../../packages/sdk/src/stream/permissionLedger.js';
 import { bash, judge } from './helpers.js';
 

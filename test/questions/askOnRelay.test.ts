@@ -4,11 +4,11 @@ import type {
   AskOptions,
   AskQuestion,
   AskResult,
-  QuestionMessage,
   Scope,
   SessionMessage,
-  UserSession,
 } from '../../packages/sdk/src/index.js';
+import type { QuestionMessage } from '../../packages/sdk/src/protocol/index.js';
+import type { UserSession } from '../../packages/sdk/src/user.js';
 import { Account, connect } from '../../packages/sdk/src/node.js';
 import type { Session } from '../../packages/sdk/src/node.js';
 import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
@@ -16,7 +16,7 @@ import { READING_ORDERS, appForms, appReads } from '../helpers/happyAppModel.js'
 import { AppClient } from '../transport/appClient.js';
 import { appSocket, relayWithAccount } from '../transport/helpers.js';
 import type { RelayAccount } from '../transport/helpers.js';
-import { until } from '../permissions/gate/worlds.js';
+import { until } from '../helpers/until.js';
 
 /**
  * `turn.ask()` against a real relay with real sockets (docs/questions.md): answered by today's

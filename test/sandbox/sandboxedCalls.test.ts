@@ -8,6 +8,7 @@ import { ShellCommandError, sandboxedShell } from 'happy-session/sandbox';
 import type { SandboxedShell, SandboxViolation } from 'happy-session/sandbox';
 import { gatedWriter, runBash, sandboxWorld } from './world.js';
 import type { SandboxWorld } from './world.js';
+import { until } from '../helpers/until.js';
 
 // Through the gate with the sandbox mode on (`sandbox: shell.policy`) and the sandboxed executor:
 // what the issue's acceptance asks of calls (docs/sandbox.md). bubblewrap runs for real.
@@ -195,12 +196,4 @@ async function alive(pid: number): Promise<boolean> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
   // A zombie has ended; only its parent has not yet collected it.
   return stat !== undefined && !/^\d+ \(.*\) Z/.test(stat);
-}
-
-async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('the condition never held');
 }

@@ -6,6 +6,7 @@ import { sandboxedShell } from 'happy-session/sandbox';
 import type { SandboxedShell } from 'happy-session/sandbox';
 import { gatedWriter, sandboxWorld } from './world.js';
 import type { SandboxWorld } from './world.js';
+import { until } from '../helpers/until.js';
 
 // Where the sandbox cannot run (here: bubblewrap at a path where there is none), nothing runs
 // unconfined: the executor fails with sandbox.unavailable and the gate asks.
@@ -63,8 +64,3 @@ describe('no bubblewrap (docs/sandbox.md, "Where it runs")', () => {
     }
   });
 });
-
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(check()).toBe(true);
-}

@@ -1,7 +1,8 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryRpc, MemoryTransport, SessionWriter } from 'happy-session';
+import { MemoryRpc } from 'happy-session/ports';
+import { MemoryTransport, SessionWriter } from 'happy-session';
 import type { SessionMessage } from 'happy-session';
 import { generateDataKey } from 'happy-session/crypto';
 import { PermissionGate } from 'happy-session/permissions';

@@ -1,13 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fold } from '../../packages/sdk/src/index.js';
-import type { PermissionRequestMessage, SessionMessage, UserSession } from '../../packages/sdk/src/index.js';
-import { Account, connect } from '../../packages/sdk/src/node.js';
-import type { Session } from '../../packages/sdk/src/node.js';
-import type { Prompt } from '../../packages/sdk/src/session/userInbox.js';
+import { fold } from 'happy-session';
+import type { SessionMessage } from 'happy-session';
+import type { PermissionRequestMessage } from 'happy-session/protocol';
+import type { UserSession } from 'happy-session/user';
+import { Account, connect } from 'happy-session/node';
+import type { Prompt, Session } from 'happy-session/node';
 import { relayWithAccount, tempDir } from '../transport/helpers.js';
 import type { RelayAccount } from '../transport/helpers.js';
+import { until } from '../helpers/until.js';
 
 /**
  * The user's side in the SDK (docs/user-side.md), against a real relay and a real `connect()`ed
@@ -32,13 +34,14 @@ afterEach(async () => {
 });
 
 /** Waits until the agent's stream, read back, satisfies `check`. */
-async function until(check: (messages: SessionMessage[]) => boolean): Promise<SessionMessage[]> {
-  for (let i = 0; i < 100; i += 1) {
-    const messages = await agent.reader.messages();
-    if (check(messages)) return messages;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the stream never got there');
+function untilStream(check: (messages: SessionMessage[]) => boolean): Promise<SessionMessage[]> {
+  return until(
+    async () => {
+      const messages = await agent.reader.messages();
+      return check(messages) && messages;
+    },
+    { intervalMs: 50, what: 'the stream' },
+  );
 }
 
 /** A gated call waiting for the user, and its pending request as the user side sees it. */
@@ -55,7 +58,7 @@ async function gatedCall(command: string) {
     ran.push(String(args.command));
     return 'ok';
   });
-  await until((m) => fold(m).pendingPermissions.length === 1);
+  await untilStream((m) => fold(m).pendingPermissions.length === 1);
   const [request] = await user.pending();
   return { turn, call, ran, result, request: request as PermissionRequestMessage };
 }
@@ -86,7 +89,7 @@ describe('UserSession', () => {
     expect(await answer.rpc).toMatchObject({ ok: true });
     expect((await waiting.result).status).toBe('done');
     expect(waiting.ran).toEqual(['echo rpc']);
-    const stored = await until((m) => m.some((x) => x.type === 'permission-response'));
+    const stored = await untilStream((m) => m.some((x) => x.type === 'permission-response'));
     expect(
       stored.filter((x) => x.type === 'permission-response').map((x) => [x.role, x.optionId, x.via]),
     ).toEqual([['user', 'allow-once', 'rpc']]);
@@ -126,7 +129,7 @@ describe('UserSession', () => {
     expect((await waiting.result).status).toBe('cancelled');
     expect(waiting.ran).toEqual([]);
     waiting.turn.end();
-    const stored = await until((m) => m.some((x) => x.type === 'turn-end'));
+    const stored = await untilStream((m) => m.some((x) => x.type === 'turn-end'));
     expect(stored.find((x) => x.type === 'turn-end')).toMatchObject({ status: 'cancelled' });
   });
 

@@ -1,7 +1,8 @@
 import { Subject } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { asyncIterableOf } from '../../packages/sdk/src/index.js';
-import type { SessionMessage, UserSession } from '../../packages/sdk/src/index.js';
+import { asyncIterableOf } from '../../packages/sdk/src/ports/asyncIterable.js';
+import type { SessionMessage } from '../../packages/sdk/src/index.js';
+import type { UserSession } from '../../packages/sdk/src/session/userSession.js';
 import { Account, connect } from '../../packages/sdk/src/node.js';
 import type { Session } from '../../packages/sdk/src/node.js';
 import { relayWithAccount } from '../transport/helpers.js';

@@ -1,90 +1,24 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
-import type { Scope, ToolCall, Turn } from '../../packages/sdk/src/stream/builders.js';
+import type { ToolCall, Turn } from '../../packages/sdk/src/stream/builders.js';
 import { isSdkError } from '../../packages/sdk/src/errors.js';
 import { PermissionGate } from '../../packages/sdk/src/permissions/gate.js';
 import { loadShellParser } from '../../packages/sdk/src/permissions/shell.js';
+import { builderOpArb, pick, runBuilderProgram } from '../helpers/builderProgram.js';
+import type { BuilderOp } from '../helpers/builderProgram.js';
 import { expectV2Invariants } from '../helpers/invariants.js';
 import { memorySession } from '../helpers/memorySession.js';
 
 const shell = await loadShellParser();
 
-/** One builder call; numbers pick among what is open at that moment. */
-type Op =
-  | { op: 'turn' }
-  | { op: 'text'; pick: number }
-  | { op: 'call'; pick: number; subagent: boolean }
-  | { op: 'endCall'; pick: number; error: boolean }
-  | { op: 'endTurn'; pick: number; status: 'completed' | 'failed' | 'cancelled' }
-  | { op: 'step'; pick: number; fail: boolean };
-
-const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.constant({ op: 'turn' as const }),
-  fc.record({ op: fc.constant('text' as const), pick: fc.nat() }),
-  fc.record({ op: fc.constant('call' as const), pick: fc.nat(), subagent: fc.boolean() }),
-  fc.record({ op: fc.constant('endCall' as const), pick: fc.nat(), error: fc.boolean() }),
-  fc.record({
-    op: fc.constant('endTurn' as const),
-    pick: fc.nat(),
-    status: fc.constantFrom('completed' as const, 'failed' as const, 'cancelled' as const),
-  }),
-  fc.record({ op: fc.constant('step' as const), pick: fc.nat(), fail: fc.boolean() }),
-);
-
-function pick<T>(items: readonly T[], n: number): T | undefined {
-  return items.length === 0 ? undefined : items[n % items.length];
-}
+/** The builder calls this suite's first property writes (no user, service, photo or permission records). */
+const opArb = builderOpArb(['turn', 'text', 'call', 'endCall', 'endTurn', 'step']);
 
 /** Runs the ops against a writer; calls left open are abandoned, and close() ends what is left. */
-async function run(ops: readonly Op[]): Promise<SessionMessage[]> {
+async function run(ops: readonly BuilderOp[]): Promise<SessionMessage[]> {
   const { writer, reader } = memorySession();
-  const turns: Turn[] = [];
-  const calls: ToolCall[] = [];
-  const scopes = (): Scope[] => [
-    ...turns.filter((t) => !t.ended),
-    ...calls.filter((c) => !c.ended && !turns.find((t) => t.id === c.turnId)?.ended).map((c) => c.scope()),
-  ];
-  for (const o of ops) {
-    switch (o.op) {
-      case 'turn':
-        turns.push(writer.turn());
-        break;
-      case 'text':
-        pick(scopes(), o.pick)?.text('x');
-        break;
-      case 'call': {
-        const scope = pick(scopes(), o.pick);
-        if (scope)
-          calls.push(scope.toolCall({ toolName: 't', ...(o.subagent ? { agentTitle: 'sub' } : {}) }));
-        break;
-      }
-      case 'endCall':
-        pick(
-          calls.filter((c) => !c.ended),
-          o.pick,
-        )?.end(o.error ? { error: 'e' } : {});
-        break;
-      case 'endTurn':
-        pick(
-          turns.filter((t) => !t.ended),
-          o.pick,
-        )?.end(o.status);
-        break;
-      case 'step': {
-        const scope = pick(scopes(), o.pick);
-        if (scope) {
-          await scope
-            .step('s', async (inner) => {
-              inner.text('in step');
-              if (o.fail) throw new Error('step failed');
-            })
-            .catch(() => undefined);
-        }
-        break;
-      }
-    }
-  }
+  await runBuilderProgram(writer, ops);
   await writer.close();
   return reader.messages();
 }

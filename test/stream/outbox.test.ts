@@ -8,6 +8,7 @@ import type {
   Transport,
 } from '../../packages/sdk/src/ports/transport.js';
 import { MemoryTransport } from '../../packages/sdk/src/ports/memoryTransport.js';
+import { until } from '../helpers/until.js';
 
 /** A transport whose appends wait until the test acknowledges them, logging each call. */
 class GatedTransport {
@@ -32,10 +33,6 @@ class GatedTransport {
   get waiting(): number {
     return this.gates.length;
   }
-}
-
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 1));
 }
 
 describe('Outbox', () => {

@@ -14,7 +14,7 @@ import { tempDir } from '../transport/helpers.js';
 import { CHROMIUM_PATH } from './chromium.js';
 
 /**
- * The viewer on a phone and on a desktop (docs/viewer.md, "Layout"): at 390×844 with touch and at
+ * The viewer on a phone and on a desktop (docs/viewer.md, "On a phone and on a desktop"): at 390×844 with touch and at
  * 1280×800, nothing is wider than the page (the page and every card: scrollWidth ≤ clientWidth),
  * the session list is a drawer on the phone and stays in view on the desktop, and Allow, Deny,
  * Stop and the prompt box are visible, at least 44 px high on the phone, and work (by tap there).

@@ -9,7 +9,7 @@ import { viewerUrl } from '../../packages/relay/src/viewer/url.js';
 import { connect } from '../../packages/sdk/src/node.js';
 import type { Session } from '../../packages/sdk/src/node.js';
 import type { AskResult } from '../../packages/sdk/src/index.js';
-import { until } from '../permissions/gate/worlds.js';
+import { until } from '../helpers/until.js';
 import { CHROMIUM_PATH } from './chromium.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { RpcOutcome } from 'happy-session';
+import type { RpcOutcome } from 'happy-session/ports';
 
 /**
  * The RPC outcome in words. A permission gate answers with its `RespondResult`: `applied`,

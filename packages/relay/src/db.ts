@@ -5,6 +5,7 @@ import { SdkError, silentLogger } from 'happy-session';
 import type { Logger } from 'happy-session';
 import { createPrivateFile, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, securePrivateDir } from './fileModes.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
+import type { RelayErrorCode } from './errorCodes.js';
 
 /** The relay's database handle (better-sqlite3). */
 export type RelayDatabase = Database.Database;
@@ -14,12 +15,16 @@ export const DATABASE_FILE = 'relay.sqlite';
 /** Subfolder of the data dir that holds attachment blobs. */
 export const ATTACHMENTS_DIR = 'attachments';
 
-function notWritable(path: string, cause: unknown): SdkError {
+function notWritable(path: string, cause: unknown): SdkError<RelayErrorCode> {
   const reason = cause instanceof Error ? cause.message : String(cause);
-  return new SdkError('relay.store_not_writable', `The relay cannot write to ${path}: ${reason}`, {
-    hint: 'give the user who runs the relay write access to the data directory, or pick another with --data',
-    cause,
-  });
+  return new SdkError<RelayErrorCode>(
+    'relay.store_not_writable',
+    `The relay cannot write to ${path}: ${reason}`,
+    {
+      hint: 'give the user who runs the relay write access to the data directory, or pick another with --data',
+      cause,
+    },
+  );
 }
 
 /** Fails unless this process can write `path` (root on a read-only mount included). */
@@ -113,7 +118,7 @@ function migrate(db: RelayDatabase): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SCHEMA_VERSION) {
     db.close();
-    throw new SdkError(
+    throw new SdkError<RelayErrorCode>(
       'relay.schema_too_new',
       `The relay database has schema version ${current}, newer than this relay (${SCHEMA_VERSION}).`,
       { hint: 'Upgrade happy-session or point the relay at another data directory.' },

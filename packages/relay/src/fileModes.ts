@@ -2,6 +2,7 @@ import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readd
 import { join } from 'node:path';
 import { SdkError } from 'happy-session';
 import type { Logger } from 'happy-session';
+import type { RelayErrorCode } from './errorCodes.js';
 
 /** Mode of every directory the relay keeps data in: its owner only. */
 export const PRIVATE_DIR_MODE = 0o700;
@@ -17,10 +18,14 @@ function tighten(path: string, mode: number, loosened: string[]): void {
   try {
     chmodSync(path, mode);
   } catch (cause) {
-    throw new SdkError('relay.data_dir_insecure', `The relay cannot make ${path} private to its owner.`, {
-      hint: 'the data directory must belong to the user who runs the relay; pick one of your own with --data',
-      cause,
-    });
+    throw new SdkError<RelayErrorCode>(
+      'relay.data_dir_insecure',
+      `The relay cannot make ${path} private to its owner.`,
+      {
+        hint: 'the data directory must belong to the user who runs the relay; pick one of your own with --data',
+        cause,
+      },
+    );
   }
   loosened.push(path);
 }

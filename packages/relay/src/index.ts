@@ -8,3 +8,4 @@ export { viewerUrl } from './viewer/url.js';
 export { newViewerLink } from './viewer/newLink.js';
 export type { NewViewerLinkOptions } from './viewer/newLink.js';
 export type { Relay, RelayLimits, RelayOptions } from './types.js';
+export type { RelayErrorCode } from './errorCodes.js';

@@ -1,8 +1,8 @@
 /**
- * Every code an {@link SdkError} of this project can carry, one string-literal union per layer, so a
- * typo in a code fails to compile wherever one is thrown or compared. The codes of the relay and the
- * command line (packages of their own) are listed here too: their errors reach the same
- * `isSdkError` checks. See docs/errors.md.
+ * Every code an {@link SdkError} of the SDK can carry, one string-literal union per layer, so a typo
+ * in a code fails to compile wherever one is thrown or compared. The relay, its viewer and the
+ * command line keep their codes in their own packages (`SdkError<C>` takes any code set). See
+ * docs/errors.md.
  */
 
 /** Why a value is not a valid v2 message (returned in a `ProtocolFailure`, never thrown). */
@@ -66,7 +66,7 @@ export type CredentialsErrorCode =
   | 'credentials.insecure_permissions'
   | 'credentials.cannot_open';
 
-/** Failures of the permission layer's configuration and of the gate's installation. */
+/** Failures of the permission layer's configuration and of the gate's installation, and the gate's refusals of answers. */
 export type PermissionsErrorCode =
   | 'permissions.no_gate'
   | 'permissions.invalid_mode'
@@ -80,7 +80,15 @@ export type PermissionsErrorCode =
   | 'permissions.option_invalid'
   | 'permissions.option_kind_unknown'
   | 'permissions.option_id_duplicate'
-  | 'permissions.options_no_reject';
+  | 'permissions.options_no_reject'
+  // A refusal of an answer (the gate's RespondResult; docs/permissions.md, "What follows an answer").
+  | 'permissions.unknown_request'
+  | 'permissions.invalid_option'
+  | 'permissions.invalid_payload'
+  | 'permissions.not_allowed'
+  | 'permissions.mode_not_allowed'
+  | 'permissions.rule_mismatch'
+  | 'permissions.invalid_updated_input';
 
 /**
  * Failures of questions (docs/questions.md): thrown for a bad `ask()` (`questions.not_configured`,
@@ -131,33 +139,6 @@ export type SandboxErrorCode =
 /** Failures of the user's side of a session (`UserSession`: answering, sending). */
 export type SessionErrorCode = 'session.request_not_pending' | 'session.option_not_offered';
 
-/** Failures of the embedded relay (package `happy-session-relay`). */
-export type RelayErrorCode =
-  'relay.schema_too_new' | 'relay.store_not_writable' | 'relay.data_dir_insecure' | 'relay.no_viewer';
-
-/** Failures of the web viewer's page. */
-export type ViewerErrorCode =
-  | 'viewer.unreachable'
-  | 'viewer.http_failed'
-  | 'viewer.invalid_response'
-  | 'viewer.bad_answer'
-  | 'viewer.media_undecryptable'
-  | 'viewer.link_used';
-
-/** Failures of the `happy-session` command (package `happy-session-cli`). */
-export type CliErrorCode =
-  | 'cli.already_logged_in'
-  | 'cli.login_timeout'
-  | 'cli.login_wrong_answer'
-  | 'cli.no_terminal'
-  | 'cli.port_in_use'
-  | 'cli.key_exists'
-  | 'cli.agent_unreachable'
-  | 'cli.no_master_secret'
-  | 'cli.bad_choice'
-  | 'cli.usage'
-  | 'cli.unexpected';
-
 /** Any code an {@link SdkError} can carry. */
 export type SdkErrorCode =
   | ProtocolErrorCode
@@ -169,7 +150,4 @@ export type SdkErrorCode =
   | QuestionsErrorCode
   | MediaErrorCode
   | SandboxErrorCode
-  | SessionErrorCode
-  | RelayErrorCode
-  | ViewerErrorCode
-  | CliErrorCode;
+  | SessionErrorCode;

@@ -55,6 +55,11 @@ function hasBrand(value: unknown): value is SdkError<string> {
 /** True when `value` is an {@link SdkError} (from any copy of this package), optionally with the given code. */
 export function isSdkError(value: unknown): value is SdkError;
 export function isSdkError<C extends SdkErrorCode>(value: unknown, code: C): value is SdkError<C>;
+/**
+ * The same for a code of another package's set, named as the type argument:
+ * `isSdkError<MyErrorCode>(error, 'my.code')`.
+ */
+export function isSdkError<C extends string = never>(value: unknown, code: NoInfer<C>): value is SdkError<C>;
 export function isSdkError(value: unknown, code?: string): boolean {
   return hasBrand(value) && (code === undefined || value.code === code);
 }

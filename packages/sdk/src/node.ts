@@ -3,7 +3,7 @@
  * `connect()` picks the server and the keys as the Happy CLI does, creates or opens a session, and
  * returns a `Session` with its writer, reader, user input, RPC and permission gate. The user's side
  * of a session (what the app does: list, read, send, stop, answer) is `Account`, whose
- * `session(id)` opens a `UserSession` (exported from `happy-session`, since the browser has it too).
+ * `session(id)` opens a `UserSession` (exported from `happy-session/user`, since the browser has it too).
  * See docs/transport.md. Loading it makes records seal and open with `node:crypto`'s synchronous
  * AES-256-GCM instead of WebCrypto (docs/crypto.md, "AES-GCM providers"), requests go through
  * `node:http` with keep-alive instead of `fetch` (docs/transport.md, "HTTP"), and base64 is
@@ -13,7 +13,7 @@ import { installNodePlatform } from './transport/nodePlatform.js';
 
 installNodePlatform();
 
-// The agent's side.
+// The agent's side: connect to a server and get a session with its writer, reader and gate.
 export { connect } from './session/connect.js';
 export type { ConnectOptions, GateSettings } from './session/connect.js';
 export { DEFAULT_SERVER_WAIT_MS } from './session/serverWait.js';
@@ -25,7 +25,7 @@ export type { Prompt } from './session/userInbox.js';
 export { toIncomingUserMessage } from './session/incomingUserMessage.js';
 export type { IncomingUserMessage } from './session/incomingUserMessage.js';
 
-// The user's side.
+// The user's side: an account that lists sessions and opens them as the app does (docs/user-side.md).
 export { Account } from './session/account.js';
 export type { AccountOptions } from './session/account.js';
 export { listSessions } from './transport/sessionList.js';
@@ -33,7 +33,7 @@ export type { SessionSummary } from './transport/sessionList.js';
 export { connectUserSocket } from './transport/userSocket.js';
 export { UserSessionTransport } from './transport/userSessionTransport.js';
 
-// Keys and the server.
+// Keys and the server: find and write credentials and the server as the Happy CLI does.
 export {
   loadCredentials,
   parseAgentKey,
@@ -51,7 +51,7 @@ export type { AccountAccess, AccountAccessOptions } from './transport/accountAcc
 export { mintToken } from './transport/authToken.js';
 export { AccountToken } from './transport/accountToken.js';
 
-// The Happy server's implementations of the ports.
+// The Happy server's implementations of the ports, for a program that assembles its own session.
 export { HappyHttp } from './transport/httpClient.js';
 export type { HappyHttpOptions } from './transport/httpClient.js';
 export { HappyServerTransport } from './transport/happyServerTransport.js';
@@ -80,5 +80,8 @@ export type { NewSessionKey } from './transport/sessionKeys.js';
 export { sessionMetadata, DEFAULT_FLAVOR } from './transport/sessionMetadata.js';
 export type { SessionMetadataOptions } from './transport/sessionMetadata.js';
 
-// The record cipher (docs/crypto.md, "AES-GCM providers").
+// The record cipher: `node:crypto`'s AES-GCM, which loading this entry installs (docs/crypto.md, "AES-GCM providers").
 export { nodeAesGcm, installNodeAesGcm } from './transport/nodeAesGcm.js';
+
+// Error codes: what this entry's failures carry (docs/errors.md).
+export type { TransportErrorCode, CredentialsErrorCode } from './errorCodes.js';

@@ -6,7 +6,7 @@ import type { Session } from '../../../packages/sdk/src/session/session.js';
 import { AppClient } from '../../transport/appClient.js';
 import { relayWithAccount } from '../../transport/helpers.js';
 import type { RelayAccount } from '../../transport/helpers.js';
-import { until } from './worlds.js';
+import { until } from '../../helpers/until.js';
 
 /**
  * The app's mode picks, driven as today's Happy app sends them (docs/wire.md §4.2, §6.1): a pick

@@ -7,7 +7,7 @@ import type { Session } from '../../../packages/sdk/src/session/session.js';
 import { AppClient } from '../../transport/appClient.js';
 import { relayWithAccount } from '../../transport/helpers.js';
 import type { RelayAccount } from '../../transport/helpers.js';
-import { until } from './worlds.js';
+import { until } from '../../helpers/until.js';
 
 describe('connect() installs a permission gate', () => {
   let account: RelayAccount;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
 import { MemorySessionState } from '../../../packages/sdk/src/ports/sessionState.js';
 import { memorySession } from '../../helpers/memorySession.js';
-import { until } from './worlds.js';
+import { until } from '../../helpers/until.js';
 
 describe('permission push notifications', () => {
   it('a request still waiting after pushDelayMs sends one push; one answered sooner sends none', async () => {

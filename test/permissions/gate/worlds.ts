@@ -1,3 +1,4 @@
+import { afterEach, describe } from 'vitest';
 import { Observable, Subject, filter, map, takeUntil, tap } from 'rxjs';
 import { generateDataKey } from '../../../packages/sdk/src/crypto/dataKey.js';
 import type { RecordKey } from '../../../packages/sdk/src/crypto/records.js';
@@ -15,6 +16,7 @@ import type { StateObject } from '../../../packages/sdk/src/ports/sessionState.j
 import { AppClient } from '../../transport/appClient.js';
 import { relayWithAccount } from '../../transport/helpers.js';
 import type { RelayAccount } from '../../transport/helpers.js';
+import { until } from '../../helpers/until.js';
 
 type GateConfig = Omit<PermissionGateOptions, 'writer' | 'rpc' | 'incoming' | 'state' | 'push' | 'history'>;
 
@@ -112,15 +114,6 @@ export interface GateWorld {
 export interface WorldFactory {
   readonly name: string;
   create(config?: GateConfig): Promise<GateWorld>;
-}
-
-/** Waits until `check` holds, polling; fails after `ms`. Used to wait for answers to arrive. */
-export async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > ms) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 /** Waits until the world's stream holds the `permission-request` of `callId`. */
@@ -300,3 +293,25 @@ export const relayWorld: WorldFactory = {
 };
 
 export const worlds: readonly WorldFactory[] = [memoryWorld, relayWorld];
+
+/** Opens the world a test runs in; the set-up closes it after the test. */
+export type OpenWorld = (config?: Parameters<WorldFactory['create']>[0]) => Promise<GateWorld>;
+
+/**
+ * The one world set-up of the gate's suites: `describe`s `title` once per world (`%s` is the
+ * world's name) and hands `body` the `open` its tests call first; each world opened is closed
+ * after its test.
+ */
+export function describeEachWorld(title: string, body: (open: OpenWorld) => void): void {
+  describe.each(worlds.map((w) => [w.name, w] as const))(title, (_name, factory) => {
+    const opened: GateWorld[] = [];
+    afterEach(async () => {
+      for (const world of opened.splice(0)) await world.close();
+    });
+    body(async (config) => {
+      const world = await factory.create(config);
+      opened.push(world);
+      return world;
+    });
+  });
+}

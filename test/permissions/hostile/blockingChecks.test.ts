@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   loadShellParser,
-  ruleForCall,
   type RuleLists,
   type ShellParser,
 } from '../../../packages/sdk/src/permissions/index.js';
+import { ruleForCall } from '../../../packages/sdk/src/permissions/sessionRules.js';
 import { bash, judge } from '../helpers.js';
 
 /**

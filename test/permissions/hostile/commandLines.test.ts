@@ -1,16 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   loadShellParser,
-  ruleForCall,
   type PermissionMode,
   type RuleLists,
   type ShellParser,
 } from '../../../packages/sdk/src/permissions/index.js';
+import { ruleForCall } from '../../../packages/sdk/src/permissions/sessionRules.js';
 import { bash, judge } from '../helpers.js';
 
 /**
- * Hostile command lines against prefix, exact and deny rules (docs/permissions-policy.md, "Shell
- * commands"). Every row was chosen the way an attacker would: a line that reads like an allowed
+ * Hostile command lines against prefix, exact and deny rules (docs/permissions-policy.md, "Rules",
+ * "Deny rules see the real command"). Every row was chosen the way an attacker would: a line that reads like an allowed
  * command but that bash runs differently, or a line that runs a denied command under another
  * spelling. Positive controls in each table must still be allowed, so refusing everything fails.
  */

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   PERMISSION_MODES,
-  editConcern,
   loadShellParser,
-  ruleForCall,
   type PermissionMode,
   type PolicyCall,
   type ShellParser,
 } from '../../../packages/sdk/src/permissions/index.js';
+import { editConcern } from '../../../packages/sdk/src/permissions/editScope.js';
+import { ruleForCall } from '../../../packages/sdk/src/permissions/sessionRules.js';
 import { judge } from '../helpers.js';
 
 /**

@@ -5,12 +5,12 @@ import {
   TOOL_KINDS,
   loadShellParser,
   parseRule,
-  ruleForCall,
-  toolKindsOf,
   type PolicyCall,
   type SessionRule,
   type ShellParser,
 } from '../../../packages/sdk/src/permissions/index.js';
+import { ruleForCall } from '../../../packages/sdk/src/permissions/sessionRules.js';
+import { toolKindsOf } from '../../../packages/sdk/src/permissions/toolKinds.js';
 import { canonicalArgs } from '../../../packages/sdk/src/permissions/callArgs.js';
 import {
   canonicalToolName,
@@ -381,7 +381,7 @@ describe("legacy allowTools: only the rule this request offers (today's app body
     ['an exact call of other arguments', shellTool, ['mcp__shell__run_command{"command":"rm -rf ~"}']],
   ] as const)('%s is refused with rule_mismatch and grants nothing', async (_name, call, allowTools) => {
     const out = await legacy(call, (id) => ({ id, approved: true, allowTools: [...allowTools] }));
-    expect(out.result).toMatchObject({ status: 'error', code: 'rule_mismatch' });
+    expect(out.result).toMatchObject({ status: 'error', code: 'permissions.rule_mismatch' });
     expect(out.decision).toBeUndefined();
     expect(out.rules).toEqual([]);
   });

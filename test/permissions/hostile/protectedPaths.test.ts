@@ -11,11 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  editConcern,
-  loadShellParser,
-  type ShellParser,
-} from '../../../packages/sdk/src/permissions/index.js';
+import { editConcern } from '../../../packages/sdk/src/permissions/editScope.js';
+import { loadShellParser, type ShellParser } from '../../../packages/sdk/src/permissions/index.js';
 import {
   GIT_DIRECTORY_NAMES,
   PROTECTED_NAMES,

@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   PERMISSION_MODES,
   loadShellParser,
-  remoteModeChangeAllowed,
   type ModeTableOverrides,
   type PermissionMode,
   type PolicyCall,
   type ShellParser,
 } from '../../../packages/sdk/src/permissions/index.js';
+import { remoteModeChangeAllowed } from '../../../packages/sdk/src/permissions/modeCeiling.js';
 import { allowsNoMoreThan } from '../../../packages/sdk/src/permissions/modeCeiling.js';
 import { judge } from '../helpers.js';
 

@@ -2,8 +2,8 @@ import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { editConcern } from '../../../packages/sdk/src/permissions/editScope.js';
 import {
-  editConcern,
   loadShellParser,
   type PermissionMode,
   type PolicyCall,

@@ -1,5 +1,6 @@
 import { SdkError } from 'happy-session';
-import type { PermissionRequestMessage, SentPermissionAnswer, UserSession } from 'happy-session';
+import type { PermissionRequestMessage } from 'happy-session/protocol';
+import type { SentPermissionAnswer, UserSession } from 'happy-session/user';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';
@@ -9,6 +10,7 @@ import { withUserSession } from './context.js';
 import type { CommandContext } from './context.js';
 import type { Terminal } from '../terminal.js';
 import { answerQuestionCommand, describeQuestion } from './answerQuestion.js';
+import type { CliErrorCode } from '../errorCodes.js';
 
 /** The answers `answer` takes besides an option's own id. */
 export const CHOICES = ['allow', 'allow-session', 'deny', 'deny-always'] as const;
@@ -73,11 +75,15 @@ export async function answerCommand(
   // `answer <session> --all allow`: the one word given is the choice.
   const [target, picked] = options.all ? [undefined, choice ?? callId] : [callId, choice];
   if ((options.all || target !== undefined) && picked === undefined) {
-    throw new SdkError('cli.bad_choice', 'Say what to answer: allow, allow-session, deny or deny-always.', {
-      hint: options.all
-        ? 'happy-session answer <session> --all allow'
-        : 'happy-session answer <session> <callId> allow',
-    });
+    throw new SdkError<CliErrorCode>(
+      'cli.bad_choice',
+      'Say what to answer: allow, allow-session, deny or deny-always.',
+      {
+        hint: options.all
+          ? 'happy-session answer <session> --all allow'
+          : 'happy-session answer <session> <callId> allow',
+      },
+    );
   }
   return withUserSession(sessionId, options.server, context, async (session) => {
     if (target === undefined && !options.all) return listPending(session, options, print);

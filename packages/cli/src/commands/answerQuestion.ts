@@ -1,12 +1,8 @@
 import { SdkError } from 'happy-session';
-import type {
-  Question,
-  QuestionAnswer,
-  QuestionMessage,
-  QuestionReply,
-  SentQuestionReply,
-  UserSession,
-} from 'happy-session';
+import type { QuestionAnswer } from 'happy-session';
+import type { Question, QuestionMessage } from 'happy-session/protocol';
+import type { QuestionReply, SentQuestionReply, UserSession } from 'happy-session/user';
+import type { CliErrorCode } from '../errorCodes.js';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';
@@ -43,7 +39,7 @@ export async function answerQuestionCommand(
   else if (terminal?.isTTY) reply = await promptFor(question, terminal);
   else {
     for (const line of describeQuestion(question)) print(line);
-    throw new SdkError('cli.usage', 'Say the answer, or run this on a terminal to be asked.', {
+    throw new SdkError<CliErrorCode>('cli.usage', 'Say the answer, or run this on a terminal to be asked.', {
       hint: `happy-session answer <session> ${question.questionId} <answer>`,
     });
   }
@@ -76,7 +72,7 @@ export function replyFromWords(question: QuestionMessage, words: readonly string
   for (const word of words) {
     const at = word.indexOf('=');
     if (at <= 0)
-      throw new SdkError('cli.usage', `"${word}" does not say which question it answers.`, {
+      throw new SdkError<CliErrorCode>('cli.usage', `"${word}" does not say which question it answers.`, {
         hint: 'write <questionId>=<answer> for each question of the form',
       });
     const id = word.slice(0, at);

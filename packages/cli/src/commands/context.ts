@@ -1,6 +1,6 @@
 import { Account } from 'happy-session/node';
 import type { HappyEnv } from 'happy-session/node';
-import type { UserSession } from 'happy-session';
+import type { UserSession } from 'happy-session/user';
 import type { ProgressTarget } from '../progress/fileProgress.js';
 
 /** What a command takes from its surroundings besides its options; tests pass their own. */

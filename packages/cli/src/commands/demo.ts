@@ -13,6 +13,7 @@ import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';
 import type { Terminal } from '../terminal.js';
 import { renderTranscript } from '../transcript.js';
+import type { CliErrorCode } from '../errorCodes.js';
 
 /** Options of the demo command. */
 export interface DemoOptions {
@@ -69,9 +70,13 @@ export async function demoCommand(
   context: DemoContext = {},
 ): Promise<ExitCode> {
   if (options.interactive && !context.terminal) {
-    throw new SdkError('cli.no_terminal', 'The interactive demo needs a terminal to read keys from.', {
-      hint: 'run it in a terminal, or without --interactive',
-    });
+    throw new SdkError<CliErrorCode>(
+      'cli.no_terminal',
+      'The interactive demo needs a terminal to read keys from.',
+      {
+        hint: 'run it in a terminal, or without --interactive',
+      },
+    );
   }
   const relay = options.server === undefined ? await startRelay() : undefined;
   try {

@@ -7,6 +7,7 @@ import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';
 import type { CommandContext } from './context.js';
+import type { CliErrorCode } from '../errorCodes.js';
 
 /** Options of `happy-session keygen`. */
 export interface KeygenOptions {
@@ -72,9 +73,13 @@ export async function keygenCommand(
   return EXIT.ok;
 }
 
-function keyExists(file: string): SdkError {
-  return new SdkError('cli.key_exists', `${file} exists already; keygen never replaces a key.`, {
-    hint: 'keep it: a Happy account key works on the local relay too; for another account, set HAPPY_HOME_DIR to an empty directory',
-    details: { file },
-  });
+function keyExists(file: string): SdkError<CliErrorCode> {
+  return new SdkError<CliErrorCode>(
+    'cli.key_exists',
+    `${file} exists already; keygen never replaces a key.`,
+    {
+      hint: 'keep it: a Happy account key works on the local relay too; for another account, set HAPPY_HOME_DIR to an empty directory',
+      details: { file },
+    },
+  );
 }

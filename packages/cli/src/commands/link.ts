@@ -6,6 +6,7 @@ import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';
 import type { CommandContext } from './context.js';
 import { DEFAULT_PORT } from './serve.js';
+import type { CliErrorCode } from '../errorCodes.js';
 
 /** Options of `happy-session link`. */
 export interface LinkOptions {
@@ -41,9 +42,13 @@ export async function linkCommand(
     ...(context.homeDir !== undefined ? { homeDir: context.homeDir } : {}),
   });
   if (credentials.kind === 'dataKey') {
-    throw new SdkError('cli.no_master_secret', 'These keys hold no master secret: a viewer link needs one.', {
-      hint: 'use an agent.key (`happy-session keygen` for the local relay, `happy-session login` for your Happy account)',
-    });
+    throw new SdkError<CliErrorCode>(
+      'cli.no_master_secret',
+      'These keys hold no master secret: a viewer link needs one.',
+      {
+        hint: 'use an agent.key (`happy-session keygen` for the local relay, `happy-session login` for your Happy account)',
+      },
+    );
   }
   const token = await mintToken(new HappyHttp({ serverUrl: relayUrl }), credentials.masterSecret);
   const link = await newViewerLink({

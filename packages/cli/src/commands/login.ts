@@ -10,12 +10,13 @@ import { mintToken } from 'happy-session/node';
 import { writeAgentKey } from 'happy-session/node';
 import { DEFAULT_SERVER_URL, resolveHappyHome, resolveServerUrl } from 'happy-session/node';
 import { HappyHttp } from 'happy-session/node';
-import { isRetryableTransportError } from 'happy-session';
+import { isRetryableTransportError } from 'happy-session/ports';
 import { expectShape } from 'happy-session/wire';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';
 import type { CommandContext } from './context.js';
+import type { CliErrorCode } from '../errorCodes.js';
 
 /** Options of `happy-session login`. */
 export interface LoginOptions {
@@ -60,7 +61,7 @@ export async function loginCommand(
   const serverUrl = options.server ?? resolveServerUrl(env, home);
   const keyFile = join(home, 'agent.key');
   if (existsSync(keyFile) && !options.force) {
-    throw new SdkError('cli.already_logged_in', `${keyFile} exists already.`, {
+    throw new SdkError<CliErrorCode>('cli.already_logged_in', `${keyFile} exists already.`, {
       hint: 'pass --force to replace it, or set HAPPY_HOME_DIR to another directory',
     });
   }
@@ -89,7 +90,7 @@ export async function loginCommand(
   const deadline = Date.now() + timeoutMs;
   while (answer.state !== 'authorized') {
     if (Date.now() >= deadline) {
-      throw new SdkError(
+      throw new SdkError<CliErrorCode>(
         'cli.login_timeout',
         `Nobody approved the link within ${Math.round(timeoutMs / 1000)} s.`,
         { hint: 'run `happy-session login` again and scan the new code in the Happy app' },
@@ -114,7 +115,7 @@ export async function loginCommand(
     });
   }
   if (opened.value.kind !== 'legacy') {
-    throw new SdkError(
+    throw new SdkError<CliErrorCode>(
       'cli.login_wrong_answer',
       'The app answered with a public key, not the account secret an account link delivers.',
       { hint: 'scan the code with Settings → Account → Link New Device, not the terminal pairing screen' },

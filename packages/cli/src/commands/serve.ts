@@ -6,6 +6,7 @@ import type { HappyEnv } from 'happy-session/node';
 import { runRelayServer, viewerUrl } from 'happy-session-relay';
 import type { Relay } from 'happy-session-relay';
 import type { Print } from '../output.js';
+import type { CliErrorCode } from '../errorCodes.js';
 
 /** Options of `happy-session serve`. */
 export interface ServeOptions {
@@ -62,7 +63,7 @@ export async function serveCommand(
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new SdkError('cli.port_in_use', `Port ${port} is already in use.`, {
+      throw new SdkError<CliErrorCode>('cli.port_in_use', `Port ${port} is already in use.`, {
         hint: 'pick another with --port, or --port 0 for a free one',
         cause: error,
       });

@@ -4,6 +4,7 @@ import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';
 import { agentConnected, withUserSession } from './context.js';
 import type { CommandContext } from './context.js';
+import type { CliErrorCode } from '../errorCodes.js';
 
 /** Options of `happy-session stop`. */
 export interface StopOptions {
@@ -29,14 +30,18 @@ export async function stopCommand(
   return withUserSession(sessionId, options.server, context, async (session, account) => {
     // Without an agent the RPC would only wait for the server's timeout: say so at once.
     if (!(await agentConnected(account, session.id))) {
-      throw new SdkError('cli.agent_unreachable', `The agent of session ${session.id} is not connected.`, {
-        hint: 'nothing runs there to stop; `happy-session sessions` shows which sessions are active',
-        details: { sessionId: session.id, error: 'not connected' },
-      });
+      throw new SdkError<CliErrorCode>(
+        'cli.agent_unreachable',
+        `The agent of session ${session.id} is not connected.`,
+        {
+          hint: 'nothing runs there to stop; `happy-session sessions` shows which sessions are active',
+          details: { sessionId: session.id, error: 'not connected' },
+        },
+      );
     }
     const outcome = await session.stop();
     if (!outcome.ok) {
-      throw new SdkError(
+      throw new SdkError<CliErrorCode>(
         'cli.agent_unreachable',
         `The agent of session ${session.id} did not take the stop: ${outcome.error}.`,
         {

@@ -1,5 +1,6 @@
 import { SessionFold } from 'happy-session';
-import type { ReaderEvent, UserSession } from 'happy-session';
+import type { ReaderEvent } from 'happy-session';
+import type { UserSession } from 'happy-session/user';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';

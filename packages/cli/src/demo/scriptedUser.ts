@@ -1,9 +1,9 @@
 import type { Subscription } from 'rxjs';
 import type { PermissionOption } from 'happy-session';
-import type { PermissionRequestMessage } from 'happy-session';
+import type { PermissionRequestMessage } from 'happy-session/protocol';
 import { SessionFold } from 'happy-session';
 import type { Account } from 'happy-session/node';
-import type { SentPermissionAnswer, UserSession } from 'happy-session';
+import type { SentPermissionAnswer, UserSession } from 'happy-session/user';
 
 /**
  * Picks the option a scripted user answers a request with; undefined leaves it unanswered.

@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
-import type { FileProgress as SdkFileProgress, SessionMessage } from 'happy-session';
+import type { FileProgress as SdkFileProgress } from 'happy-session/user';
+import type { SessionMessage } from 'happy-session';
 import { formatBytes } from '../output.js';
 import { progressDisplay } from './fileProgress.js';
 import type { FileProgress, ProgressDisplay, ProgressTarget } from './fileProgress.js';

@@ -4,7 +4,7 @@ import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { isCuid } from 'happy-session';
+import { isCuid } from 'happy-session/protocol';
 import type { Logger } from 'happy-session';
 import { RunRequestSchema } from './runProtocol.js';
 import type { RunAck, RunRequest } from './runProtocol.js';

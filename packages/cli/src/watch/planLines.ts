@@ -1,4 +1,5 @@
-import type { PlanEntry, PlanMessage } from 'happy-session';
+import type { PlanEntry } from 'happy-session';
+import type { PlanMessage } from 'happy-session/protocol';
 import { oneLine } from '../transcript.js';
 
 const MARK: Readonly<Record<PlanEntry['status'], string>> = {

@@ -1,4 +1,4 @@
-import type { PermissionRequestMessage } from 'happy-session';
+import type { PermissionRequestMessage } from 'happy-session/protocol';
 import type { FoldedSession } from 'happy-session';
 import { oneLine, renderTranscript } from '../transcript.js';
 import { planLines } from './planLines.js';

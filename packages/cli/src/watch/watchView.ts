@@ -1,9 +1,9 @@
 import type { Subscription } from 'rxjs';
-import type { PermissionRequestMessage } from 'happy-session';
+import type { PermissionRequestMessage } from 'happy-session/protocol';
 import { SessionFold } from 'happy-session';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
-import type { UserSession } from 'happy-session';
+import type { UserSession } from 'happy-session/user';
 import { describeRpc } from '../rpcOutcome.js';
 import type { Terminal } from '../terminal.js';
 import { renderWatchScreen } from './watchScreen.js';

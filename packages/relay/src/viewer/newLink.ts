@@ -1,6 +1,7 @@
 import { SdkError } from 'happy-session';
 import { NEW_TICKET_PATH } from './fragmentFormat.js';
 import { sealTicket, ticketLink } from './tickets.js';
+import type { RelayErrorCode } from '../errorCodes.js';
 
 /** What {@link newViewerLink} needs: a running relay, an account's token and its master secret. */
 export interface NewViewerLinkOptions {
@@ -39,9 +40,13 @@ export async function newViewerLink(options: NewViewerLinkOptions): Promise<stri
     });
   }
   if (response.status === 404) {
-    throw new SdkError('relay.no_viewer', `${base} has no web viewer: it is not a happy-session relay.`, {
-      hint: 'viewer links come from the relay `happy-session serve` runs; point --server (or HAPPY_SERVER_URL) at it',
-    });
+    throw new SdkError<RelayErrorCode>(
+      'relay.no_viewer',
+      `${base} has no web viewer: it is not a happy-session relay.`,
+      {
+        hint: 'viewer links come from the relay `happy-session serve` runs; point --server (or HAPPY_SERVER_URL) at it',
+      },
+    );
   }
   if (!response.ok) {
     throw new SdkError(

@@ -96,11 +96,8 @@ export class MediaPipeline implements MediaRuntime {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
     this.posters = options.posters ?? false;
     this.logger = options.logger ?? silentLogger;
-  }
-
-  /** @internal the writer is closing: no more progress. */
-  writerClosing(): void {
-    this.progressSubject.complete();
+    // The writer is closing: no more progress (what useMedia() wires to the writer's lifecycle).
+    closers.set(this, () => this.progressSubject.complete());
   }
 
   /**
@@ -243,6 +240,9 @@ export class MediaPipeline implements MediaRuntime {
   }
 }
 
+/** Ends each pipeline's progress when its writer closes, without a public method on the class. */
+const closers = new WeakMap<MediaPipeline, () => void>();
+
 /**
  * Installs the media pipeline on `writer`, so `scope.attach()` works on its turns and calls, and
  * returns it (for {@link MediaPipeline.progress$}). `connect()` does this with a `HappyUploader`.
@@ -256,7 +256,7 @@ export function useMedia(writer: SessionWriter, options: MediaPipelineOptions): 
   writer.install({
     media: pipeline,
     onLifecycle: (event) => {
-      if (event.kind === 'writer-closing') pipeline.writerClosing();
+      if (event.kind === 'writer-closing') closers.get(pipeline)?.();
     },
   });
   return pipeline;

@@ -141,7 +141,7 @@ export interface DetectOverride {
 
 /**
  * Decides from the bytes (magic numbers, via `file-type`) whether content is a photo, a video or a
- * plain file, and its MIME type (docs/media.md, "How the kind is decided"). A file given as
+ * plain file, and its MIME type (docs/media.md, "What `attach(input, options)` does"). A file given as
  * `{ path }` is read where it is: its head for the magic numbers, and, for content they do not
  * identify, the rest piece by piece for the text check (`media.unreadable_path` if it cannot be).
  *

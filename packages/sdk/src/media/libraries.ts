@@ -4,7 +4,7 @@ import type * as fileTypeModule from 'file-type';
 /**
  * The media pipeline's heavy libraries, loaded on first use rather than at import: an agent that
  * never attaches anything never loads libvips (sharp) or the file-type detectors, and importing
- * `happy-session/node` stays quick (docs/performance.md, "Cold imports").
+ * `happy-session/node` stays quick (docs/performance.md, "Install size and cold imports").
  */
 let sharpLoading: Promise<typeof sharpModule> | undefined;
 let fileTypeLoading: Promise<typeof fileTypeModule> | undefined;

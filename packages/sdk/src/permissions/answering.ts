@@ -92,12 +92,12 @@ export class Answering {
       const option = found.options.find((o) => o.id === answer.optionId);
       if (!option)
         return refuse(
-          'invalid_option',
+          'permissions.invalid_option',
           `Option ${answer.optionId} is not offered for call ${answer.callId}.`,
         );
       if (answer.kind !== undefined && answer.kind !== option.kind) {
         return refuse(
-          'invalid_option',
+          'permissions.invalid_option',
           `Option ${option.id} is a ${option.kind} option, not ${answer.kind}.`,
         );
       }
@@ -105,7 +105,7 @@ export class Answering {
       if (updated && 'status' in updated) return updated;
       if (answer.mode !== undefined && !this.deps.modes.remoteChangeAllowed(answer.mode)) {
         return refuse(
-          'mode_not_allowed',
+          'permissions.mode_not_allowed',
           `Mode ${answer.mode} is above the ceiling ${this.deps.modes.ceiling}.`,
         );
       }
@@ -125,14 +125,16 @@ export class Answering {
       );
       if (!decided) {
         const now = this.deps.gate.lookup(answer.callId);
-        return 'status' in now ? now : refuse('invalid_payload', 'The answer could not be applied.');
+        return 'status' in now
+          ? now
+          : refuse('permissions.invalid_payload', 'The answer could not be applied.');
       }
       after(() => this.carryOut(found, decided, answer, option, updated?.value));
       return { status: 'applied', callId: answer.callId, decision };
     } catch (error) {
       // Fail closed: an internal error never approves anything.
       this.deps.logger.error('permission answer failed', { error: String(error) });
-      return refuse('invalid_payload', 'The answer could not be applied.');
+      return refuse('permissions.invalid_payload', 'The answer could not be applied.');
     }
   }
 
@@ -162,13 +164,13 @@ export class Answering {
     if (answer.requestId !== undefined) {
       if (answer.requestId === entry.recordId) return undefined;
       return refuse(
-        'unknown_request',
+        'permissions.unknown_request',
         `The answer names request ${answer.requestId.slice(0, 64)}, not the request waiting for call ${answer.callId}.`,
       );
     }
     if (entry.firstForCall) return undefined;
     return refuse(
-      'unknown_request',
+      'permissions.unknown_request',
       `Call ${answer.callId} has had more than one permission request: the answer must name the one it answers (requestId ${entry.recordId}).`,
     );
   }
@@ -220,25 +222,31 @@ export class Answering {
     if (answer.updatedInput === undefined) return undefined;
     const input = answer.updatedInput;
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-      return refuse('invalid_updated_input', 'updatedInput must be an object.');
+      return refuse('permissions.invalid_updated_input', 'updatedInput must be an object.');
     }
     let merged: Readonly<Record<string, unknown>>;
     try {
       // Frozen before anything judges it: what the policy and the host check is what runs.
       merged = frozenArgs({ ...entry.call.args, ...this.unredacted(entry.call, input) }, 'updatedInput');
     } catch {
-      return refuse('invalid_updated_input', 'updatedInput must be plain JSON.');
+      return refuse('permissions.invalid_updated_input', 'updatedInput must be plain JSON.');
     }
     const verdict = this.deps.policy.evaluate(entry.call, merged);
     const unchecked =
       verdict.reason.kind === 'undecidable' &&
       verdict.reason.rules.some((r) => r.list === 'deny' || r.list === 'session-deny');
     if (verdict.verdict === 'deny' || unchecked) {
-      return refuse('invalid_updated_input', `The edited input is refused: ${describePolicyResult(verdict)}`);
+      return refuse(
+        'permissions.invalid_updated_input',
+        `The edited input is refused: ${describePolicyResult(verdict)}`,
+      );
     }
     const check = this.deps.validateUpdatedInput;
     if (check && !check(entry.call.toolName, merged)) {
-      return refuse('invalid_updated_input', `The edited input is not valid for ${entry.call.toolName}.`);
+      return refuse(
+        'permissions.invalid_updated_input',
+        `The edited input is not valid for ${entry.call.toolName}.`,
+      );
     }
     return { value: merged };
   }

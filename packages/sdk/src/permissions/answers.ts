@@ -43,17 +43,17 @@ const MAX_BODY_CHARS = 64 * 1024;
  * Reads a `permission` RPC body: the v2 body `{ callId, optionId }`, or the legacy body of today's
  * app `{ id, approved, decision?, mode?, allowTools?, updatedInput?, reason? }` mapped by kind with
  * the table of `mapLegacyAnswer` (docs/permissions-policy.md). Contradictory, oversize or
- * ill-typed bodies are `invalid_payload`.
+ * ill-typed bodies are `permissions.invalid_payload`.
  */
 export function answerFromRpcBody(body: unknown, lookup: PendingLookup): Answer | RespondResult {
   let size: number;
   try {
     size = JSON.stringify(body ?? null).length;
   } catch {
-    return refuse('invalid_payload', 'The body is not JSON.');
+    return refuse('permissions.invalid_payload', 'The body is not JSON.');
   }
   if (size > MAX_BODY_CHARS)
-    return refuse('invalid_payload', `The body is larger than ${MAX_BODY_CHARS} characters.`);
+    return refuse('permissions.invalid_payload', `The body is larger than ${MAX_BODY_CHARS} characters.`);
   const parsed = parsePermissionRpcBody(body);
   if (!parsed.ok) return refuse(parsed.error.code, parsed.error.message, parsed.error.issues);
   if (parsed.value.format === 'v2') {

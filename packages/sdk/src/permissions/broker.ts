@@ -57,7 +57,7 @@ export interface DecidedRequest {
   release(outcome?: { answer?: AppliedAnswer; decision?: PermissionDecision }): void;
 }
 
-/** How many settled requests are remembered; older ones are forgotten (later answers get `unknown_request`). */
+/** How many settled requests are remembered; older ones are forgotten (later answers get `permissions.unknown_request`). */
 export const MAX_SETTLED_REQUESTS = 10_000;
 
 const NO_SEQ: Promise<number | undefined> = Promise.resolve(undefined);

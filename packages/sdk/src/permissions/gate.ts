@@ -15,7 +15,7 @@ import type {
 import type { Delivery, StreamLifecycleEvent } from '../stream/types.js';
 import { AgentStateMirror } from './agentStateMirror.js';
 import { Answering, seqOf } from './answering.js';
-import type { BrokerEvent } from './broker.js';
+import type { GateEvent } from './gateEvents.js';
 import { PermissionBroker } from './broker.js';
 import { cancelledDecision } from './decision.js';
 import type { PermissionGateOptions, StreamInput } from './gateOptions.js';
@@ -54,11 +54,8 @@ export type { ModeSource } from './modeControl.js';
  * same decisions and rules (docs/permissions.md, "One arbitration"). Nothing here throws into the
  * host for bad input, and no error path allows a call.
  *
- * The gate holds the requests, the policy and their settlement; around its `PermissionBroker`
- * (pending requests, first answer wins) sit the answering module that validates and records
- * answers, one module per channel (`StreamChannel`, `answerRpc`, `answerLocally`), the mode
- * control, and the adapters that follow the broker: the agentState mirror, the delayed push and
- * the rule grants. It sees calls and the writer only through the ports of `stream/gatePorts.ts`.
+ * Its parts (broker, settlement, answering, one module per channel, mode control, adapters):
+ * docs/permissions.md, "How the gate is built".
  */
 export class PermissionGate implements PermissionRuntime {
   private readonly writer: GateWriter & PluginHost;
@@ -170,12 +167,12 @@ export class PermissionGate implements PermissionRuntime {
   }
 
   /** Requests as they are made and settled, synchronously (R9.4, R15): reminders, dashboards, logs. */
-  get events$(): Observable<BrokerEvent> {
+  get events$(): Observable<GateEvent> {
     return this.broker.events$;
   }
 
   /** {@link PermissionGate.events$} as an async iterable, until `signal` aborts. */
-  events(options: IterateOptions = {}): AsyncGenerator<BrokerEvent> {
+  events(options: IterateOptions = {}): AsyncGenerator<GateEvent> {
     return this.broker.events(options);
   }
 

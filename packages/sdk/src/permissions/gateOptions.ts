@@ -92,11 +92,11 @@ export interface PermissionGateOptions {
   readonly recordKey?: Uint8Array;
   /** A loaded shell parser; default {@link loadShellParser}. */
   readonly shell?: ShellParser;
-  /** False while remote answers are not accepted (local terminal control): they get `not_allowed`. */
+  /** False while remote answers are not accepted (local terminal control): they get `permissions.not_allowed`. */
   readonly acceptRemoteAnswers?: () => boolean;
   /**
    * Checks the user's edited arguments (merged over the request's); false gives
-   * `invalid_updated_input`. Edited arguments must also pass the deny rules. Default: any object.
+   * `permissions.invalid_updated_input`. Edited arguments must also pass the deny rules. Default: any object.
    */
   readonly validateUpdatedInput?: (toolName: string, input: Readonly<Record<string, unknown>>) => boolean;
   readonly logger?: Logger;

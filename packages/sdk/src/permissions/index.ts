@@ -1,58 +1,42 @@
 /**
- * The transport-free half of permission gating: decisions, options, tool kinds, modes, rules,
- * shell splitting, policy evaluation, session rules and the `permission` RPC bodies. The gate
- * (arbitration, channels, stream integration) builds on these. See docs/permissions-policy.md.
+ * `happy-session/permissions`: the permission gate, the policy API and their types. The gate holds
+ * gated tool calls until someone answers (docs/permissions.md); the policy decides what may run
+ * unasked (modes, rules, tool kinds, Bash commands; docs/permissions-policy.md). The policy's
+ * helpers (shell words, rule matching, globs) are not exported. Each group's reason: docs/api.md,
+ * "happy-session/permissions".
  */
-export { cancelledDecision, decisionFromOption, decisionFromPolicy } from './decision.js';
-export {
-  mapLegacyAnswer,
-  parseLegacyPermissionBody,
-  parsePermissionRpcBody,
-  parseV2PermissionBody,
-} from './legacyRpc.js';
-export type {
-  LegacyAnswer,
-  LegacyDecision,
-  LegacyPendingRequest,
-  LegacyPermissionBody,
-  PermissionRpcBody,
-  PermissionRpcError,
-  PermissionRpcErrorCode,
-  V2PermissionBody,
-} from './legacyRpc.js';
-export {
-  DEFAULT_MODE_TABLE,
-  MODE_ALIASES,
-  PERMISSION_MODES,
-  isPermissionMode,
-  modeCell,
-  parseMode,
-} from './modes.js';
-export type { ModeCell, ModeRow, ModeTableOverrides, PermissionMode } from './modes.js';
-export { LEAVE_SANDBOX_ARG } from './sandboxPolicy.js';
-export type { SandboxPolicy } from './sandboxPolicy.js';
+
+// The gate: holds gated calls until an answer, and reports what answers got (docs/permissions.md).
+export { PermissionGate } from './gate.js';
+export type { PermissionGateOptions, ModeSource, StreamInput } from './gate.js';
+export type { LocalAnswer } from './localChannel.js';
+export type { RespondResult, RespondErrorCode } from './respondResult.js';
+export type { AppliedAnswer, SettledRequest } from './broker.js';
+export type { GateEvent, RequestView } from './gateEvents.js';
+export type { SessionRule, SessionRuleBehavior } from './sessionRules.js';
+export type { PermissionsErrorCode } from '../errorCodes.js';
+
+// What a request offers and how long it waits: the defaults and limits a caller checks against.
 export {
   DEFAULT_PERMISSION_OPTIONS,
   MAX_OPTIONS,
   MAX_OPTION_ID_LENGTH,
   MAX_OPTION_LABEL_LENGTH,
-  PERMISSION_OPTION_KINDS,
-  findOptionByKind,
-  isAllowKind,
-  isPermissionOptionKind,
   validateOptions,
 } from './options.js';
-export type { OptionsErrorCode } from './options.js';
-export { globToRegExp, matchPathPattern } from './pathGlob.js';
-export { editConcern } from './editScope.js';
-export type { PathConcern } from './workspace.js';
-export { baseName, executedCommands } from './executedCommands.js';
-export type { ExecutedCommands } from './executedCommands.js';
-export { UNSAFE_SHELL_CHARACTERS, decodeAnsiC } from './shellWords.js';
-export type { ShellWord } from './shellWords.js';
+export { MAX_TIMEOUT_MS } from './timeouts.js';
+export type { TimeoutAction, TimeoutPolicy } from './timeouts.js';
+
+// Modes and the ceiling of remote changes (docs/permissions.md, "Modes").
+export { DEFAULT_MODE_TABLE, PERMISSION_MODES, isPermissionMode, parseMode } from './modes.js';
+export type { ModeCell, ModeRow, ModeTableOverrides, PermissionMode } from './modes.js';
+export { DEFAULT_CEILING } from './modeCeiling.js';
+export { MODE_LABELS } from './modeMetadata.js';
+
+// The policy: rules, tool kinds, Bash commands and their evaluation, usable without a gate
+// (docs/permissions-policy.md).
 export { compileRules, describePolicyResult, evaluatePolicy } from './policy.js';
 export type {
-  CompiledRule,
   CompiledRules,
   PolicyCall,
   PolicyConfig,
@@ -63,17 +47,12 @@ export type {
   RuleRef,
   ShellConcern,
 } from './policy.js';
-export { matchCallRule, matchCommandText, matchWords, ruleWords, stripBlanks } from './ruleMatch.js';
-export type { RuleMatch, RuleMatchContext } from './ruleMatch.js';
-export { MAX_RULE_LENGTH, PATH_RULE_TOOLS, formatRule, parseRule } from './rules.js';
-export type { ParsedRule, RuleErrorCode } from './rules.js';
-export { SessionRuleStore, ruleForCall, sessionBehaviorOf } from './sessionRules.js';
-export type {
-  PermissionAnswer,
-  PermissionMessageLike,
-  SessionRule,
-  SessionRuleBehavior,
-} from './sessionRules.js';
+export type { PathConcern } from './workspace.js';
+export type { SandboxPolicy } from './sandboxPolicy.js';
+export { MAX_RULE_LENGTH, formatRule, parseRule } from './rules.js';
+export type { ParsedRule } from './rules.js';
+export { DEFAULT_REQUIRES_INTERACTION, TOOL_KINDS, canonicalToolName, classifyTool } from './toolKinds.js';
+export type { ToolKind } from './toolKinds.js';
 export { MAX_SHELL_COMMAND_LENGTH, loadShellParser } from './shell.js';
 export type {
   LoadShellParserOptions,
@@ -84,26 +63,3 @@ export type {
   ShellSplit,
   ShellUnparsableReason,
 } from './shell.js';
-export { MAX_TIMEOUT_MS, TIMEOUT_MESSAGE, timeoutDecision, validateTimeoutPolicy } from './timeouts.js';
-export type { TimeoutAction, TimeoutErrorCode, TimeoutPolicy } from './timeouts.js';
-export {
-  DEFAULT_REQUIRES_INTERACTION,
-  KNOWN_TOOL_KINDS,
-  TOOL_KINDS,
-  TOOL_NAME_ALIASES,
-  EDIT_KINDS,
-  canonicalToolName,
-  classifyTool,
-  isToolKind,
-  toolKindsOf,
-} from './toolKinds.js';
-export type { ToolKind } from './toolKinds.js';
-export { PermissionGate } from './gate.js';
-export type { PermissionGateOptions, ModeSource, StreamInput } from './gate.js';
-export { MAX_SETTLED_REQUESTS } from './broker.js';
-export type { AppliedAnswer, BrokerEvent, SettledRequest } from './broker.js';
-export type { PendingRequest } from './pendingRequest.js';
-export type { RespondResult, RespondErrorCode } from './respondResult.js';
-export { REVOKE_PREFIX } from './recovery.js';
-export { DEFAULT_CEILING, remoteModeChangeAllowed, withinCeiling } from './modeCeiling.js';
-export { MODE_LABELS } from './modeMetadata.js';

@@ -1,4 +1,5 @@
 import { err, ok, type Result } from '../result.js';
+import type { RespondErrorCode } from './respondResult.js';
 import { parseMode, type PermissionMode } from './modes.js';
 import { findOptionByKind, type PermissionOption, type PermissionOptionKind } from './options.js';
 import { formatRule, parseRule } from './rules.js';
@@ -8,8 +9,13 @@ import { ruleForCall } from './sessionRules.js';
  * Typed rejections of a `permission` RPC body (docs/permissions-requirements.md R11; the codes a gate replies with). The
  * request stays pending after any of them.
  */
-export type PermissionRpcErrorCode =
-  'invalid_payload' | 'invalid_option' | 'mode_not_allowed' | 'rule_mismatch';
+export type PermissionRpcErrorCode = Extract<
+  RespondErrorCode,
+  | 'permissions.invalid_payload'
+  | 'permissions.invalid_option'
+  | 'permissions.mode_not_allowed'
+  | 'permissions.rule_mismatch'
+>;
 
 /** A rejected body: the code, a message for the client, and the offending fields. */
 export interface PermissionRpcError {
@@ -121,7 +127,7 @@ export function parseV2PermissionBody(body: unknown): Result<V2PermissionBody, P
 
 /**
  * Checks the shape of a legacy body and refuses contradictions, which today's handlers coerced
- * (docs/permissions-requirements.md E16). Contradictory, hence `invalid_payload`:
+ * (docs/permissions-requirements.md E16). Contradictory, hence `permissions.invalid_payload`:
  * - `approved: true` with `decision: 'denied' | 'abort'`;
  * - `approved: false` with `decision: 'approved' | 'approved_for_session'`;
  * - `approved: false` with `allowTools`, `mode` or `updatedInput` (a refusal grants nothing);
@@ -190,14 +196,14 @@ export function parseLegacyPermissionBody(body: unknown): Result<LegacyPermissio
  * - The option is the request's first option of that kind. allow-always falls back to allow-once
  *   when the request offers no allow-always option or no exact rule exists for the call
  *   (`downgraded: true`, no rule); allow-once never escalates, and a missing allow-once or
- *   reject-once option is `invalid_option`. reject-always is not expressible in the legacy body.
+ *   reject-once option is `permissions.invalid_option`. reject-always is not expressible in the legacy body.
  * - `allowTools` must name exactly the rule the request grants ({@link ruleForCall}:
  *   `Bash(<exact command>)`, the tool name for a tool that only reads, the exact call
- *   `Tool{…}` otherwise), compared in canonical form, otherwise `rule_mismatch`: the app may not
+ *   `Tool{…}` otherwise), compared in canonical form, otherwise `permissions.rule_mismatch`: the app may not
  *   invent a broader rule than the one the runtime would grant (R5.5). Today's app sends
  *   `Bash(<command>)` for Bash, which matches; its tool name for an MCP tool does not.
  * - `mode` must be a known mode (`yolo` is read as `bypassPermissions`), otherwise
- *   `mode_not_allowed`; it is returned as a side effect together with the allow.
+ *   `permissions.mode_not_allowed`; it is returned as a side effect together with the allow.
  * - `updatedInput` and `reason` are passed through as `updatedInput` and `message`.
  */
 export function mapLegacyAnswer(
@@ -207,7 +213,7 @@ export function mapLegacyAnswer(
   let mode: PermissionMode | undefined;
   if (body.mode !== undefined) {
     const parsed = parseMode(body.mode);
-    if (!parsed.ok) return err({ code: 'mode_not_allowed', message: parsed.error.message });
+    if (!parsed.ok) return err({ code: 'permissions.mode_not_allowed', message: parsed.error.message });
     mode = parsed.value;
   }
   const extras = {
@@ -229,7 +235,7 @@ export function mapLegacyAnswer(
       const proposed = new Set(body.allowTools.map((t) => canonical(t)));
       if (rule === undefined || proposed.size !== 1 || !proposed.has(rule)) {
         return err({
-          code: 'rule_mismatch',
+          code: 'permissions.rule_mismatch',
           message: `allowTools must name the rule this request grants${rule ? ` (${rule})` : ''}; it named ${[...proposed].join(', ')}.`,
         });
       }
@@ -254,11 +260,14 @@ function canonical(rule: string): string {
 }
 
 function missingOption(kind: PermissionOptionKind): Result<never, PermissionRpcError> {
-  return err({ code: 'invalid_option', message: `The request offers no ${kind} option for this answer.` });
+  return err({
+    code: 'permissions.invalid_option',
+    message: `The request offers no ${kind} option for this answer.`,
+  });
 }
 
 function invalid(message: string, issues?: readonly string[]): Result<never, PermissionRpcError> {
-  return err({ code: 'invalid_payload', message, ...(issues ? { issues } : {}) });
+  return err({ code: 'permissions.invalid_payload', message, ...(issues ? { issues } : {}) });
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

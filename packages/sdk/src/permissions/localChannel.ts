@@ -2,7 +2,7 @@ import type { Answering } from './answering.js';
 import type { RespondResult } from './respondResult.js';
 import { refuse } from './respondResult.js';
 
-/** An answer from the local program: a terminal prompt, a host UI (docs/permissions.md, "The broker and its adapters"). */
+/** An answer from the local program: a terminal prompt, a host UI (docs/permissions.md, "How the gate is built"). */
 export interface LocalAnswer {
   readonly callId: string;
   readonly optionId: string;
@@ -15,7 +15,7 @@ export interface LocalAnswer {
  */
 export function answerLocally(answering: Answering, input: LocalAnswer): RespondResult {
   if (typeof input !== 'object' || input === null)
-    return refuse('invalid_payload', 'The answer must be an object.');
+    return refuse('permissions.invalid_payload', 'The answer must be an object.');
   return answering.apply({
     callId: input.callId,
     optionId: input.optionId,

@@ -135,6 +135,6 @@ export class ModeControl {
       }
       this.publish();
     }
-    return refuse('mode_not_allowed', `Mode ${shown} refused: ${why}.`);
+    return refuse('permissions.mode_not_allowed', `Mode ${shown} refused: ${why}.`);
   }
 }

@@ -170,39 +170,10 @@ export interface PolicyResult {
 
 /**
  * Decides a call without asking anyone (docs/permissions-requirements.md R4.1), or says that the
- * user must be asked. The full rule set is in docs/permissions-policy.md.
- *
- * Precedence "deny > ask > mode > allow", as this SDK reads it:
- * 1. **deny rules** (static, then session reject-always): a match denies, in every mode,
- *    bypassPermissions included;
- * 2. **ask rules**, then **requires-interaction tools**: they ask in every mode, bypass included
- *    (in `dontAsk` they are denied, since that mode never asks). A deny or ask rule about this tool
- *    that cannot be checked also asks; where the mode would allow the call without asking (or never
- *    asks), an unchecked deny rule denies instead;
- * 3. **mode**: where the mode's cell for the tool kind says `allow` or `deny`, that decides — so
- *    `plan` refuses an edit even when an allow rule covers it, and `bypassPermissions` allows
- *    without looking at allow rules. A call is judged by every kind of {@link toolKindsOf} and
- *    the strictest cell wins, so a caller's `kind` never loosens a known tool;
- * 4. **allow rules** (static, then session allow-always) decide the cells that say `ask`;
- * 5. otherwise the mode's unresolved answer: ask, or deny in `dontAsk`.
- *
- * Edits (kinds edit, delete, move) and reads (read, search, think) that the mode or a rule would
- * allow are allowed only inside the workspace root, edits off protected paths too
- * ({@link confinementConcern}); otherwise they ask. `bypassPermissions` is not confined: it runs
- * any command anyway.
- *
- * A Bash line is allowed by a rule or a mode only when the grammar reads it exactly
- * ({@link readBashLine}, docs/permissions-policy.md "The grammar a line must be in to be allowed"),
- * from a judged `cwd`, and every simple command's words match an allow rule; outside the grammar,
- * only an exact `Bash(cmd)` rule equal to the whole line allows it, never with characters that
- * show differently from what bash reads. Where a deny rule about Bash is in force and nobody would
- * be asked, a line outside the grammar is denied. Deny and ask rules are checked against the
- * whole line, and against what every simple command runs by its real name
- * ({@link executedCommands}): the grammar's commands, or for other lines every command tree-sitter
- * finds ({@link ShellParser}), nested and wrapped ones included — for Bash and for every
- * execute-kind tool that carries a command line.
- *
- * Never throws: an internal failure asks the user.
+ * user must be asked. Never throws: an internal failure asks the user. What it applies, in order:
+ * docs/permissions-policy.md, "Precedence: deny > ask > mode > allow", "Edits stay in the
+ * workspace", "Reads stay in the workspace", "The grammar a line must be in to be allowed" and
+ * "Deny rules see the real command".
  */
 export function evaluatePolicy(config: PolicyConfig, call: PolicyCall): PolicyResult {
   let toolKind: ToolKind = 'other';

@@ -1,14 +1,20 @@
+import type { PermissionsErrorCode } from '../errorCodes.js';
 import type { PermissionDecision } from '../stream/plugins.js';
 
-/** Why an answer was not applied (docs/permissions-requirements.md R11; `call_mismatch` cannot arise with callId keying). */
-export type RespondErrorCode =
-  | 'unknown_request'
-  | 'invalid_option'
-  | 'invalid_payload'
-  | 'not_allowed'
-  | 'mode_not_allowed'
-  | 'rule_mismatch'
-  | 'invalid_updated_input';
+/**
+ * Why an answer was not applied: codes of the SDK's `permissions.*` union, as an `SdkError` would
+ * carry (docs/permissions-requirements.md R11; `call_mismatch` cannot arise with callId keying).
+ */
+export type RespondErrorCode = Extract<
+  PermissionsErrorCode,
+  | 'permissions.unknown_request'
+  | 'permissions.invalid_option'
+  | 'permissions.invalid_payload'
+  | 'permissions.not_allowed'
+  | 'permissions.mode_not_allowed'
+  | 'permissions.rule_mismatch'
+  | 'permissions.invalid_updated_input'
+>;
 
 /**
  * What an answer to a permission request got, by any channel. Returned to the RPC caller as the

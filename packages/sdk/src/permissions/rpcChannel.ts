@@ -6,7 +6,7 @@ import type { RespondResult } from './respondResult.js';
 import { refuse } from './respondResult.js';
 
 /**
- * The `permission` RPC handler (docs/permissions.md, "The broker and its adapters"): the v2 body
+ * The `permission` RPC handler (docs/permissions.md, "How the gate is built"): the v2 body
  * `{ callId, optionId, updatedInput? }` or today's legacy body. It returns as soon as the decision
  * is taken. With `context` (what the registry hands a handler), the decision is recorded and
  * carried out once the answer is sent (`afterAnswer`); without it, before this returns. Either
@@ -22,7 +22,8 @@ export function answerRpc(
   body: unknown,
   context?: Pick<RpcContext, 'afterAnswer'>,
 ): RespondResult {
-  if (!deps.remoteAllowed()) return refuse('not_allowed', 'Remote answers are not accepted right now.');
+  if (!deps.remoteAllowed())
+    return refuse('permissions.not_allowed', 'Remote answers are not accepted right now.');
   const answer = answerFromRpcBody(body, (id) => deps.gate.lookupRecord(id) ?? deps.gate.lookup(id));
   if ('status' in answer) return answer;
   return deps.answering.apply(answer, context ? (task) => context.afterAnswer(task) : runNow);

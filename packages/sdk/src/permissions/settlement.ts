@@ -38,7 +38,7 @@ export class Settlement implements GateSettlement {
     const found = this.deps.broker.lookup(callId);
     if (found instanceof PendingRequest) return found;
     if (found) return { status: 'already_resolved', callId, decision: found.decision, resolvedAt: found.at };
-    return refuse('unknown_request', `No permission request for call ${callId}.`);
+    return refuse('permissions.unknown_request', `No permission request for call ${callId}.`);
   }
 
   /**

@@ -15,7 +15,7 @@ export interface StreamChannelDeps {
 }
 
 /**
- * The stream channel (docs/permissions.md, "The broker and its adapters"): user-role `permission-response` records
+ * The stream channel (docs/permissions.md, "How the gate is built"): user-role `permission-response` records
  * that other clients append. An answer counts only once its request's record is stored and only
  * if it comes after it (`seq`); the agent's own records are skipped.
  */
@@ -28,7 +28,8 @@ export class StreamChannel {
     if (message?.type !== 'permission-response' || message.role !== 'user') return undefined;
     const { broker, answering } = this.deps;
     const found = broker.lookup(message.callId);
-    if (!found) return refuse('unknown_request', `No permission request for call ${message.callId}.`);
+    if (!found)
+      return refuse('permissions.unknown_request', `No permission request for call ${message.callId}.`);
     if (!(found instanceof PendingRequest)) return answering.lateAnswer(found, message);
     const requestSeq = found.storedSeq ?? (await found.requestSeq);
     if (broker.lookup(message.callId) !== found) {
@@ -38,14 +39,14 @@ export class StreamChannel {
     if (requestSeq === undefined || !(input.seq > requestSeq)) {
       // Appended before its request (or the request never reached the stream): replay ignores it too.
       return refuse(
-        'unknown_request',
+        'permissions.unknown_request',
         `The answer to call ${message.callId} was appended before its request.`,
       );
     }
     // Every user record is a person's answer, whatever its `via` says: only the gate's own sealed
     // records are the agent's (docs/permissions.md, "The agent's own records").
     if (!this.deps.remoteAllowed())
-      return refuse('not_allowed', 'Remote answers are not accepted right now.');
+      return refuse('permissions.not_allowed', 'Remote answers are not accepted right now.');
     return answering.apply({
       callId: message.callId,
       optionId: message.optionId,

@@ -4,6 +4,7 @@
  * `@anthropic-ai/sandbox-runtime`, which loads on first use; and what the gate's `sandbox` option
  * takes from it.
  */
+// The confined shell: run a Bash call's command inside the OS sandbox (docs/sandbox.md).
 export { sandboxedShell, ShellCommandError } from './sandboxedShell.js';
 export type {
   SandboxedShell,
@@ -14,3 +15,4 @@ export type {
 } from './sandboxedShell.js';
 export type { SandboxViolation } from './violations.js';
 export type { OutputStream } from './processRun.js';
+export type { SandboxErrorCode } from '../errorCodes.js';

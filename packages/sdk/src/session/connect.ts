@@ -16,7 +16,7 @@ import { sessionRecordKey } from '../crypto/recordSeal.js';
 import { HappyServerTransport } from '../transport/happyServerTransport.js';
 import { HttpPushNotifier } from '../transport/pushNotifier.js';
 import { ServerSessionState } from '../transport/serverSessionState.js';
-import { Session } from './session.js';
+import { Session, attachGate } from './session.js';
 import { DEFAULT_SERVER_WAIT_MS, ServerWait } from './serverWait.js';
 import { closeOnShutdown } from './shutdownSignals.js';
 import type { ShutdownOptions } from './shutdownSignals.js';
@@ -242,7 +242,8 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
     });
     if (options.permissions !== false) {
       const machineKey = loadGateKey(home, logger);
-      session.attachGate(
+      attachGate(
+        session,
         await PermissionGate.create({
           // Edits are confined to the agent's working directory unless the caller names another root.
           workspaceRoot: workingDirectory(options.metadata),

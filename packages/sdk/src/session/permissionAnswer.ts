@@ -23,7 +23,7 @@ export const CHOICE_KINDS: Readonly<Record<PermissionChoice, PermissionOptionKin
   'deny-always': 'reject-always',
 };
 
-/** Which of the gate's channels an answer takes (docs/permissions.md, "Answering"). */
+/** Which of the gate's channels an answer takes (docs/user-side.md, "What each call does"). */
 export type AnswerChannels = 'both' | 'stream' | 'rpc';
 
 /** An answer on its way: the stream record and the RPC settle separately. */

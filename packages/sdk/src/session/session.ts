@@ -60,6 +60,9 @@ export interface SessionCloseOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Each session's gate installer, so that installing a gate is no public method of `Session`. */
+const gateInstallers = new WeakMap<Session, (gate: PermissionGate) => void>();
+
 /**
  * One live Happy session of this process: the writer of its stream, a reader, what the user sends
  * (`userMessages$`, `prompts()`), RPC, encrypted metadata/agentState and push. Built-in RPC
@@ -117,11 +120,11 @@ export class Session {
   }
 
   /**
-   * @internal connect() installs the gate once the session's channels exist. The app's mode picks
+   * Installs the gate once the session's channels exist ({@link attachGate}). The app's mode picks
    * reach it both ways today's app sends them (docs/wire.md §4.2, §6.1): `meta.permissionMode` on
    * its messages, and `metadata.permissionMode`, which it writes when the user picks.
    */
-  attachGate(gate: PermissionGate): void {
+  private installGate(gate: PermissionGate): void {
     this.gateRef = gate;
     const picks = merge(
       this.incoming$.pipe(
@@ -140,6 +143,7 @@ export class Session {
   }
 
   constructor(parts: SessionParts) {
+    gateInstallers.set(this, (gate) => this.installGate(gate));
     this.id = parts.id;
     this.format = parts.format ?? 'v2';
     this.key = parts.key;
@@ -277,4 +281,9 @@ export class Session {
     );
     return { success: true, message: 'Session archived' };
   }
+}
+
+/** Gives `session` its permission gate (what `connect()` does once the gate exists). */
+export function attachGate(session: Session, gate: PermissionGate): void {
+  gateInstallers.get(session)?.(gate);
 }

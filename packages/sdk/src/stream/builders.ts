@@ -83,7 +83,7 @@ export interface RunContext {
 /**
  * Where agent content goes: the turn itself, or the inside of a tool call. Every message written
  * through a scope carries its `turn`, and inside a call `parentId` = that call and `agentId` of the
- * subagent, if any (docs/protocol.md, "parentId", "agentId").
+ * subagent, if any (docs/protocol.md, "parentId: nesting", "agentId: subagent identity").
  */
 export interface Scope {
   /** The call this scope is inside, or undefined at the top of the turn. */
@@ -165,7 +165,7 @@ export interface Turn extends Scope {
   /**
    * Aborted when the user asks to stop (the `abort` RPC), when {@link Turn.abort} is called, or when
    * the turn ends. Every permission request of the turn follows it (docs/permissions.md,
-   * "Cancellation"); pass it to whatever else the turn waits on.
+   * "Cancellation and time"); pass it to whatever else the turn waits on.
    */
   readonly signal: AbortSignal;
   /**

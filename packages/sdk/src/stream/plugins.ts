@@ -38,8 +38,11 @@ export interface PermissionRuntime {
   requestPermission(call: GatedCall, options: PermissionRequestOptions): Promise<PermissionDecision>;
 }
 
-/** An attachment's input: a file path, bytes, or a readable stream. */
-export type AttachInput = string | Uint8Array | NodeJS.ReadableStream | AsyncIterable<Uint8Array>;
+/**
+ * An attachment's input: a file path, bytes, or a stream of bytes. No Node type: a Node `Readable`
+ * (`fs.createReadStream()`, `process.stdin`) is an async iterable of bytes.
+ */
+export type AttachInput = string | Uint8Array | AsyncIterable<Uint8Array>;
 
 /**
  * The phases of an attachment, in order: `probe` (read, detect, measure), `compress` (only when a

@@ -31,7 +31,7 @@ export interface TurnWiring {
   makeCall(parent: ScopeBuilder, options: ToolCallOptions): ToolCall;
 }
 
-/** A {@link Scope}: the turn's top, or the inside of a call (docs/protocol.md, "parentId", "agentId"). */
+/** A {@link Scope}: the turn's top, or the inside of a call (docs/protocol.md, "parentId: nesting", "agentId: subagent identity"). */
 export class ScopeBuilder implements Scope {
   constructor(
     readonly wiring: TurnWiring,

@@ -68,7 +68,9 @@ const REFUSABLE: ReadonlySet<SessionMessage['type']> = new Set(['text', 'service
 
 /**
  * Writes one session's v2 stream: validates each message, encrypts it and appends it in call order.
- * Built on an RxJS Subject: {@link SessionWriter.messages$} emits every appended message in order.
+ * It owns two RxJS Subjects, both completed by `close()`: {@link SessionWriter.messages$} emits every
+ * appended message in call order, as it is appended; {@link SessionWriter.errors$} delivery failures
+ * and stalls.
  *
  * Invariants it enforces (docs/architecture.md, "Builders"): ids are cuid2; `time` strictly increases;
  * every `tool-call-start` gets exactly one `tool-call-end`; a turn that ends first closes its open

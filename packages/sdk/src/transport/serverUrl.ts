@@ -4,7 +4,7 @@ import { SdkError } from '../errors.js';
  * Checks that `url` is what a Happy server's address looks like, `http(s)://host[:port]`, and
  * returns it without a trailing `/`. A URL without a scheme, with a path (`…/v1`), a query or a
  * fragment is refused at once with the right form in the hint, instead of failing later with a
- * misleading "nothing answered" or "session not found" (docs/transport.md, "The server").
+ * misleading "nothing answered" or "session not found" (docs/transport.md, "Where the server and the credentials come from").
  *
  * @throws {SdkError} `transport.bad_server_url`.
  */

@@ -2,6 +2,7 @@
  * `happy-session/wire`: the Happy server's HTTP and socket shapes, as zod schemas (docs/wire.md).
  * The one definition shared by the SDK's transport, the embedded relay and its web viewer.
  */
+// The Happy server's HTTP and socket shapes, for a transport or a server of its own (docs/wire.md).
 export { AuthChallengeBodySchema, AuthResponseSchema } from './auth.js';
 export {
   CreateSessionBodySchema,

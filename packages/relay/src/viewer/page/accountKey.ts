@@ -2,6 +2,7 @@ import { decodeBase64, encodeBase64Url, secretboxOpen } from 'happy-session/cryp
 import { SdkError } from 'happy-session';
 import { TICKET_PATH } from '../fragmentFormat.js';
 import type { KeySource } from './fragment.js';
+import type { ViewerErrorCode } from './errorCodes.js';
 
 /** Where this browser keeps the account key between visits (the relay's origin only). */
 export const KEPT_KEY = 'happy-session-viewer.secret';
@@ -48,13 +49,13 @@ async function redeem(ticket: { id: string; key: Uint8Array }, baseUrl: string):
       body: JSON.stringify({ id: ticket.id }),
     });
   } catch (cause) {
-    throw new SdkError('viewer.unreachable', `The relay at ${baseUrl} cannot be reached.`, {
+    throw new SdkError<ViewerErrorCode>('viewer.unreachable', `The relay at ${baseUrl} cannot be reached.`, {
       hint: 'check that `happy-session serve` is still running',
       cause,
     });
   }
   if (response.status === 404) {
-    throw new SdkError(
+    throw new SdkError<ViewerErrorCode>(
       'viewer.link_used',
       'This one-time link was already used, or the relay was restarted since.',
       {
@@ -68,7 +69,7 @@ async function redeem(ticket: { id: string; key: Uint8Array }, baseUrl: string):
       ? secretboxOpen(decodeBase64(body.sealed), ticket.key)
       : undefined;
   if (!opened?.ok || opened.value.length !== 32) {
-    throw new SdkError(
+    throw new SdkError<ViewerErrorCode>(
       'viewer.bad_answer',
       "The relay's answer to the one-time link does not open with its key.",
     );

@@ -9,6 +9,7 @@ import type { ReadResponse, SessionRow } from 'happy-session/wire';
 import { z } from 'zod/mini';
 import { authChallengeBody } from 'happy-session/crypto';
 import { SdkError } from 'happy-session';
+import type { ViewerErrorCode } from './errorCodes.js';
 
 /** One page of stored messages (docs/wire.md §5.2). */
 export type MessagePage = ReadResponse;
@@ -81,7 +82,10 @@ export class ViewerApi {
     const own = url.origin === new URL(this.baseUrl).origin;
     const response = await fetch(url, own ? { headers: { authorization: `Bearer ${this.token}` } } : {});
     if (!response.ok) {
-      throw new SdkError('viewer.http_failed', `Downloading the attachment failed with ${response.status}.`);
+      throw new SdkError<ViewerErrorCode>(
+        'viewer.http_failed',
+        `Downloading the attachment failed with ${response.status}.`,
+      );
     }
     return new Uint8Array(await response.arrayBuffer());
   }
@@ -98,10 +102,14 @@ export class ViewerApi {
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
     } catch (cause) {
-      throw new SdkError('viewer.unreachable', `The relay at ${this.baseUrl} cannot be reached.`, {
-        hint: 'check that `happy-session serve` is still running',
-        cause,
-      });
+      throw new SdkError<ViewerErrorCode>(
+        'viewer.unreachable',
+        `The relay at ${this.baseUrl} cannot be reached.`,
+        {
+          hint: 'check that `happy-session serve` is still running',
+          cause,
+        },
+      );
     }
     const text = await response.text();
     let json: unknown = undefined;
@@ -112,7 +120,7 @@ export class ViewerApi {
     }
     if (!response.ok) {
       const detail = (json as { error?: unknown } | undefined)?.error;
-      throw new SdkError(
+      throw new SdkError<ViewerErrorCode>(
         'viewer.http_failed',
         `${method} ${path.split('?')[0]} failed with ${response.status}${typeof detail === 'string' ? `: ${detail}` : ''}.`,
       );
@@ -127,6 +135,9 @@ function expect<T>(schema: z.core.$ZodType<T>, value: unknown, what: string): T 
   return parsed.data;
 }
 
-function shapeError(what: string): SdkError {
-  return new SdkError('viewer.bad_answer', `The server's answer to ${what} has an unexpected shape.`);
+function shapeError(what: string): SdkError<ViewerErrorCode> {
+  return new SdkError<ViewerErrorCode>(
+    'viewer.bad_answer',
+    `The server's answer to ${what} has an unexpected shape.`,
+  );
 }

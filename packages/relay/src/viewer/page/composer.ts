@@ -1,4 +1,4 @@
-import type { UserSession } from 'happy-session';
+import type { UserSession } from 'happy-session/user';
 import { h } from './dom.js';
 
 /** What the composer's buttons depend on, as the stream says now. */

@@ -1,6 +1,7 @@
 import { decryptBlob } from 'happy-session/crypto';
 import { SdkError } from 'happy-session';
 import type { ViewerApi } from './api.js';
+import type { ViewerErrorCode } from './errorCodes.js';
 
 /** Refs to files left on the agent's machine: nothing to download (docs/protocol.md, "file"). */
 export const MACHINE_FILE_PREFIX = 'machine-file://';
@@ -33,7 +34,7 @@ export class MediaLoader {
     const encrypted = await this.api.downloadAttachment(this.sessionId, ref);
     const opened = decryptBlob(encrypted, this.blobKey);
     if (!opened.ok) {
-      throw new SdkError(
+      throw new SdkError<ViewerErrorCode>(
         'viewer.media_undecryptable',
         `The attachment does not decrypt: ${opened.error.message}`,
       );

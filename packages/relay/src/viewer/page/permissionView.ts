@@ -1,4 +1,4 @@
-import type { PermissionRequestMessage } from 'happy-session';
+import type { PermissionRequestMessage } from 'happy-session/protocol';
 import { clockTime, h } from './dom.js';
 import { renderInlineMarkdown } from './markdown.js';
 import type { PermissionResponder, PermissionState } from './renderContext.js';

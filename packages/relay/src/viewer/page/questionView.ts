@@ -1,4 +1,5 @@
-import type { QuestionEndMessage, QuestionMessage, SentQuestionReply } from 'happy-session';
+import type { QuestionEndMessage, QuestionMessage } from 'happy-session/protocol';
+import type { SentQuestionReply } from 'happy-session/user';
 import { clockTime, h } from './dom.js';
 import { renderInlineMarkdown } from './markdown.js';
 

@@ -1,4 +1,4 @@
-import type { PermissionRequestMessage, PermissionResponseMessage } from 'happy-session';
+import type { PermissionRequestMessage, PermissionResponseMessage } from 'happy-session/protocol';
 import type { MediaLoader } from './mediaLoader.js';
 import type { QuestionResponder } from './questionView.js';
 

@@ -1,6 +1,7 @@
 import { filter, map } from 'rxjs';
 import type { Observable } from 'rxjs';
-import type { AppendAck, OutgoingRecord, ReadPage, StoredRecord, Transport } from 'happy-session';
+import type { AppendAck, OutgoingRecord, ReadPage, StoredRecord } from 'happy-session/ports';
+import type { Transport } from 'happy-session';
 import type { ViewerApi } from './api.js';
 import type { ViewerSocket } from './updates.js';
 

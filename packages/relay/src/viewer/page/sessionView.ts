@@ -1,7 +1,9 @@
 import type { Subscription } from 'rxjs';
 import { blobKeyFor } from 'happy-session/crypto';
-import { SessionFold, UserSession } from 'happy-session';
-import type { PermissionRequestMessage, PermissionResponseMessage, ReaderEvent } from 'happy-session';
+import { SessionFold } from 'happy-session';
+import { UserSession } from 'happy-session/user';
+import type { PermissionRequestMessage, PermissionResponseMessage } from 'happy-session/protocol';
+import type { ReaderEvent } from 'happy-session';
 import type { RecordKey } from 'happy-session/crypto';
 import type { ViewerApi } from './api.js';
 import { Composer } from './composer.js';

@@ -2,8 +2,9 @@ import { BehaviorSubject, Subject, filter, map } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { io } from 'socket.io-client';
 import type { Socket } from 'socket.io-client';
-import { callSessionRpc } from 'happy-session';
-import type { AgentActivity, SessionRpcCaller, StoredRecord } from 'happy-session';
+import { callSessionRpc } from 'happy-session/ports';
+import type { AgentActivity } from 'happy-session/user';
+import type { SessionRpcCaller, StoredRecord } from 'happy-session/ports';
 import type { RecordKey } from 'happy-session/crypto';
 
 /** A `new-message` hint: a record stored in session `sessionId` (docs/wire.md §2.3). */

@@ -1,3 +1,4 @@
+// The v1 records' schemas and types: what today's Happy app stores and renders (docs/v1-format.md).
 export {
   V1MediaSchema,
   V1TextEventSchema,
@@ -35,9 +36,12 @@ export type {
   V1EventMessageRecord,
   V1Record,
 } from './schemas.js';
+
+// The codec: v2 messages to v1 records and back, with what the way back loses.
 export { parseV1SessionRecord } from './parse.js';
 export type { V1ParseFailure, V1SessionEnvelopeRead } from './parse.js';
 export { createV1Encoder } from './toV1.js';
 export { decodeV1Record, isV1Record } from './fromV1.js';
 export type { V1Decoded, V1RecordPosition } from './fromV1.js';
 export type { V1Encoder, V1EncoderOptions } from './toV1.js';
+export type { LostField } from './fromV1.js';

@@ -1,0 +1,22 @@
+// The SDK's entry points, in the order docs/api.md lists them: the subpath users import, the
+// source file that lists its names, and the name tsup gives its build (packages/sdk/tsup.config.ts).
+export interface SdkEntry {
+  readonly name: string;
+  readonly source: string;
+  readonly build: string;
+}
+
+export const SDK_ENTRIES: readonly SdkEntry[] = [
+  { name: 'happy-session', source: 'index.ts', build: 'index' },
+  { name: 'happy-session/node', source: 'node.ts', build: 'node' },
+  { name: 'happy-session/user', source: 'user.ts', build: 'user' },
+  { name: 'happy-session/protocol', source: 'protocol/index.ts', build: 'protocol' },
+  { name: 'happy-session/ports', source: 'ports/index.ts', build: 'ports' },
+  { name: 'happy-session/redaction', source: 'redaction.ts', build: 'redaction' },
+  { name: 'happy-session/permissions', source: 'permissions/index.ts', build: 'permissions' },
+  { name: 'happy-session/media', source: 'media/index.ts', build: 'media' },
+  { name: 'happy-session/sandbox', source: 'sandbox/index.ts', build: 'sandbox' },
+  { name: 'happy-session/crypto', source: 'crypto/index.ts', build: 'crypto' },
+  { name: 'happy-session/v1', source: 'protocol/v1/index.ts', build: 'v1' },
+  { name: 'happy-session/wire', source: 'wire/index.ts', build: 'wire' },
+];
