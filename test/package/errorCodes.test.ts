@@ -17,6 +17,7 @@ const CODE_FILES: Record<string, { file: string; unions: string[] }> = {
   sdk: {
     file: 'sdk/src/errorCodes.ts',
     unions: ['Protocol', 'Crypto', 'Stream', 'Transport', 'Credentials', 'Permissions'].concat([
+      'Questions',
       'Media',
       'Sandbox',
       'Session',
