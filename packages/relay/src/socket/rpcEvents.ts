@@ -18,7 +18,11 @@ export function installRpcEvents(io: Server, socket: Socket, ctx: RelayContext):
       return;
     }
     if (type === 'register') {
-      void socket.join(rpcRoom(userId, method));
+      // Leave first, so that the room's last member is the socket that registered last: the real
+      // server keeps the last registration of a method (docs/relay.md, "RPC").
+      const room = rpcRoom(userId, method);
+      void socket.leave(room);
+      void socket.join(room);
       socket.emit('rpc-registered', { method });
     } else {
       void socket.leave(rpcRoom(userId, method));
