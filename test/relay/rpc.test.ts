@@ -40,25 +40,6 @@ describe('RPC forwarding (§7.1)', () => {
     expect(requests).toEqual([{ method, params: 'ZW5jcnlwdGVkLXBhcmFtcw==' }]);
   });
 
-  it('forwards to the socket that registered the method last, as the real server keeps the last registration', async () => {
-    const { agent, app, token, sessionId } = await setup();
-    const method = `${sessionId}:permission`;
-    const shared = await connect(relay!, { token, clientType: 'user-scoped' });
-    agent.on('rpc-request', (_request: unknown, ack: (result: string) => void) => ack('YWdlbnQ='));
-    shared.on('rpc-request', (_request: unknown, ack: (result: string) => void) => ack('c2hhcmVk'));
-    await register(agent, method);
-    await register(shared, method);
-    expect(await app.emitWithAck('rpc-call', { method, params: 'e30=' })).toEqual({
-      ok: true,
-      result: 'c2hhcmVk',
-    });
-    await register(agent, method);
-    expect(await app.emitWithAck('rpc-call', { method, params: 'e30=' })).toEqual({
-      ok: true,
-      result: 'YWdlbnQ=',
-    });
-  });
-
   it('waits for a target that registers after the call was made', async () => {
     const { agent, app, sessionId } = await setup({ rpcWaitMs: 10_000 });
     const method = `${sessionId}:abort`;

@@ -23,13 +23,14 @@ export interface RpcForwardOptions {
   signal: AbortSignal;
 }
 
-/** The socket that registered the method last (rooms keep the order sockets joined in). */
-function lastMember(io: Server, room: string): Socket | undefined {
+function firstMember(io: Server, room: string): Socket | undefined {
   const members = io.sockets.adapter.rooms.get(room);
   if (!members) return undefined;
-  let last: Socket | undefined;
-  for (const id of members) last = io.sockets.sockets.get(id) ?? last;
-  return last;
+  for (const id of members) {
+    const socket = io.sockets.sockets.get(id);
+    if (socket) return socket;
+  }
+  return undefined;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -54,15 +55,15 @@ async function waitForMember(
 ): Promise<Socket | undefined> {
   const deadline = Date.now() + options.waitMs;
   for (;;) {
-    const target = lastMember(io, room);
+    const target = firstMember(io, room);
     if (target || Date.now() >= deadline || options.signal.aborted) return target;
     await sleep(Math.min(LOOKUP_POLL_MS, Math.max(0, deadline - Date.now())), options.signal);
   }
 }
 
 /**
- * Forwards one `rpc-call` of `caller` to the socket of the same account that registered `method`
- * last, with the real server's rules and error strings (§7.1): wait for a target to appear,
+ * Forwards one `rpc-call` of `caller` to the first socket of the same account that registered
+ * `method`, with the real server's rules and error strings (§7.1): wait for a target to appear,
  * refuse a call to the caller itself, give up when the target disconnects or leaves the room
  * (two missed presence checks), and time out the ack.
  */

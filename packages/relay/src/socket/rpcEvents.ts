@@ -18,11 +18,7 @@ export function installRpcEvents(io: Server, socket: Socket, ctx: RelayContext):
       return;
     }
     if (type === 'register') {
-      // Leave first, so that the room's last member is the socket that registered last: the real
-      // server keeps the last registration of a method (docs/relay.md, "RPC").
-      const room = rpcRoom(userId, method);
-      void socket.leave(room);
-      void socket.join(room);
+      void socket.join(rpcRoom(userId, method));
       socket.emit('rpc-registered', { method });
     } else {
       void socket.leave(rpcRoom(userId, method));

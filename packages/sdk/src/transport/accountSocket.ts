@@ -2,6 +2,7 @@ import type { Socket } from 'socket.io-client';
 import type { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
+import { TailCheckPacer } from '../ports/tailCheckPacer.js';
 import { HeartbeatClock } from './heartbeatClock.js';
 import { socketIo } from './socketIo.js';
 import { socketRefusal } from './socketRefusal.js';
@@ -38,7 +39,7 @@ type Ack = (answer: unknown) => void;
  * session's `session-alive` and state updates, and gives a user-scoped socket every session's
  * `update`s (docs/wire.md §2.2, §7.1), so sockets do not grow with sessions. This class routes:
  * an update to the sessions it names, an RPC request to the session that registered the method
- * last (as the server keeps the last registration), a connect to every session. It says
+ * (the last one, should two objects of one session both register it), a connect to every session. It says
  * `appState: 'background'` in its handshake, so it never counts as someone watching in the app
  * (which would hold back pushes).
  */
@@ -47,6 +48,8 @@ export class AccountSocket {
   readonly socket: Socket;
   /** The one timer of every session's heartbeat on this socket. */
   readonly heartbeats = new HeartbeatClock();
+  /** The pace of the idle tail checks of every session's feeds on this socket. */
+  readonly tailChecks = new TailCheckPacer();
   private readonly members = new Map<string, Set<SocketMember>>();
   /** Who answers each registered method: the member that registered it last. */
   private readonly routes = new Map<string, SocketMember>();

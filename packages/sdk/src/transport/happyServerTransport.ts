@@ -4,6 +4,7 @@ import type { Observable, Subscription } from 'rxjs';
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
+import type { TailCheckPacer } from '../ports/tailCheckPacer.js';
 import { within } from '../ports/waits.js';
 import type { AccountToken } from './accountToken.js';
 import { Heartbeat } from './heartbeat.js';
@@ -129,6 +130,11 @@ export class HappyServerTransport implements Transport {
       this.resyncSubject.next();
     });
     this.updates = this.socket.updates$.subscribe((update) => this.onUpdate(update));
+  }
+
+  /** Paces this session's idle tail checks with those of the other sessions on its socket. */
+  get tailCheckPacer(): TailCheckPacer {
+    return this.socket.tailChecks;
   }
 
   /** Resolves once the socket is connected; see {@link SessionSocket.ready}. */

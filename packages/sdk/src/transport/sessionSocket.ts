@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import type { AccountSocket, SocketMember } from './accountSocket.js';
 import { accountSocket } from './accountSockets.js';
+import type { TailCheckPacer } from '../ports/tailCheckPacer.js';
 import type { HeartbeatClock } from './heartbeatClock.js';
 
 /** Options of a {@link SessionSocket}. */
@@ -92,6 +93,11 @@ export class SessionSocket {
   /** True while connected. */
   get connected(): boolean {
     return this.socket.connected;
+  }
+
+  /** The pace of the idle tail checks of the sessions on this socket. */
+  get tailChecks(): TailCheckPacer {
+    return this.shared.tailChecks;
   }
 
   /** The one heartbeat timer of the sessions on this socket. */
