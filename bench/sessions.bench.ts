@@ -188,7 +188,10 @@ class PermissionAnswerer {
     const params = await encryptRecordBase64({ callId: message.callId, optionId: 'allow-once' }, key);
     const answer = (await this.socket
       .timeout(20_000)
-      .emitWithAck('rpc-call', { method: `${body.sid}:permission`, params })) as { ok?: boolean; error?: string };
+      .emitWithAck('rpc-call', { method: `${body.sid}:permission`, params })) as {
+      ok?: boolean;
+      error?: string;
+    };
     if (!answer.ok) throw new Error(`the permission rpc-call failed: ${answer.error}`);
   }
 }

@@ -180,7 +180,8 @@ export class AccountSocket {
 
   private onUpdate(update: unknown): void {
     const body = (update as { body?: { t?: unknown; sid?: unknown; id?: unknown } } | null)?.body;
-    const sessionId = body?.t === 'new-message' ? body.sid : body?.t === 'update-session' ? body.id : undefined;
+    const sessionId =
+      body?.t === 'new-message' ? body.sid : body?.t === 'update-session' ? body.id : undefined;
     if (typeof sessionId !== 'string') return;
     const set = this.members.get(sessionId);
     if (set) for (const member of set) member.onUpdate(update);

@@ -69,7 +69,9 @@ export class SessionSocket {
       serverUrl: options.serverUrl,
       token: options.token,
       logger: this.logger,
-      ...(options.reconnectionDelayMs !== undefined ? { reconnectionDelayMs: options.reconnectionDelayMs } : {}),
+      ...(options.reconnectionDelayMs !== undefined
+        ? { reconnectionDelayMs: options.reconnectionDelayMs }
+        : {}),
       ...(options.reconnectionDelayMaxMs !== undefined
         ? { reconnectionDelayMaxMs: options.reconnectionDelayMaxMs }
         : {}),
