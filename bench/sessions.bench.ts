@@ -159,7 +159,9 @@ class PermissionAnswerer {
   private readonly keys = new Map<string, RecordKey>();
 
   private constructor(private readonly socket: Socket) {
-    socket.on('update', (update: unknown) => void this.onUpdate(update));
+    socket.on('update', (update: unknown) => {
+      this.onUpdate(update).catch((error: unknown) => process.stderr.write(`  app: ${String(error)}\n`));
+    });
   }
 
   static async open(url: string, token: string): Promise<PermissionAnswerer> {
@@ -192,7 +194,7 @@ class PermissionAnswerer {
       ok?: boolean;
       error?: string;
     };
-    if (!answer.ok) throw new Error(`the permission rpc-call failed: ${answer.error}`);
+    if (!answer.ok) process.stderr.write(`  app: the permission rpc-call failed: ${answer.error}\n`);
   }
 }
 

@@ -97,9 +97,11 @@ async function ask(from: number, to: number, times: number): Promise<number[]> {
       await session.writer.flush();
       await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
       const start = performance.now();
-      const decision = await call.requestPermission();
+      const decision = await call.requestPermission({ timeoutMs: 30_000 });
       latencies.push(performance.now() - start);
-      if (decision.outcome !== 'allow') throw new Error(`the gate answered ${decision.outcome}`);
+      if (decision.outcome !== 'allow') {
+        throw new Error(`session ${i}: the gate answered ${decision.outcome}: ${JSON.stringify(decision)}`);
+      }
       call.end();
       turn.end();
       await session.writer.flush();
@@ -110,6 +112,13 @@ async function ask(from: number, to: number, times: number): Promise<number[]> {
 }
 
 async function handle(command: HostCommand): Promise<HostReply> {
+  const started = performance.now();
+  const reply = await run(command);
+  process.stderr.write(`  host: ${command.op} took ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  return reply;
+}
+
+async function run(command: HostCommand): Promise<HostReply> {
   switch (command.op) {
     case 'open':
       return { op: 'open', sessions: await open(command.count) };

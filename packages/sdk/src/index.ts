@@ -164,6 +164,7 @@ export { isRetryableTransportError, retryAfterOf, RetryPolicy, retrying } from '
 export type { RetryPolicyOptions, RetryingOptions, RetryNotice } from './ports/retryPolicy.js';
 export { recordFeed, DEFAULT_TAIL_CHECK_MS, DEFAULT_MAX_TAIL_CHECK_MS } from './ports/recordFeed.js';
 export type { RecordFeedOptions } from './ports/recordFeed.js';
+export { TailCheckPacer, DEFAULT_IDLE_TAIL_CHECKS_PER_SECOND } from './ports/tailCheckPacer.js';
 export { asyncIterableOf } from './ports/asyncIterable.js';
 export type { IterateOptions } from './ports/asyncIterable.js';
 export { MemoryTransport } from './ports/memoryTransport.js';

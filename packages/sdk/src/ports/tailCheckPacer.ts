@@ -5,7 +5,7 @@ interface Waiting {
 }
 
 /** Default idle tail checks a second for all the feeds of one pacer. */
-export const DEFAULT_IDLE_TAIL_CHECKS_PER_SECOND = 10;
+export const DEFAULT_IDLE_TAIL_CHECKS_PER_SECOND = 5;
 
 /**
  * Spaces out the idle tail checks of many record feeds (docs/transport.md, "Live reading"): the

@@ -27,8 +27,6 @@ export interface SessionSocketOptions {
   readonly logger?: Logger;
 }
 
-type Ack = (answer: unknown) => void;
-
 /** Accounts of token functions without a name: each function its own account. */
 const unnamed = new WeakMap<() => string, string>();
 let unnamedCount = 0;
@@ -46,12 +44,13 @@ export class SessionSocket {
    * by every session of the account in this process: what it receives is the whole account's.
    */
   readonly socket: Socket;
+  /** The session this view is of. */
   readonly sessionId: string;
   private readonly shared: AccountSocket;
   private readonly member: SocketMember;
   private readonly connectsSubject = new Subject<{ readonly reconnect: boolean }>();
   private readonly updatesSubject = new Subject<unknown>();
-  private rpcHandler: ((payload: unknown, ack: Ack) => void) | undefined;
+  private rpcHandler: ((payload: unknown, ack: (answer: unknown) => void) => void) | undefined;
   private readonly logger: Logger;
   private readonly leave: () => void;
   private connectCount = 0;
@@ -181,7 +180,7 @@ export class SessionSocket {
    * Sets who answers this session's `rpc-request`s (one handler: the session's RPC registry).
    * Returns the unset.
    */
-  handleRpcRequests(handler: (payload: unknown, ack: Ack) => void): () => void {
+  handleRpcRequests(handler: (payload: unknown, ack: (answer: unknown) => void) => void): () => void {
     this.rpcHandler = handler;
     return () => {
       if (this.rpcHandler === handler) this.rpcHandler = undefined;
