@@ -17,6 +17,7 @@ export type HostCommand =
   | { readonly op: 'rss' }
   | { readonly op: 'idle'; readonly ms: number }
   | { readonly op: 'ask'; readonly from: number; readonly to: number; readonly times: number }
+  | { readonly op: 'drop'; readonly from: number; readonly to: number }
   | { readonly op: 'close' };
 
 /** A session the parent's app side must know: its id and key. */
@@ -32,6 +33,7 @@ export type HostReply =
   | { readonly op: 'rss'; readonly rss: number; readonly sockets: number }
   | { readonly op: 'idle'; readonly cpuMs: number; readonly wallMs: number }
   | { readonly op: 'ask'; readonly latencies: readonly number[] }
+  | { readonly op: 'drop' }
   | { readonly op: 'close' }
   | { readonly op: 'error'; readonly message: string };
 
@@ -128,6 +130,9 @@ async function run(command: HostCommand): Promise<HostReply> {
       return { op: 'idle', ...(await idle(command.ms)) };
     case 'ask':
       return { op: 'ask', latencies: await ask(command.from, command.to, command.times) };
+    case 'drop':
+      await Promise.all(sessions.slice(command.from, command.to).map((s) => s.close({ archive: false })));
+      return { op: 'drop' };
     case 'close':
       await Promise.all(sessions.map((s) => s.close({ archive: false })));
       return { op: 'close' };
