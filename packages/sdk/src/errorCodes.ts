@@ -51,6 +51,7 @@ export type TransportErrorCode =
   | 'transport.rate_limited'
   | 'transport.rejected'
   | 'transport.unauthorized'
+  | 'transport.socket_refused'
   | 'transport.not_found'
   | 'transport.closed'
   | 'transport.bad_response'

@@ -62,6 +62,8 @@ export type {
 } from './transport/happyServerTransport.js';
 export { SessionSocket } from './transport/sessionSocket.js';
 export type { SessionSocketOptions } from './transport/sessionSocket.js';
+export { HeartbeatClock } from './transport/heartbeatClock.js';
+export type { ClockedBeat } from './transport/heartbeatClock.js';
 export { ServerSessionState } from './transport/serverSessionState.js';
 export type { ServerSessionStateOptions, StateChange } from './transport/serverSessionState.js';
 export { VersionedState } from './transport/versionedState.js';

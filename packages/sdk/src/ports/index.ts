@@ -13,6 +13,7 @@ export { isRetryableTransportError, retryAfterOf, RetryPolicy, retrying } from '
 export type { RetryPolicyOptions, RetryingOptions, RetryNotice } from './retryPolicy.js';
 export { recordFeed, DEFAULT_TAIL_CHECK_MS, DEFAULT_MAX_TAIL_CHECK_MS } from './recordFeed.js';
 export type { RecordFeedOptions } from './recordFeed.js';
+export { TailCheckPacer, DEFAULT_IDLE_TAIL_CHECKS_PER_SECOND } from './tailCheckPacer.js';
 
 // Async iteration of an Observable, as every `xxx$` / `xxx()` pair of the SDK has it.
 export { asyncIterableOf } from './asyncIterable.js';

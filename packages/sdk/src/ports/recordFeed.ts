@@ -14,6 +14,7 @@ import {
   timer,
 } from 'rxjs';
 import { RetryPolicy } from './retryPolicy.js';
+import type { TailCheckPacer } from './tailCheckPacer.js';
 import type { ReadPage, StoredRecord, Transport } from './transport.js';
 
 /** Options of {@link recordFeed}. */
@@ -58,9 +59,12 @@ export const DEFAULT_MAX_TAIL_CHECK_MS = 30_000;
 class TailChecks {
   private delay: number;
   private due = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the armed timer (or the pacer's turn); undefined when none is armed. */
+  private timer: (() => void) | undefined;
   /** When the armed timer fires. */
   private firesAt = 0;
+  /** Whether the armed wait is the pacer's. */
+  private paced = false;
   private tick: (() => void) | undefined;
 
   /** Ticks while subscribed, starting with a restart. */
@@ -69,7 +73,7 @@ class TailChecks {
     this.restart();
     return () => {
       this.tick = undefined;
-      clearTimeout(this.timer);
+      this.timer?.();
       this.timer = undefined;
     };
   });
@@ -77,6 +81,8 @@ class TailChecks {
   constructor(
     private readonly first: number,
     private readonly max: number,
+    /** Takes the waits longer than `first` in turn with the other feeds of its connection. */
+    private readonly pacer?: TailCheckPacer,
   ) {
     this.delay = first;
   }
@@ -87,15 +93,22 @@ class TailChecks {
     this.due = Date.now() + this.first;
     if (!this.tick) return;
     // A timer set for an idle stream's longer wait would fire too late: set it again.
-    if (this.timer === undefined || this.firesAt > this.due) {
-      clearTimeout(this.timer);
+    // A paced check may come well after its time: a stream in use gets a timer of its own again.
+    if (this.timer === undefined || this.paced || this.firesAt > this.due) {
+      this.timer?.();
       this.arm(this.first);
     }
   }
 
   private arm(ms: number): void {
     this.firesAt = Date.now() + ms;
-    this.timer = setTimeout(() => this.fire(), ms);
+    this.paced = this.pacer !== undefined && ms > this.first;
+    if (this.pacer && this.paced) {
+      this.timer = this.pacer.schedule(this.firesAt, () => this.fire());
+      return;
+    }
+    const timer = setTimeout(() => this.fire(), ms);
+    this.timer = () => clearTimeout(timer);
   }
 
   private fire(): void {
@@ -136,7 +149,7 @@ export function recordFeed(transport: Transport, options: RecordFeedOptions = {}
     // A record taken, or a catch-up read done, restarts the tail checks: a record stored just
     // after that read, or whose hint was lost at the end of a burst, is read soon. A tail check
     // that finds nothing does not: the waits of an idle stream grow.
-    const tailChecks = new TailChecks(tailCheckMs, maxTailCheckMs);
+    const tailChecks = new TailChecks(tailCheckMs, maxTailCheckMs, transport.tailCheckPacer);
     const catchUp = (tail: boolean): Observable<StoredRecord> =>
       readAfter(cursor).pipe(
         // Next page while the server says there is more and the cursor moved (a misbehaving server

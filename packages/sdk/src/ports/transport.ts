@@ -1,3 +1,4 @@
+import type { TailCheckPacer } from './tailCheckPacer.js';
 import type { Observable } from 'rxjs';
 
 /** A record on its way to the server: ciphertext plus the idempotency key (docs/wire.md §5.2). */
@@ -73,4 +74,10 @@ export interface Transport {
    * last `seq` (docs/wire.md §5.2, "On every (re)connect, fetch forward").
    */
   readonly resync$?: Observable<void>;
+  /**
+   * Paces the idle tail checks of every feed that reads through this transport's connection, with
+   * those of the other sessions sharing it (docs/transport.md, "Live reading"). Without it, each
+   * feed checks on its own timer.
+   */
+  readonly tailCheckPacer?: TailCheckPacer;
 }

@@ -9,6 +9,7 @@ import { SessionWriter } from '../stream/sessionWriter.js';
 import type { OutboxOptions } from '../stream/outbox.js';
 import type { RedactOptions } from '../stream/redactor.js';
 import { resolveAccountAccess } from '../transport/accountAccess.js';
+import { accountFingerprint } from '../transport/accountFingerprint.js';
 import type { Credentials } from '../transport/credentials.js';
 import type { HappyEnv } from '../transport/happyHome.js';
 import { loadGateKey } from '../transport/gateKeyFile.js';
@@ -95,8 +96,10 @@ export interface ConnectOptions {
    * "Graceful shutdown").
    */
   readonly shutdownSignals?: ShutdownOptions | false;
-  /** Transport tuning. */
+  /** Transport tuning. `session-alive` period while a turn is open (default 2 s). */
   readonly heartbeatIntervalMs?: number;
+  /** `session-alive` period while no turn is open (default 30 s, docs/transport.md, "One socket per account"). */
+  readonly idleHeartbeatIntervalMs?: number;
   readonly reconnectionDelayMs?: number;
   readonly reconnectionDelayMaxMs?: number;
   readonly httpTimeoutMs?: number;
@@ -156,9 +159,12 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
     serverUrl: http.serverUrl,
     token,
     sessionId: record.id,
+    // This process's sessions of one account share one socket (docs/transport.md, "One socket per account").
+    account: accountFingerprint(credentials),
     logger,
     ...pick(options, [
       'heartbeatIntervalMs',
+      'idleHeartbeatIntervalMs',
       'reconnectionDelayMs',
       'reconnectionDelayMaxMs',
       'httpTimeoutMs',

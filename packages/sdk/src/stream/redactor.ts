@@ -73,13 +73,11 @@ export class Redactor {
   private readonly tally = new Map<string, number>();
 
   constructor(options: RedactOptions = {}) {
-    this.detectors = (options.detectors ?? DEFAULT_SECRET_DETECTORS).map(compile);
-    this.hints = indexHints(this.detectors);
-    this.anyHint =
-      this.hints.length > 0
-        ? new RegExp(this.hints.map(([hint]) => hint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'i')
-        : undefined;
-    this.always = this.detectors.map((d) => d.hints === undefined);
+    const table = preparedTable(options.detectors ?? DEFAULT_SECRET_DETECTORS);
+    this.detectors = table.detectors;
+    this.hints = table.hints;
+    this.anyHint = table.anyHint;
+    this.always = table.always;
     this.marker = options.marker ?? ((kind) => `[redacted:${kind}]`);
     for (const secret of options.values ?? []) this.register(secret);
   }
@@ -174,6 +172,41 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
+}
+
+/** A detector table ready to run: compiled, its hints indexed. */
+interface PreparedTable {
+  readonly detectors: readonly CompiledDetector[];
+  readonly hints: HintIndex;
+  readonly anyHint: RegExp | undefined;
+  readonly always: readonly boolean[];
+}
+
+/** Prepared tables by detector table: every writer of a process shares the default one's. */
+const preparedTables = new WeakMap<readonly SecretDetector[], PreparedTable>();
+
+/**
+ * A detector table prepared once per process, not once per writer: a host of a thousand sessions
+ * would otherwise hold a thousand copies (docs/transport.md, "One socket per account"). Sharing is
+ * safe, as nothing of it changes once made and `find` keeps no state between calls (`matchAll`
+ * works on a copy of the pattern, `anyHint` has no `g` flag).
+ */
+function preparedTable(table: readonly SecretDetector[]): PreparedTable {
+  const known = preparedTables.get(table);
+  if (known) return known;
+  const detectors = table.map(compile);
+  const hints = indexHints(detectors);
+  const prepared: PreparedTable = {
+    detectors,
+    hints,
+    anyHint:
+      hints.length > 0
+        ? new RegExp(hints.map(([hint]) => hint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'i')
+        : undefined,
+    always: detectors.map((d) => d.hints === undefined),
+  };
+  preparedTables.set(table, prepared);
+  return prepared;
 }
 
 function indexHints(detectors: readonly CompiledDetector[]): HintIndex {

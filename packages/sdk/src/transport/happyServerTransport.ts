@@ -4,6 +4,7 @@ import type { Observable, Subscription } from 'rxjs';
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
+import type { TailCheckPacer } from '../ports/tailCheckPacer.js';
 import { within } from '../ports/waits.js';
 import type { AccountToken } from './accountToken.js';
 import { Heartbeat } from './heartbeat.js';
@@ -27,11 +28,19 @@ export interface HappyServerTransportOptions {
   /** The bearer token; an {@link AccountToken} from `connect()` is renewed from the secret on a 401. */
   readonly token: string | AccountToken;
   readonly sessionId: string;
+  /**
+   * Names the account, so that this process's sessions of one account on one server share one
+   * socket (docs/transport.md, "One socket per account"); `connect()` derives it from the
+   * credentials. Default: the token when it is a string, else a socket of this transport's own.
+   */
+  readonly account?: string;
   readonly logger?: Logger;
   /** Per-request HTTP time-out; default 30 s. */
   readonly httpTimeoutMs?: number;
-  /** `session-alive` period; default 2 s (docs/wire.md §4.5). */
+  /** `session-alive` period while a turn is open; default 2 s (docs/wire.md §4.5). */
   readonly heartbeatIntervalMs?: number;
+  /** `session-alive` period while no turn is open; default 30 s (docs/transport.md, "One socket per account"). */
+  readonly idleHeartbeatIntervalMs?: number;
   readonly reconnectionDelayMs?: number;
   readonly reconnectionDelayMaxMs?: number;
   readonly fetch?: typeof fetch;
@@ -55,7 +64,8 @@ export interface TransportCloseOptions {
 
 /**
  * {@link Transport} over a Happy server: writes and reads through the v3 HTTP API, live hints from
- * the session-scoped socket's `new-message` updates, a `resync$` notice after every reconnect (the
+ * the `new-message` updates of the account's one socket (shared by this process's sessions of the
+ * account, docs/transport.md, "One socket per account"), a `resync$` notice after every reconnect (the
  * server keeps no missed events, docs/wire.md §0), and the session's heartbeat.
  *
  * @see docs/wire.md §2, §4.5, §5.2
@@ -70,6 +80,7 @@ export class HappyServerTransport implements Transport {
   private readonly resyncSubject = new Subject<void>();
   private readonly sessionUpdatesSubject = new Subject<SessionUpdate>();
   private readonly connects: Subscription;
+  private readonly updates: Subscription;
   private closing: Promise<void> | undefined;
 
   readonly records$: Observable<StoredRecord> = this.recordsSubject.asObservable();
@@ -96,6 +107,7 @@ export class HappyServerTransport implements Transport {
       serverUrl: this.http.serverUrl,
       token: typeof token === 'string' ? token : () => token.value,
       sessionId: options.sessionId,
+      ...(options.account !== undefined ? { account: options.account } : {}),
       logger: this.logger,
       ...(options.reconnectionDelayMs !== undefined
         ? { reconnectionDelayMs: options.reconnectionDelayMs }
@@ -105,14 +117,24 @@ export class HappyServerTransport implements Transport {
         : {}),
     });
     this.reconnected$ = this.socket.connects$;
-    this.heartbeat = new Heartbeat(this.socket, this.sessionId, options.heartbeatIntervalMs);
+    this.heartbeat = new Heartbeat(this.socket, this.sessionId, {
+      ...(options.heartbeatIntervalMs !== undefined ? { intervalMs: options.heartbeatIntervalMs } : {}),
+      ...(options.idleHeartbeatIntervalMs !== undefined
+        ? { idleIntervalMs: options.idleHeartbeatIntervalMs }
+        : {}),
+    });
     this.connects = this.socket.connects$.subscribe(() => {
       // start() beats at once; on a reconnect the loop is running already, so beat now.
       if (this.heartbeat.running) this.heartbeat.beat();
       else this.heartbeat.start();
       this.resyncSubject.next();
     });
-    this.socket.socket.on('update', (update: unknown) => this.onUpdate(update));
+    this.updates = this.socket.updates$.subscribe((update) => this.onUpdate(update));
+  }
+
+  /** Paces this session's idle tail checks with those of the other sessions on its socket. */
+  get tailCheckPacer(): TailCheckPacer {
+    return this.socket.tailChecks;
   }
 
   /** Resolves once the socket is connected; see {@link SessionSocket.ready}. */
@@ -172,6 +194,7 @@ export class HappyServerTransport implements Transport {
       }
     }
     this.connects.unsubscribe();
+    this.updates.unsubscribe();
     this.socket.close();
     this.recordsSubject.complete();
     this.resyncSubject.complete();

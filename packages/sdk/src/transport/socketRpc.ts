@@ -1,4 +1,3 @@
-import type { Subscription } from 'rxjs';
 import type { MaybePromise } from '../crypto/aesGcm.js';
 import { decryptRecordNow, encryptRecordBase64Now } from '../crypto/records.js';
 import type { RecordKey } from '../crypto/records.js';
@@ -15,7 +14,8 @@ type Ack = (result: string) => void;
 
 /**
  * Session RPC over the session socket (docs/wire.md §7): methods are registered as
- * `<sessionId>:<method>` on every (re)connect; params are decrypted and results encrypted with the
+ * `<sessionId>:<method>` on the account's socket, again after every reconnect (the socket does
+ * that for all its sessions, docs/transport.md, "One socket per account"); params are decrypted and results encrypted with the
  * session key and variant; an unknown method answers `{error: 'Method not found'}` and a throwing
  * handler `{error: message}`, both encrypted, as the CLI does. With a synchronous cipher (Node) and
  * a handler that returns without a promise, the answer is sent in the tick the request arrived,
@@ -24,7 +24,7 @@ type Ack = (result: string) => void;
  */
 export class SocketRpc implements RpcRegistry {
   private readonly handlers = new Map<string, RpcHandler>();
-  private readonly connects: Subscription;
+  private readonly stopHandling: () => void;
   private readonly logger: Logger;
   private readonly prefix: string;
   private inFlight = 0;
@@ -38,11 +38,7 @@ export class SocketRpc implements RpcRegistry {
   ) {
     this.logger = logger;
     this.prefix = `${sessionId}:`;
-    // Registrations belong to the socket on the server, so every reconnect starts from none.
-    this.connects = socket.connects$.subscribe(() => {
-      for (const method of this.handlers.keys()) this.emitRegister(method);
-    });
-    socket.socket.on('rpc-request', (payload: unknown, ack: unknown) => {
+    this.stopHandling = socket.handleRpcRequests((payload: unknown, ack: unknown) => {
       if (typeof ack !== 'function') return;
       this.inFlight += 1;
       const done = (): void => {
@@ -53,17 +49,16 @@ export class SocketRpc implements RpcRegistry {
       if (handled instanceof Promise) void handled.finally(done);
       else done();
     });
-    socket.socket.on('rpc-error', (error: unknown) => this.logger.warn('rpc error from server', { error }));
   }
 
   register(method: string, handler: RpcHandler): () => void {
     const isNew = !this.handlers.has(method);
     this.handlers.set(method, handler);
-    if (isNew && this.socket.connected) this.emitRegister(method);
+    if (isNew) this.socket.registerRpc(this.prefix + method);
     return () => {
       if (this.handlers.get(method) !== handler) return;
       this.handlers.delete(method);
-      this.socket.emit('rpc-unregister', { method: this.prefix + method });
+      this.socket.unregisterRpc(this.prefix + method);
     };
   }
 
@@ -78,14 +73,11 @@ export class SocketRpc implements RpcRegistry {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Stops answering requests. */
+  /** Stops answering requests, and unregisters the methods from the server. */
   close(): void {
-    this.connects.unsubscribe();
-    this.socket.socket.off('rpc-request');
-  }
-
-  private emitRegister(method: string): void {
-    this.socket.emit('rpc-register', { method: this.prefix + method });
+    this.stopHandling();
+    for (const method of this.handlers.keys()) this.socket.unregisterRpc(this.prefix + method);
+    this.handlers.clear();
   }
 
   /** Answers one request; without a promise when nothing on the way needs one. */
