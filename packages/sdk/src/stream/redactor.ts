@@ -66,10 +66,10 @@ interface Found extends SecretMatch {
  * of the content, at any depth of `args`, except the structural fields. Used by the writer before
  * validation and encryption, so a secret never reaches the server, the app or the history.
  *
- * Everything that can be prepared is prepared once, in the constructor: the detectors' patterns,
- * the index of their hints and one pattern of all hints. A string with no hint in it (most of
- * them) then costs one scan of that pattern and allocates nothing, and a value with no secret in
- * it comes back as it was given, without a copy (docs/performance.md, "Redaction").
+ * Everything that can be prepared is prepared once: the detectors' patterns, the index of their
+ * hints and one pattern of all hints. A string with no hint in it (most of them) then costs one
+ * scan of that pattern and allocates nothing, and a value with no secret in it comes back as it
+ * was given, without a copy (docs/performance.md, "Cutting the client's CPU per message").
  */
 export class Redactor {
   private readonly detectors: readonly CompiledDetector[];
@@ -77,10 +77,12 @@ export class Redactor {
   private readonly hints: HintIndex;
   /** Any hint of the table, case-insensitively: most strings have none, and one scan says so. */
   private readonly anyHint: RegExp | undefined;
-  /** The detectors (by index) that run on every string: those without hints. */
-  private readonly always: readonly number[];
-  /** Which detectors run on the string at hand; reused from string to string. */
-  private readonly runs: Uint8Array;
+  /** Whether each detector runs on every string (it has no hints). */
+  private readonly always: readonly boolean[];
+  /** Whether any detector runs on every string; known on first use. */
+  private anyAlways: boolean | undefined;
+  /** Which detectors run on the string at hand, reused from string to string; made on first use. */
+  private runs: Uint8Array | undefined;
   private readonly registered = new Map<string, string>();
   private readonly tally = new Map<string, number>();
 
@@ -91,8 +93,7 @@ export class Redactor {
       this.hints.length > 0
         ? new RegExp(this.hints.map(([hint]) => hint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'i')
         : undefined;
-    this.always = this.detectors.flatMap((d, i) => (d.hints === undefined ? [i] : []));
-    this.runs = new Uint8Array(this.detectors.length);
+    this.always = this.detectors.map((d) => d.hints === undefined);
     this.marker = options.marker ?? ((kind) => `[redacted:${kind}]`);
     for (const secret of options.values ?? []) this.register(secret);
   }
@@ -196,7 +197,7 @@ export class Redactor {
       }
     }
     const hinted = this.anyHint?.test(text) === true;
-    if (hinted || this.always.length > 0) found = this.detect(text, hinted, found);
+    if (hinted || (this.anyAlways ??= this.always.includes(true))) found = this.detect(text, hinted, found);
     if (found === undefined) return text;
     // Earliest first, the longest of those that start together; overlaps go to the first.
     found.sort((a, b) => a.start - b.start || b.end - a.end);
@@ -216,8 +217,8 @@ export class Redactor {
    * whose hints it contains, each hint looked for once. Adds what they find to `found`.
    */
   private detect(text: string, hinted: boolean, found: Found[] | undefined): Found[] | undefined {
-    const { runs, detectors } = this;
-    for (const d of this.always) runs[d] = 1;
+    const { detectors, always } = this;
+    const runs = (this.runs ??= new Uint8Array(detectors.length));
     if (hinted) {
       const lower = text.toLowerCase();
       for (const [hint, indexes] of this.hints) {
@@ -225,7 +226,7 @@ export class Redactor {
       }
     }
     for (let d = 0; d < detectors.length; d++) {
-      if (runs[d] === 0) continue;
+      if (runs[d] === 0 && !always[d]) continue;
       runs[d] = 0;
       const detector = detectors[d]!;
       for (const match of detector.find(text)) {
