@@ -298,14 +298,32 @@ export class SessionWriter {
     const given = { ...draft, id: draft.id ?? this.makeId(), time: draft.time ?? this.clock.next() };
     if (draft.time !== undefined) this.clock.advancePast(draft.time);
     // A message of scalars only (a text, a turn's start or end, a call's end: most of a stream) is
-    // checked field by field; redaction keeps it so (it replaces strings with strings). Any other
-    // goes through the JSON check and the schema.
+    // checked field by field, and redaction keeps it so (it replaces strings with strings); any
+    // other goes through the JSON check and the schema (docs/performance.md).
     const scalar = isScalarAgentMessage(given);
-    const redactor = options.redact !== false ? this.redactor : undefined;
+    const nonJson = scalar ? undefined : findNonJson(given);
+    if (nonJson) {
+      const where = formatPath(nonJson.path);
+      throw new SdkError('stream.invalid_message', `${where} is ${nonJson.found}, which JSON cannot carry.`, {
+        hint: 'pass plain JSON values (strings, finite numbers, booleans, null, arrays, objects); the message was not appended',
+        details: {
+          issues: [{ path: nonJson.path, message: `${nonJson.found} is not JSON` }],
+          type: draft.type,
+          path: where,
+        },
+      });
+    }
     // Redacted before validation: what is validated, encrypted and emitted never held the secret.
-    const message = this.sealed(
-      scalar ? (redactor ? redactor.redactMessage(given) : given) : this.validated(given, redactor),
-    );
+    const redactor = options.redact !== false ? this.redactor : undefined;
+    const stamped = redactor ? redactor.redactMessage(given) : given;
+    const parsed = scalar ? undefined : parseSessionMessage(stamped);
+    if (parsed && !parsed.ok) {
+      throw new SdkError('stream.invalid_message', parsed.error.message, {
+        hint: 'fix the fields named above; the message was not appended',
+        details: { issues: parsed.error.issues, type: parsed.error.type },
+      });
+    }
+    const message = this.sealed(parsed ? parsed.value : (stamped as SessionMessage));
     // The context reaches the wire too (the v1 encoder writes an attachment's name as its caption).
     const context = options.context
       ? (redactor?.redactValue(options.context) ?? options.context)
@@ -322,37 +340,6 @@ export class SessionWriter {
     });
     this.messagesSubject.next(message);
     return { message, delivery };
-  }
-
-  /**
-   * A message that is not all scalars, checked as JSON, redacted and validated by the schema;
-   * throws `stream.invalid_message` naming what is wrong.
-   */
-  private validated(
-    given: MessageDraft & { id: string; time: number },
-    redactor: Redactor | undefined,
-  ): SessionMessage {
-    const nonJson = findNonJson(given);
-    if (nonJson) {
-      const where = formatPath(nonJson.path);
-      throw new SdkError('stream.invalid_message', `${where} is ${nonJson.found}, which JSON cannot carry.`, {
-        hint: 'pass plain JSON values (strings, finite numbers, booleans, null, arrays, objects); the message was not appended',
-        details: {
-          issues: [{ path: nonJson.path, message: `${nonJson.found} is not JSON` }],
-          type: given.type,
-          path: where,
-        },
-      });
-    }
-    const stamped = redactor ? redactor.redactMessage(given) : given;
-    const parsed = parseSessionMessage(stamped);
-    if (!parsed.ok) {
-      throw new SdkError('stream.invalid_message', parsed.error.message, {
-        hint: 'fix the fields named above; the message was not appended',
-        details: { issues: parsed.error.issues, type: parsed.error.type },
-      });
-    }
-    return parsed.value;
   }
 
   /** The message with the seal an installed plug-in gives it, if any ({@link WriterPlugin.seal}). */
