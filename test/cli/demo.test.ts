@@ -15,6 +15,10 @@ describe('happy-session demo', () => {
     expect(out).toMatch(/^turn 1 \(completed\)$/m);
     // The scripted user allowed the gated call once; only then did it run.
     expect(out).toMatch(/^ {2}✓ bash: Run `rm -rf build`$/m);
+    // The demo's question, answered by the scripted user (docs/questions.md).
+    expect(out).toMatch(
+      /^ {2}agent asked: The auth review found an issue\n {2}question answered: Fix it\n {2}agent: You chose: Fix it\.$/m,
+    );
     expect(out).toMatch(
       /^ {4}permission: Allow once \/ Allow for session \/ Deny \/ Always deny → Allow once \(allow-once\)$/m,
     );
@@ -105,6 +109,18 @@ describe('happy-session demo', () => {
       messages.findIndex((m) => m.type === type && 'callId' in m && m.callId === request?.callId);
     expect(order('permission-request')).toBeLessThan(order('permission-response'));
     expect(order('permission-response')).toBeLessThan(order('tool-call-end'));
+    // It keeps a plan, ticked off step by step, and streams its report as two whole paragraphs.
+    const plans = messages.flatMap((m) => (m.type === 'plan' ? [m.entries.map((e) => e.status)] : []));
+    expect(plans[0]).toEqual(['in_progress', 'pending', 'pending', 'pending', 'pending']);
+    expect(plans.at(-1)).toEqual(['completed', 'completed', 'completed', 'completed', 'completed']);
+    expect(plans).toHaveLength(6);
+    const texts = messages.flatMap((m) =>
+      m.type === 'text' && m.role === 'agent' && !m.parentId ? [m.text] : [],
+    );
+    expect(texts.slice(-2)).toEqual([
+      'Found 3 TODOs; the auth review flagged one issue: the token comparison is not constant-time.\n\n',
+      'The build and its unit tests pass. I left the remote branch as it was.',
+    ]);
   });
 
   it('runs as `happy-session demo` and the process exits 0 by itself (relay and sockets closed)', async () => {

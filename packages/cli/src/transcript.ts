@@ -47,6 +47,19 @@ export function describeMessage(message: SessionMessage): string {
       return `user answered ${message.optionId} for call ${message.callId}`;
     case 'tool-call-end':
       return `end of call ${message.callId}${message.error ? `: ${message.error}` : ''}`;
+    case 'plan': {
+      const done = message.entries.filter((e) => e.status === 'completed').length;
+      const now = message.entries.find((e) => e.status === 'in_progress');
+      return `plan: ${done} of ${message.entries.length} done${now ? ` · now: ${oneLine(now.content, 60)}` : ''}`;
+    }
+    case 'question':
+      return `agent asked: ${oneLine(message.title ?? message.questions.map((q) => q.question).join(' / '))}`;
+    case 'question-end': {
+      const said = Object.values(message.answers ?? {}).map((a) =>
+        [...a.options, ...(a.custom !== undefined ? [a.custom] : [])].join(', '),
+      );
+      return `question ${message.status.replace('_', ' ')}${said.length > 0 ? `: ${oneLine(said.join('; '))}` : ''}`;
+    }
     default:
       return `${message.type}`;
   }

@@ -38,7 +38,8 @@ export type StreamErrorCode =
   | 'stream.too_large'
   | 'stream.undelivered'
   | 'stream.delivery_stalled'
-  | 'stream.secret_too_short';
+  | 'stream.secret_too_short'
+  | 'stream.invalid_options';
 
 /** Failures of a transport: the network, the server's answers, the session's wire format. */
 export type TransportErrorCode =
@@ -78,6 +79,25 @@ export type PermissionsErrorCode =
   | 'permissions.option_kind_unknown'
   | 'permissions.option_id_duplicate'
   | 'permissions.options_no_reject';
+
+/**
+ * Failures of questions (docs/questions.md): thrown for a bad `ask()` (`questions.not_configured`,
+ * `questions.invalid`, `questions.invalid_timeout`), returned as the typed refusal of an answer
+ * (the others).
+ */
+export type QuestionsErrorCode =
+  | 'questions.not_configured'
+  | 'questions.invalid'
+  | 'questions.invalid_timeout'
+  | 'questions.unknown'
+  | 'questions.settled'
+  | 'questions.unknown_question'
+  | 'questions.unknown_option'
+  | 'questions.required_missing'
+  | 'questions.not_multi_select'
+  | 'questions.custom_not_allowed'
+  | 'questions.invalid_answer'
+  | 'questions.not_allowed';
 
 /** Every failure kind of the media pipeline: preparation, upload, download (docs/media.md). */
 export type MediaErrorCode =
@@ -144,6 +164,7 @@ export type SdkErrorCode =
   | TransportErrorCode
   | CredentialsErrorCode
   | PermissionsErrorCode
+  | QuestionsErrorCode
   | MediaErrorCode
   | SandboxErrorCode
   | SessionErrorCode

@@ -16,6 +16,7 @@ export type {
   TransportErrorCode,
   CredentialsErrorCode,
   PermissionsErrorCode,
+  QuestionsErrorCode,
   MediaErrorCode,
   SessionErrorCode,
   RelayErrorCode,
@@ -50,6 +51,12 @@ export {
   UserFileSchema,
 } from './protocol/userMessages.js';
 export { SessionMessageSchema, SESSION_MESSAGE_TYPES } from './protocol/sessionMessage.js';
+export {
+  PlanSchema,
+  PlanEntrySchema,
+  PlanEntryStatusSchema,
+  PlanEntryPrioritySchema,
+} from './protocol/plan.js';
 export type {
   SessionMessage,
   SessionMessageType,
@@ -75,6 +82,23 @@ export type {
   UserFileMessage,
   UserMediaMessage,
   ServiceMessage,
+  PlanMessage,
+  PlanEntry,
+  PlanEntryStatus,
+  PlanEntryPriority,
+} from './protocol/sessionMessage.js';
+export {
+  QuestionMessageSchema,
+  QuestionEndMessageSchema,
+  QuestionSchema,
+  QuestionOptionSchema,
+  QuestionAnswerSchema,
+} from './protocol/questionMessages.js';
+export type {
+  QuestionMessage,
+  QuestionEndMessage,
+  Question,
+  QuestionAnswer,
 } from './protocol/sessionMessage.js';
 export { legacyUserTextRecord } from './protocol/legacyUserText.js';
 export type { LegacyUserTextRecord } from './protocol/legacyUserText.js';
@@ -98,9 +122,18 @@ export type {
   StepOptions,
 } from './stream/builders.js';
 export { DEFAULT_CLOSE_DEADLINE_MS } from './stream/sessionWriter.js';
+
+// Questions to the person (docs/questions.md).
+export type { AskQuestion, AskOptions, AskResult } from './stream/questionPorts.js';
+export { QuestionLedger, questionLedgerOf } from './stream/questionLedger.js';
+export { QuestionDesk } from './questions/questionDesk.js';
+export type { QuestionDeskOptions, QuestionEvent, LocalReply } from './questions/questionDesk.js';
+export type { QuestionAnswerResult, QuestionRefusal, QuestionRefusalCode } from './questions/answerResult.js';
 export type { OutboxOptions, FlushOptions, WriterCloseOptions } from './stream/outbox.js';
 export { MAX_RECORD_BYTES } from './stream/recordSize.js';
 export { splitText, MAX_TEXT_BYTES } from './stream/splitText.js';
+export { DEFAULT_IDLE_MS, DEFAULT_MAX_CHARS } from './stream/textStream.js';
+export type { TextStream, TextStreamOptions, TextStreamTimers } from './stream/textStream.js';
 export type { SplitTextOptions } from './stream/splitText.js';
 export type { Delivery, Delivered, EmitOptions, MessageDraft, StreamLifecycleEvent } from './stream/types.js';
 export { Redactor, secretValuesOf, MIN_REGISTERED_SECRET_LENGTH } from './stream/redactor.js';
@@ -193,4 +226,5 @@ export type {
   SentPermissionAnswer,
   SettledPermissionRequest,
 } from './session/permissionAnswer.js';
+export type { QuestionReply, SentQuestionReply } from './session/questionReply.js';
 export { callSessionRpc } from './transport/sessionRpc.js';

@@ -1,6 +1,8 @@
-import type { SessionMessage, TurnEndStatus } from '../protocol/sessionMessage.js';
+import type { PlanEntry, SessionMessage, TurnEndStatus } from '../protocol/sessionMessage.js';
+import type { TextStream, TextStreamOptions } from './textStream.js';
 import type { AttachInput, AttachOptions, PermissionDecision, PermissionRequestOptions } from './plugins.js';
 import type { Delivery } from './types.js';
+import type { AskOptions, AskQuestion, AskResult } from './questionPorts.js';
 
 /**
  * The builders a writer hands out, as their users see them: a {@link Turn}, the {@link Scope}s
@@ -99,6 +101,18 @@ export interface Scope {
   /** Appends a `service` message: system status, not model output. */
   service(text: string): Delivery;
   /**
+   * Appends a `plan`: the agent's whole plan as it stands now, replacing the one before
+   * (docs/protocol.md, "plan"). Today's app shows it as a `TodoWrite` checklist and, for the main
+   * agent, as the session's todo list (docs/v1-format.md, "Plans").
+   */
+  plan(entries: readonly PlanEntry[]): Delivery;
+  /**
+   * Opens a stream of text written delta by delta (an LLM's output), appended as a few complete
+   * `text` messages at paragraph ends, after an idle window or at a size bound; `end()` writes the
+   * rest, and the turn's stop ends it with the text so far stored (docs/streaming.md).
+   */
+  textStream(options?: TextStreamOptions): TextStream;
+  /**
    * Appends `tool-call-start` and returns the call. The writer guarantees it gets exactly one
    * `tool-call-end`: by {@link ToolCall.end}, or with error `cancelled` when its parent or turn ends
    * first. Throws `SdkError` (`stream.invalid_message`) when the options do not validate, among
@@ -120,6 +134,18 @@ export interface Scope {
    * Needs the media pipeline (`happy-session/media`, installed by `connect()`).
    */
   attach(input: AttachInput, options?: AttachOptions): Promise<SessionMessage>;
+  /**
+   * Asks the person one or more questions (single choice, several choices, or their own text) and
+   * waits for the first valid answer (docs/questions.md): appends `question`, mirrors it into
+   * agentState as the app's form, and resolves with the answers, or `cancelled` (the person
+   * dismissed it, or `options.signal` aborted), `timed_out` (`options.timeoutMs`), `stopped` (the
+   * turn was stopped or ended, or the call this scope is inside ended). A late or bad answer gets a
+   * typed refusal on its channel and changes nothing here; it rejects only when the `question`
+   * could not be stored (nobody can answer it), with the delivery's error. Needs the question desk
+   * (installed by `connect()`). Throws `SdkError` `questions.invalid` for questions that do not
+   * validate.
+   */
+  ask(questions: readonly AskQuestion[], options?: AskOptions): Promise<AskResult>;
 }
 
 /**

@@ -1,6 +1,9 @@
 import type {
   PermissionRequestMessage,
   PermissionResponseMessage,
+  PlanMessage,
+  QuestionEndMessage,
+  QuestionMessage,
   SessionMessage,
   ToolCallEndMessage,
   ToolCallStartMessage,
@@ -9,6 +12,7 @@ import type {
   TurnStartMessage,
 } from '../protocol/sessionMessage.js';
 import { ledgerOf, PermissionLedger } from './permissionLedger.js';
+import { QuestionLedger } from './questionLedger.js';
 
 /** A message shown as it is (text, service, media...). */
 export interface FoldedMessage {
@@ -78,6 +82,22 @@ export interface FoldedSession {
    * `tool-call-end`, no settled note) and with no valid user answer yet, in request order.
    */
   readonly pendingPermissions: readonly PermissionRequestMessage[];
+  /**
+   * The agent's plan as it stands: its latest `plan` message without `agentId` (each replaces the
+   * one before; docs/protocol.md, "plan"), undefined until it writes one.
+   */
+  readonly plan: PlanMessage | undefined;
+  /** Each subagent's latest plan, by `agentId`. */
+  readonly agentPlans: ReadonlyMap<string, PlanMessage>;
+  /**
+   * Questions still waiting for the person (docs/questions.md): asked, with no `question-end`, in a
+   * turn that has not ended, in the order asked.
+   */
+  readonly pendingQuestions: readonly QuestionMessage[];
+  /** A question and how it ended (`end` undefined while it waits or when its turn ended first). */
+  question(
+    questionId: string,
+  ): { question: QuestionMessage; end: QuestionEndMessage | undefined } | undefined;
   /** Looks up a call anywhere in the tree. */
   call(callId: string): FoldedCall | undefined;
   /** Looks up a turn. */
@@ -94,6 +114,17 @@ export class SessionFold implements FoldedSession {
   private readonly turns = new Map<string, FoldedTurn>();
   private readonly calls = new Map<string, FoldedCall>();
   private readonly ledger = new PermissionLedger<SessionMessage>();
+  private latestPlan: PlanMessage | undefined;
+  private readonly plans = new Map<string, PlanMessage>();
+
+  get plan(): PlanMessage | undefined {
+    return this.latestPlan;
+  }
+
+  get agentPlans(): ReadonlyMap<string, PlanMessage> {
+    return this.plans;
+  }
+  private readonly questions = new QuestionLedger();
 
   get timeline(): ReadonlyArray<FoldedTurn | FoldedMessage> {
     return this.items;
@@ -101,6 +132,17 @@ export class SessionFold implements FoldedSession {
 
   get pendingPermissions(): readonly PermissionRequestMessage[] {
     return waiting(this.ledger);
+  }
+
+  get pendingQuestions(): readonly QuestionMessage[] {
+    return this.questions.pending;
+  }
+
+  question(
+    questionId: string,
+  ): { question: QuestionMessage; end: QuestionEndMessage | undefined } | undefined {
+    const question = this.questions.question(questionId);
+    return question ? { question, end: this.questions.ending(questionId) } : undefined;
   }
 
   call(callId: string): FoldedCall | undefined {
@@ -114,6 +156,7 @@ export class SessionFold implements FoldedSession {
   /** Adds one message to the tree. */
   apply(message: SessionMessage): void {
     this.ledger.apply(message);
+    this.questions.apply(message);
     switch (message.type) {
       case 'turn-start':
         this.turnOf(message.turn).start = message;
@@ -167,6 +210,11 @@ export class SessionFold implements FoldedSession {
           const call = this.calls.get(message.parentId);
           if (call?.permission) this.answered(call);
         }
+        return;
+      case 'plan':
+        if (message.agentId === undefined) this.latestPlan = message;
+        else this.plans.set(message.agentId, message);
+        this.place(message, { kind: 'message', message });
         return;
       default:
         this.place(message, { kind: 'message', message });
