@@ -117,7 +117,8 @@ describe('happy-session demo', () => {
     const texts = messages.flatMap((m) =>
       m.type === 'text' && m.role === 'agent' && !m.parentId ? [m.text] : [],
     );
-    expect(texts.slice(-2)).toEqual([
+    const report = texts.findIndex((t) => t.startsWith('Found 3 TODOs'));
+    expect(texts.slice(report, report + 2)).toEqual([
       'Found 3 TODOs; the auth review flagged one issue: the token comparison is not constant-time.\n\n',
       'The build and its unit tests pass. I left the remote branch as it was.',
     ]);
