@@ -18,6 +18,8 @@ import { promisify } from 'node:util';
 import type { GrowthReport } from './lib/growthChild.js';
 import { runIfMain } from './lib/main.js';
 import { tsxNodeArgs } from './lib/node.js';
+import { MIXED_TURN_SIZE } from './lib/messages.js';
+import { limitsForRecords } from './lib/relayLimits.js';
 import { benchServer } from './lib/server.js';
 import type { BenchServer } from './lib/server.js';
 import { mb, round } from './lib/stats.js';
@@ -28,7 +30,8 @@ const CHILD = fileURLToPath(new URL('./lib/growthChild.ts', import.meta.url));
 
 /** Runs the growth benchmark. */
 export default async function run(): Promise<BenchResult[]> {
-  const server = await benchServer();
+  // Two producers of MESSAGES records each (and the SDK's warm-up turn) on one account.
+  const server = await benchServer({ limits: limitsForRecords(2 * (MESSAGES + MIXED_TURN_SIZE)) });
   try {
     const sdk = await produce(server, 'sdk');
     const raw = await produce(server, 'raw');

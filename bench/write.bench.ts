@@ -9,6 +9,12 @@
  * (undici's `bodySent`), since `fetch` writes only a turn of the event loop after it is called.
  * Target: ratio >= 0.95.
  *
+ * `write.cpu-per-message` is the client's own cost: this process's CPU time (`process.cpuUsage()`,
+ * user + system, every thread) over the timed part of each SDK round, per message, against the
+ * same of the raw-with-crypto rounds it alternates with. The relay runs in its own process, so its
+ * CPU is not in either figure, and the figure does not depend on how the client and the relay
+ * share the cores. Target: ratio <= 1.3.
+ *
  * The server (the embedded relay by default, or `HAPPY_SERVER_URL`) runs in another process, so
  * its cost weighs equally on both sides; each side has one session socket connected, so the
  * server fans every record out alike. Rounds alternate SDK and raw, each on a fresh session.
@@ -16,6 +22,7 @@
  * Run alone: `npx tsx bench/write.bench.ts`.
  */
 import { connect } from '../packages/sdk/src/session/connect.js';
+import { limitsForRecords } from './lib/relayLimits.js';
 import { benchServer } from './lib/server.js';
 import type { BenchServer } from './lib/server.js';
 import { encryptAll, encryptRawNode, sampleText, textTurn } from './lib/messages.js';
@@ -31,22 +38,29 @@ const WARMUP_COUNT = 500;
 
 /** Runs the write throughput benchmark. */
 export default async function run(): Promise<BenchResult[]> {
-  const server = await benchServer();
+  // Three sides (SDK, raw, raw with crypto) of a turn of COUNT texts per round, and their warm-ups.
+  const server = await benchServer({
+    limits: limitsForRecords(3 * (ROUNDS * (COUNT + 2) + WARMUP_COUNT + 2)),
+  });
   try {
     await sdkRound(server, WARMUP_COUNT);
     await rawRound(server, WARMUP_COUNT);
     await rawCryptoRound(server, WARMUP_COUNT);
-    const sdk: number[] = [];
-    const raw: number[] = [];
-    const rawCrypto: number[] = [];
+    const sdk: Round[] = [];
+    const raw: Round[] = [];
+    const rawCrypto: Round[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       sdk.push(await sdkRound(server, COUNT));
       raw.push(await rawRound(server, COUNT));
       rawCrypto.push(await rawCryptoRound(server, COUNT));
     }
-    const value = median(sdk);
-    const baseline = median(raw);
-    const withCrypto = median(rawCrypto);
+    const value = median(sdk.map(rate));
+    const baseline = median(raw.map(rate));
+    const withCrypto = median(rawCrypto.map(rate));
+    const sdkCpu = median(sdk.map(cpuPerMessage));
+    const rawCryptoCpu = median(rawCrypto.map(cpuPerMessage));
+    const rates = (rounds: readonly Round[]) => rounds.map((r) => Math.round(rate(r))).join('/');
+    const cpus = (rounds: readonly Round[]) => rounds.map((r) => Math.round(cpuPerMessage(r))).join('/');
     return [
       {
         name: 'write.throughput',
@@ -58,7 +72,7 @@ export default async function run(): Promise<BenchResult[]> {
         note:
           `${COUNT + 2} messages (a turn of ${COUNT} texts of ~200 chars) per round, median of ${ROUNDS} ` +
           `alternating rounds; SDK turn.text() + flush() vs raw fetch of pre-encrypted batches of 100; ` +
-          `server: ${server.label}; SDK rounds ${sdk.map(Math.round).join('/')}, raw ${raw.map(Math.round).join('/')}`,
+          `server: ${server.label}; SDK rounds ${rates(sdk)}, raw ${rates(raw)}`,
       },
       {
         name: 'write.throughput-vs-crypto',
@@ -70,7 +84,19 @@ export default async function run(): Promise<BenchResult[]> {
         note:
           `the same SDK rounds vs raw fetch of batches of 100 encrypted inside the clock with node:crypto ` +
           `(JSON.stringify, AES-256-GCM, Buffer base64; next batch encrypted once the request in flight is written); ` +
-          `server: ${server.label}; raw+crypto rounds ${rawCrypto.map(Math.round).join('/')}`,
+          `server: ${server.label}; raw+crypto rounds ${rates(rawCrypto)}`,
+      },
+      {
+        name: 'write.cpu-per-message',
+        value: round(sdkCpu),
+        baseline: round(rawCryptoCpu),
+        ratio: round(sdkCpu / rawCryptoCpu),
+        unit: 'µs/msg',
+        target: 'ratio <= 1.3',
+        note:
+          `this process's CPU (process.cpuUsage, user + system) over the timed part of the same SDK rounds vs the ` +
+          `raw-with-crypto rounds, per message, median of ${ROUNDS}; the relay runs in another process; ` +
+          `SDK ${cpus(sdk)} µs, raw+crypto ${cpus(rawCrypto)} µs`,
       },
     ];
   } finally {
@@ -78,8 +104,33 @@ export default async function run(): Promise<BenchResult[]> {
   }
 }
 
-/** Messages per second through the SDK, from the first append to the flush. */
-async function sdkRound(server: BenchServer, count: number): Promise<number> {
+/** One timed round: messages written, wall-clock ms and this process's CPU µs in that time. */
+interface Round {
+  readonly messages: number;
+  readonly ms: number;
+  readonly cpuUs: number;
+}
+
+function rate(r: Round): number {
+  return r.messages / (r.ms / 1000);
+}
+
+function cpuPerMessage(r: Round): number {
+  return r.cpuUs / r.messages;
+}
+
+/** Starts the clocks; the function it returns stops them. */
+function clocks(): (messages: number) => Round {
+  const start = performance.now();
+  const cpu = process.cpuUsage();
+  return (messages) => {
+    const used = process.cpuUsage(cpu);
+    return { messages, ms: performance.now() - start, cpuUs: used.user + used.system };
+  };
+}
+
+/** Messages through the SDK, from the first append to the flush. */
+async function sdkRound(server: BenchServer, count: number): Promise<Round> {
   const session = await connect({
     server: server.url,
     credentials: server.credentials,
@@ -90,7 +141,7 @@ async function sdkRound(server: BenchServer, count: number): Promise<number> {
     const { writer } = session;
     // The texts exist before the clock starts, as the raw side's messages do.
     const texts = Array.from({ length: count }, (_, i) => sampleText(i));
-    const start = performance.now();
+    const stop = clocks();
     const turn = writer.turn();
     for (let i = 0; i < count; i++) {
       await writer.ready();
@@ -98,36 +149,34 @@ async function sdkRound(server: BenchServer, count: number): Promise<number> {
     }
     turn.end();
     await writer.flush();
-    const seconds = (performance.now() - start) / 1000;
-    return (count + 2) / seconds;
+    return stop(count + 2);
   } finally {
     await session.close();
   }
 }
 
-/** Messages per second posted raw, encryption done before the clock starts. */
-async function rawRound(server: BenchServer, count: number): Promise<number> {
+/** Records posted raw, encryption done before the clock starts. */
+async function rawRound(server: BenchServer, count: number): Promise<Round> {
   const session = await RawSession.create(server.url, server.token, server.credentials);
   try {
     const records = await encryptAll(textTurn(count), session.key);
-    const start = performance.now();
+    const stop = clocks();
     await session.postAll(records, 100);
-    const seconds = (performance.now() - start) / 1000;
-    return records.length / seconds;
+    return stop(records.length);
   } finally {
     await session.close();
   }
 }
 
 /**
- * Messages per second of the cheapest real client: messages stamped before the clock, each batch
- * encrypted inside it with node:crypto while the previous batch's request is in flight.
+ * The cheapest real client: messages stamped before the clock, each batch encrypted inside it with
+ * node:crypto while the previous batch's request is in flight.
  */
-async function rawCryptoRound(server: BenchServer, count: number): Promise<number> {
+async function rawCryptoRound(server: BenchServer, count: number): Promise<Round> {
   const session = await RawSession.create(server.url, server.token, server.credentials);
   try {
     const messages = textTurn(count);
-    const start = performance.now();
+    const stop = clocks();
     let inFlight: Promise<unknown> = Promise.resolve();
     for (let i = 0; i < messages.length; i += 100) {
       const batch = encryptRawNode(messages.slice(i, i + 100), session.key);
@@ -139,8 +188,7 @@ async function rawCryptoRound(server: BenchServer, count: number): Promise<numbe
       await Promise.race([sent, answered]);
     }
     await inFlight;
-    const seconds = (performance.now() - start) / 1000;
-    return messages.length / seconds;
+    return stop(messages.length);
   } finally {
     await session.close();
   }

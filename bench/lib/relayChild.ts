@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { RelayLimits } from '../../packages/relay/src/index.js';
 import { tsxNodeArgs } from './node.js';
 
 const SCRIPT = fileURLToPath(new URL('./relayProcess.ts', import.meta.url));
@@ -16,9 +17,12 @@ export class RelayChild {
     readonly url: string,
   ) {}
 
-  /** Starts the relay with its SQLite database (WAL, as `happy-session serve` runs it) in `dataDir`. */
-  static async start(dataDir: string): Promise<RelayChild> {
-    const child = spawn(process.execPath, [...tsxNodeArgs(), SCRIPT, dataDir], {
+  /**
+   * Starts the relay with its SQLite database (WAL, as `happy-session serve` runs it) in `dataDir`,
+   * with the benchmark's `limits` (the relay's defaults for each one not given).
+   */
+  static async start(dataDir: string, limits: RelayLimits = {}): Promise<RelayChild> {
+    const child = spawn(process.execPath, [...tsxNodeArgs(), SCRIPT, dataDir, JSON.stringify(limits)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

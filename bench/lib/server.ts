@@ -7,6 +7,7 @@ import { loadCredentials, writeAgentKey } from '../../packages/sdk/src/transport
 import type { Credentials } from '../../packages/sdk/src/transport/credentials.js';
 import { resolveHappyHome } from '../../packages/sdk/src/transport/happyHome.js';
 import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
+import type { RelayLimits } from '../../packages/relay/src/index.js';
 import { RelayChild } from './relayChild.js';
 
 /** The server a benchmark talks to, with credentials for one account on it. */
@@ -25,13 +26,24 @@ export interface BenchServer {
   close(): Promise<void>;
 }
 
+/** How a benchmark wants its embedded relay. */
+export interface BenchServerOptions {
+  /**
+   * The relay's per-account limits for this benchmark (`limitsForRecords()` of what it writes);
+   * the relay's defaults for each one not given. An external server keeps its own.
+   */
+  readonly limits?: RelayLimits;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
 /**
  * The server of a benchmark. With `HAPPY_SERVER_URL` set, that server, with the credentials of
  * `HAPPY_HOME_DIR` (default `~/.happy`: `agent.key` or `access.key`), as the SDK reads them.
  * Otherwise a fresh embedded relay in a child process with a fresh account, whose `agent.key` is
  * written to a temporary home so that child processes find it the same way.
  */
-export async function benchServer(env: NodeJS.ProcessEnv = process.env): Promise<BenchServer> {
+export async function benchServer(options: BenchServerOptions = {}): Promise<BenchServer> {
+  const env = options.env ?? process.env;
   const external = env.HAPPY_SERVER_URL?.replace(/\/+$/, '');
   if (external) {
     const home = resolveHappyHome(env);
@@ -48,7 +60,7 @@ export async function benchServer(env: NodeJS.ProcessEnv = process.env): Promise
   }
   const scratch = mkdtempSync(join(tmpdir(), 'happy-bench-'));
   try {
-    const relay = await RelayChild.start(join(scratch, 'relay'));
+    const relay = await RelayChild.start(join(scratch, 'relay'), options.limits);
     const masterSecret = randomBytes(32);
     const token = await mintToken(new HappyHttp({ serverUrl: relay.url }), masterSecret);
     const home = join(scratch, 'home');

@@ -13,6 +13,7 @@ import {
   throwError,
   timer,
 } from 'rxjs';
+import { inTurn } from './inTurn.js';
 import { RetryPolicy } from './retryPolicy.js';
 import type { TailCheckPacer } from './tailCheckPacer.js';
 import type { ReadPage, StoredRecord, Transport } from './transport.js';
@@ -167,11 +168,11 @@ export function recordFeed(transport: Transport, options: RecordFeedOptions = {}
       tailChecks.ticks$.pipe(map(() => ({ tail: true }))),
     );
     return defer(() => merge(of({ tail: false }), triggers)).pipe(
-      concatMap((trigger: Trigger) => {
+      inTurn((trigger: Trigger) => {
         if (!trigger.hint) return catchUp(trigger.tail);
-        if (trigger.hint.seq <= cursor) return EMPTY;
+        if (trigger.hint.seq <= cursor) return undefined;
         // A hint that skips ahead: catch up from the cursor (the hint's record comes with it).
-        return trigger.hint.seq === cursor + 1 ? of(trigger.hint) : catchUp(false);
+        return trigger.hint.seq === cursor + 1 ? trigger.hint : catchUp(false);
       }),
       filter((record) => record.seq > cursor),
       tap((record) => {

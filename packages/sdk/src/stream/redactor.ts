@@ -56,10 +56,20 @@ interface CompiledDetector {
 /** Each hint of the table with the detectors (by index) it lets run. */
 type HintIndex = ReadonlyArray<readonly [hint: string, detectors: readonly number[]]>;
 
+/** A secret found in a string, with the kind its marker names. */
+interface Found extends SecretMatch {
+  readonly kind: string;
+}
+
 /**
  * Replaces secrets in the string fields of a message with a marker naming their kind: every string
  * of the content, at any depth of `args`, except the structural fields. Used by the writer before
  * validation and encryption, so a secret never reaches the server, the app or the history.
+ *
+ * Everything that can be prepared is prepared once: the detectors' patterns, the index of their
+ * hints and one pattern of all hints. A string with no hint in it (most of them) then costs one
+ * scan of that pattern and allocates nothing, and a value with no secret in it comes back as it
+ * was given, without a copy (docs/performance.md, "Cutting the client's CPU per message").
  */
 export class Redactor {
   private readonly detectors: readonly CompiledDetector[];
@@ -69,6 +79,10 @@ export class Redactor {
   private readonly anyHint: RegExp | undefined;
   /** Whether each detector runs on every string (it has no hints). */
   private readonly always: readonly boolean[];
+  /** Whether any detector runs on every string; known on first use. */
+  private anyAlways: boolean | undefined;
+  /** Which detectors run on the string at hand, reused from string to string; made on first use. */
+  private runs: Uint8Array | undefined;
   private readonly registered = new Map<string, string>();
   private readonly tally = new Map<string, number>();
 
@@ -103,57 +117,86 @@ export class Redactor {
     return Object.fromEntries(this.tally);
   }
 
-  /** A message with its content strings redacted; counts what it replaced. */
+  /**
+   * A message with its content strings redacted; counts what it replaced. The message itself when
+   * nothing in it is a secret.
+   */
   redactMessage<T extends object>(message: T): T {
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(message)) {
-      if (STRUCTURAL_FIELDS.has(key)) out[key] = value;
-      else if (key === 'options' && Array.isArray(value)) out[key] = value.map((o) => this.redactOption(o));
-      else out[key] = this.redactValue(value, true);
+    const input = message as Record<string, unknown>;
+    let out: Record<string, unknown> | undefined;
+    for (const key in input) {
+      if (!Object.prototype.hasOwnProperty.call(input, key) || STRUCTURAL_FIELDS.has(key)) continue;
+      const value = input[key];
+      const redacted =
+        key === 'options' && Array.isArray(value) ? this.redactOptions(value) : this.redactValue(value, true);
+      if (redacted === value) continue;
+      out ??= { ...input };
+      out[key] = redacted;
     }
-    return out as T;
+    return (out ?? message) as T;
   }
 
-  /** Any JSON-like value with its strings redacted; `count: false` leaves the counts alone. */
+  /**
+   * Any JSON-like value with its strings redacted; `count: false` leaves the counts alone. The
+   * value itself (not a copy) when nothing in it is a secret; a copy of each array and plain
+   * object on the way to one that is.
+   */
   redactValue<T>(value: T, count = false): T {
     if (typeof value === 'string') return this.redactString(value, count) as T;
-    if (Array.isArray(value)) return value.map((v: unknown) => this.redactValue(v, count)) as T;
+    if (Array.isArray(value)) {
+      let out: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        const redacted = this.redactValue(item, count);
+        if (redacted === item) continue;
+        out ??= value.slice();
+        out[i] = redacted;
+      }
+      return (out ?? value) as T;
+    }
     if (isPlainObject(value)) {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[k] = this.redactValue(v, count);
-      return out as T;
+      let out: Record<string, unknown> | undefined;
+      for (const key in value) {
+        if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+        const item = value[key];
+        const redacted = this.redactValue(item, count);
+        if (redacted === item) continue;
+        out ??= { ...value };
+        out[key] = redacted;
+      }
+      return (out ?? value) as T;
     }
     return value;
   }
 
-  private redactOption(option: unknown): unknown {
-    if (typeof option !== 'object' || option === null) return option;
-    const { label } = option as { label?: unknown };
-    return typeof label === 'string' ? { ...option, label: this.redactString(label, true) } : option;
+  /** A permission request's options with their labels redacted (the rest is structure). */
+  private redactOptions(options: readonly unknown[]): readonly unknown[] {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < options.length; i++) {
+      const option = options[i];
+      if (typeof option !== 'object' || option === null) continue;
+      const { label } = option as { label?: unknown };
+      if (typeof label !== 'string') continue;
+      const redacted = this.redactString(label, true);
+      if (redacted === label) continue;
+      out ??= options.slice();
+      out[i] = { ...option, label: redacted };
+    }
+    return out ?? options;
   }
 
   private redactString(text: string, count: boolean): string {
-    const found: Array<SecretMatch & { kind: string }> = [];
-    for (const [value, kind] of this.registered) {
-      for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + value.length)) {
-        found.push({ start: at, end: at + value.length, kind });
+    let found: Found[] | undefined;
+    if (this.registered.size > 0) {
+      for (const [value, kind] of this.registered) {
+        for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + value.length)) {
+          (found ??= []).push({ start: at, end: at + value.length, kind });
+        }
       }
     }
-    // Each hint of the table looked for once; only the detectors whose hints are there run.
-    const runs = [...this.always];
-    if (this.anyHint?.test(text)) {
-      const lower = text.toLowerCase();
-      for (const [hint, detectors] of this.hints) {
-        if (lower.includes(hint)) for (const d of detectors) runs[d] = true;
-      }
-    }
-    this.detectors.forEach((detector, d) => {
-      if (!runs[d]) return;
-      for (const match of detector.find(text)) {
-        if (match.end > match.start) found.push({ ...match, kind: detector.kind });
-      }
-    });
-    if (found.length === 0) return text;
+    const hinted = this.anyHint?.test(text) === true;
+    if (hinted || (this.anyAlways ??= this.always.includes(true))) found = this.detect(text, hinted, found);
+    if (found === undefined) return text;
     // Earliest first, the longest of those that start together; overlaps go to the first.
     found.sort((a, b) => a.start - b.start || b.end - a.end);
     let out = '';
@@ -165,6 +208,30 @@ export class Redactor {
       if (count) this.tally.set(match.kind, (this.tally.get(match.kind) ?? 0) + 1);
     }
     return out + text.slice(at);
+  }
+
+  /**
+   * Runs the detectors that apply to `text`: those without hints, and (when `hinted`) those one of
+   * whose hints it contains, each hint looked for once. Adds what they find to `found`.
+   */
+  private detect(text: string, hinted: boolean, found: Found[] | undefined): Found[] | undefined {
+    const { detectors, always } = this;
+    const runs = (this.runs ??= new Uint8Array(detectors.length));
+    if (hinted) {
+      const lower = text.toLowerCase();
+      for (const [hint, indexes] of this.hints) {
+        if (lower.includes(hint)) for (const d of indexes) runs[d] = 1;
+      }
+    }
+    for (let d = 0; d < detectors.length; d++) {
+      if (runs[d] === 0 && !always[d]) continue;
+      runs[d] = 0;
+      const detector = detectors[d]!;
+      for (const match of detector.find(text)) {
+        if (match.end > match.start) (found ??= []).push({ ...match, kind: detector.kind });
+      }
+    }
+    return found;
   }
 }
 

@@ -9,6 +9,7 @@ import { silentLogger } from '../logger.js';
 import { newId } from '../protocol/ids.js';
 import { findNonJson, formatPath } from '../protocol/jsonValue.js';
 import { parseSessionMessage } from '../protocol/parse.js';
+import { isScalarAgentMessage } from '../protocol/scalarMessage.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import { NO_CONTEXT } from '../protocol/messageContext.js';
 import type { MessageContext } from '../protocol/messageContext.js';
@@ -327,7 +328,11 @@ export class SessionWriter {
   ): { message: SessionMessage; delivery: Delivery } {
     const given = { ...draft, id: draft.id ?? this.makeId(), time: draft.time ?? this.clock.next() };
     if (draft.time !== undefined) this.clock.advancePast(draft.time);
-    const nonJson = findNonJson(given);
+    // A message of scalars only (a text, a turn's start or end, a call's end: most of a stream) is
+    // checked field by field, and redaction keeps it so (it replaces strings with strings); any
+    // other goes through the JSON check and the schema (docs/performance.md).
+    const scalar = isScalarAgentMessage(given);
+    const nonJson = scalar ? undefined : findNonJson(given);
     if (nonJson) {
       const where = formatPath(nonJson.path);
       throw new SdkError('stream.invalid_message', `${where} is ${nonJson.found}, which JSON cannot carry.`, {
@@ -342,14 +347,14 @@ export class SessionWriter {
     // Redacted before validation: what is validated, encrypted and emitted never held the secret.
     const redactor = options.redact !== false ? this.redactor : undefined;
     const stamped = redactor ? redactor.redactMessage(given) : given;
-    const parsed = parseSessionMessage(stamped);
-    if (!parsed.ok) {
+    const parsed = scalar ? undefined : parseSessionMessage(stamped);
+    if (parsed && !parsed.ok) {
       throw new SdkError('stream.invalid_message', parsed.error.message, {
         hint: 'fix the fields named above; the message was not appended',
         details: { issues: parsed.error.issues, type: parsed.error.type },
       });
     }
-    const message = this.sealed(parsed.value);
+    const message = this.sealed(parsed ? parsed.value : (stamped as SessionMessage));
     // The context reaches the wire too (the v1 encoder writes an attachment's name as its caption).
     const context = options.context
       ? (redactor?.redactValue(options.context) ?? options.context)

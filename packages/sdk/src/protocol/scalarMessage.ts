@@ -1,0 +1,93 @@
+import type { SessionMessage } from './sessionMessage.js';
+
+/**
+ * The fields, beyond the base ones, of each agent message type whose fields are all scalars,
+ * `true` for a field that must be there. These are the messages a writer appends most often (a
+ * turn's start and end, its texts, the end of each tool call); every other type goes through the
+ * schema.
+ */
+const SCALAR_TYPES: ReadonlyMap<unknown, Readonly<Record<string, boolean>>> = new Map<
+  unknown,
+  Readonly<Record<string, boolean>>
+>([
+  ['turn-start', {}],
+  ['turn-end', { status: true }],
+  ['text', { text: true, thinking: false }],
+  ['tool-call-end', { callId: true, error: false }],
+  ['service', { text: true, seal: false }],
+]);
+
+const TURN_END_STATUSES: ReadonlySet<unknown> = new Set(['completed', 'failed', 'cancelled']);
+
+/**
+ * True when `value` is an agent message of one of the all-scalar types (`turn-start`, `turn-end`,
+ * `text`, `tool-call-end`, `service`) that `parseSessionMessage` accepts and returns with the same
+ * fields and values, checked field by field without the schema: a plain object with only that
+ * type's fields, each of the schema's type and bounds, none of them `undefined`.
+ *
+ * Sound, not complete: false for anything else, valid or not, and the caller then validates with
+ * the schema (whose issues name what is wrong). The writer checks its messages this way first, so
+ * that a text costs a few `typeof`s instead of a parse and a copy (docs/performance.md, "Cutting
+ * the client's CPU per message"); `test/protocol/scalarMessage.test.ts` holds it to the schema.
+ */
+export function isScalarAgentMessage(value: object): value is SessionMessage {
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  const message = value as Record<string, unknown>;
+  const fields = SCALAR_TYPES.get(message.type);
+  if (fields === undefined) return false;
+  if (message.role !== 'agent' || !isId(message.id) || !isTime(message.time)) return false;
+  // `turn` may be left out of a service message only.
+  if (message.type === 'service' ? !isOptionalId(message, 'turn') : !isId(message.turn)) return false;
+  let required = 0;
+  for (const key in message) {
+    if (!Object.hasOwn(message, key)) return false;
+    const field = message[key];
+    switch (key) {
+      case 'id':
+      case 'time':
+      case 'role':
+      case 'type':
+      case 'turn':
+        continue;
+      case 'parentId':
+      case 'agentId':
+      case 'callId':
+        if (!isId(field)) return false;
+        break;
+      case 'text':
+      case 'error':
+      case 'seal':
+        if (typeof field !== 'string') return false;
+        break;
+      case 'thinking':
+        if (typeof field !== 'boolean') return false;
+        break;
+      case 'status':
+        if (!TURN_END_STATUSES.has(field)) return false;
+        break;
+      default:
+        return false;
+    }
+    if (key === 'parentId' || key === 'agentId') continue;
+    const mustBe = Object.hasOwn(fields, key) ? fields[key] : undefined;
+    if (mustBe === undefined) return false;
+    if (mustBe) required++;
+  }
+  for (const key in fields) if (fields[key]) required--;
+  return required === 0;
+}
+
+/** A non-empty string: the schema's ids (`id`, `turn`, `callId`, `parentId`, `agentId`). */
+function isId(value: unknown): boolean {
+  return typeof value === 'string' && value.length > 0;
+}
+
+/** Absent, or an id; a key present with `undefined` is left to the schema. */
+function isOptionalId(message: Record<string, unknown>, key: string): boolean {
+  return !Object.hasOwn(message, key) || isId(message[key]);
+}
+
+/** The schema's `time`: a non-negative safe integer. */
+function isTime(value: unknown): boolean {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
