@@ -4,7 +4,7 @@
 const SDK = '^packages/sdk/src/';
 const GROUND = `${SDK}(errors|errorCodes|logger|result|zod)\\.ts$`;
 /** The entry files: what the package exports, never imported from inside the SDK. */
-const ENTRIES = `${SDK}(index|node|permissions/index|media/index|sandbox/index|crypto/index|protocol/v1/index|wire/index)\\.ts$`;
+const ENTRIES = `${SDK}(index|node|permissions/index|media/index|sandbox/index|crypto/index|protocol/v1/index|wire/index|integrations/ai/index|integrations/openaiAgents/index)\\.ts$`;
 const folder = (names) => `${SDK}(${names.join('|')})/`;
 
 /** Each floor with the floors below it that it may import (besides itself and the ground). */
@@ -23,6 +23,11 @@ const FLOORS = [
   {
     floor: 'session',
     below: ['protocol', 'crypto', 'wire', 'ports', 'stream', 'permissions', 'media', 'transport'],
+  },
+  // The framework adapters (docs/integrations.md) write through the builders a session hands out.
+  {
+    floor: 'integrations',
+    below: ['protocol', 'crypto', 'wire', 'ports', 'stream', 'permissions', 'media', 'transport', 'session'],
   },
 ];
 const ALL = FLOORS.map((f) => f.floor);
