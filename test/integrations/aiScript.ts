@@ -32,7 +32,12 @@ function partsOf(steps: readonly Step[], round: number): LanguageModelV4StreamPa
       parts.push({ type: `${kind}-end`, id });
     } else if ('call' in step) {
       calls++;
-      parts.push({ type: 'tool-call', toolCallId: step.id, toolName: step.call, input: JSON.stringify(step.input) });
+      parts.push({
+        type: 'tool-call',
+        toolCallId: step.id,
+        toolName: step.call,
+        input: JSON.stringify(step.input),
+      });
     } else {
       parts.push({ type: 'file', mediaType: 'image/png', data: { type: 'data', data: step.image } });
     }

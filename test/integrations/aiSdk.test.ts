@@ -160,7 +160,9 @@ describe('happy-session/ai', () => {
       [{ text: 'Otters hold hands.' }],
     ]);
     const sub = scriptedModel([[{ thinking: 'Looking it up.' }, { text: 'They hold hands while asleep.' }]]);
-    const bridge = aiSdkBridge(relay.session, { tools: { research: { kind: 'read', agentTitle: 'Researcher' } } });
+    const bridge = aiSdkBridge(relay.session, {
+      tools: { research: { kind: 'read', agentTitle: 'Researcher' } },
+    });
     const tools = {
       research: tool({
         description: 'Asks the researcher',
@@ -169,9 +171,12 @@ describe('happy-session/ai', () => {
           bridge.subagent(toolCallId, streamText({ model: sub.model, prompt: topic, abortSignal })),
       }),
     };
-    const result = await bridge.run((call) => streamText({ model: main.model, tools, stopWhen: stepCountIs(5), ...call }), {
-      messages: prompt,
-    });
+    const result = await bridge.run(
+      (call) => streamText({ model: main.model, tools, stopWhen: stepCountIs(5), ...call }),
+      {
+        messages: prompt,
+      },
+    );
 
     expect(result.status).toBe('completed');
     const messages = await relay.readBack();

@@ -194,3 +194,6 @@ export type {
   SettledPermissionRequest,
 } from './session/permissionAnswer.js';
 export { callSessionRpc } from './transport/sessionRpc.js';
+
+// What the framework adapters (`happy-session/ai`, `happy-session/openai-agents`) are told of a tool.
+export type { AdapterToolInfo } from './integrations/toolCalls.js';

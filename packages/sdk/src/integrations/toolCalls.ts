@@ -2,7 +2,7 @@ import type { Scope, ToolCall, ToolCallOptions } from '../stream/builders.js';
 import { writeWhole } from './partText.js';
 
 /** What an adapter is told of one of the framework's tools, by the tool's name. */
-export interface ToolInfo {
+export interface AdapterToolInfo {
   /**
    * What the tool does (`read`, `edit`, `execute`, `fetch`, …) for the gate's policy
    * (docs/permissions-policy.md); unknown or left out, the gate treats it as the most dangerous.
@@ -37,7 +37,7 @@ export function startCall(
   scope: Scope,
   toolName: string,
   input: unknown,
-  info: ToolInfo | undefined,
+  info: AdapterToolInfo | undefined,
 ): ToolCall {
   const args = argsOf(input);
   const options: ToolCallOptions = {

@@ -3,7 +3,7 @@ import type { TurnEndStatus } from '../../protocol/sessionMessage.js';
 import type { Turn } from '../../stream/builders.js';
 import type { PermissionRequestOptions } from '../../stream/plugins.js';
 import { CallRegistry } from '../callRegistry.js';
-import type { ToolInfo } from '../toolCalls.js';
+import type { AdapterToolInfo } from '../toolCalls.js';
 import { AiStreamMirror } from './streamMirror.js';
 import type { ApprovalRequest, CarriedResult } from './streamMirror.js';
 
@@ -34,7 +34,7 @@ export type ApprovalOptions = Omit<PermissionRequestOptions, 'signal'>;
 
 export interface AiSdkBridgeOptions {
   /** What the gate and the app should know of each tool, by name. */
-  readonly tools?: Readonly<Record<string, ToolInfo>>;
+  readonly tools?: Readonly<Record<string, AdapterToolInfo>>;
   /** Options of every permission request (a timeout, the choices offered). */
   readonly approval?: ApprovalOptions;
   /** Rounds of approvals one turn may take before it fails; default 100. */
@@ -69,7 +69,7 @@ const DEFAULT_MAX_ROUNDS = 100;
  */
 export class AiSdkBridge {
   private readonly calls = new CallRegistry();
-  private readonly tools: Readonly<Record<string, ToolInfo>>;
+  private readonly tools: Readonly<Record<string, AdapterToolInfo>>;
 
   constructor(
     private readonly session: TurnSource,
@@ -140,7 +140,11 @@ export class AiSdkBridge {
    * resolves with its text, the tool's output. Call it from the tool's `execute` with the
    * `toolCallId` the AI SDK gives it; give the tool an `agentTitle` in the bridge's `tools`.
    */
-  async subagent(toolCallId: string, stream: AiSdkStream, options: { signal?: AbortSignal } = {}): Promise<string> {
+  async subagent(
+    toolCallId: string,
+    stream: AiSdkStream,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<string> {
     const call = await this.calls.whenStarted(toolCallId, options.signal);
     const nested = new AiStreamMirror(call.scope(), this.calls, this.tools);
     try {
@@ -162,7 +166,12 @@ export class AiSdkBridge {
   ): Promise<ToolApprovalResponse | undefined> {
     const call = this.calls.get(approval.toolCallId);
     if (!call || call.ended) {
-      return { type: 'tool-approval-response', approvalId: approval.approvalId, approved: false, reason: 'The call was closed.' };
+      return {
+        type: 'tool-approval-response',
+        approvalId: approval.approvalId,
+        approved: false,
+        reason: 'The call was closed.',
+      };
     }
     const decision = await call.requestPermission(this.options.approval ?? {});
     if (decision.outcome === 'cancelled') return undefined;
@@ -188,7 +197,11 @@ export function aiSdkBridge(session: TurnSource, options: AiSdkBridgeOptions = {
  * The person's edited input, in place of the model's in the assistant message that made the call:
  * the AI SDK runs an approved call with the input its history holds.
  */
-function editInput(history: ModelMessage[], toolCallId: string, input: Readonly<Record<string, unknown>>): void {
+function editInput(
+  history: ModelMessage[],
+  toolCallId: string,
+  input: Readonly<Record<string, unknown>>,
+): void {
   history.forEach((message, index) => {
     if (message.role !== 'assistant' || typeof message.content === 'string') return;
     if (!message.content.some((p) => p.type === 'tool-call' && p.toolCallId === toolCallId)) return;

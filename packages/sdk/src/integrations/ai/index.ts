@@ -19,4 +19,3 @@ export type {
   ApprovalOptions,
   TurnSource,
 } from './bridge.js';
-export type { ToolInfo } from '../toolCalls.js';

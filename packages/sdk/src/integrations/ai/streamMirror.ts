@@ -2,7 +2,7 @@ import type { TextStreamPart, ToolSet } from 'ai';
 import type { Scope } from '../../stream/builders.js';
 import type { CallRegistry } from '../callRegistry.js';
 import { PartText } from '../partText.js';
-import type { ToolInfo } from '../toolCalls.js';
+import type { AdapterToolInfo } from '../toolCalls.js';
 import { endFailed, endWithOutput, errorText, startCall } from '../toolCalls.js';
 
 /** One `tool-approval-request` part: the framework holds the call until it gets an answer. */
@@ -50,7 +50,7 @@ export class AiStreamMirror {
   constructor(
     private readonly scope: Scope,
     private readonly calls: CallRegistry,
-    private readonly tools: Readonly<Record<string, ToolInfo>>,
+    private readonly tools: Readonly<Record<string, AdapterToolInfo>>,
   ) {}
 
   /** The framework ids of the calls this mirror started. */
