@@ -17,6 +17,7 @@ export type {
   CredentialsErrorCode,
   PermissionsErrorCode,
   MediaErrorCode,
+  IntegrationErrorCode,
   SessionErrorCode,
   RelayErrorCode,
   ViewerErrorCode,

@@ -8,7 +8,7 @@ import { AiStreamMirror } from './streamMirror.js';
 import type { ApprovalRequest, CarriedResult } from './streamMirror.js';
 
 /** What the bridge needs of a session: a turn to write into (`Session` has it). */
-export interface TurnSource {
+export interface AiSdkTurnSource {
   turn(): Turn;
 }
 
@@ -22,7 +22,9 @@ export interface AiSdkCall {
 
 /** The part of `streamText()`'s result the bridge reads. */
 export interface AiSdkStream {
+  /** Every part of the stream, which the bridge mirrors. */
   readonly fullStream: AsyncIterable<TextStreamPart<ToolSet>>;
+  /** The round's response messages, added to the conversation. */
   readonly response: PromiseLike<{ readonly messages: readonly ModelMessage[] }>;
 }
 
@@ -30,17 +32,19 @@ export interface AiSdkStream {
 export type AiSdkStart = (call: AiSdkCall) => AiSdkStream | PromiseLike<AiSdkStream>;
 
 /** How every approval request is asked: the gate's per-request options (docs/permissions.md). */
-export type ApprovalOptions = Omit<PermissionRequestOptions, 'signal'>;
+export type AiSdkApprovalOptions = Omit<PermissionRequestOptions, 'signal'>;
 
+/** Options of {@link AiSdkBridge}. */
 export interface AiSdkBridgeOptions {
   /** What the gate and the app should know of each tool, by name. */
   readonly tools?: Readonly<Record<string, AdapterToolInfo>>;
   /** Options of every permission request (a timeout, the choices offered). */
-  readonly approval?: ApprovalOptions;
+  readonly approval?: AiSdkApprovalOptions;
   /** Rounds of approvals one turn may take before it fails; default 100. */
   readonly maxRounds?: number;
 }
 
+/** Options of {@link AiSdkBridge.run}. */
 export interface AiSdkTurnOptions {
   /** The conversation so far, the person's prompt last. */
   readonly messages: readonly ModelMessage[];
@@ -54,6 +58,7 @@ export interface AiSdkTurnResult {
   readonly status: TurnEndStatus;
   /** The conversation after the turn (approvals and results included): the next turn's input. */
   readonly messages: ModelMessage[];
+  /** The id of the session's turn. */
   readonly turnId: string;
   /** What failed the turn, when it failed. */
   readonly error?: unknown;
@@ -72,7 +77,7 @@ export class AiSdkBridge {
   private readonly tools: Readonly<Record<string, AdapterToolInfo>>;
 
   constructor(
-    private readonly session: TurnSource,
+    private readonly session: AiSdkTurnSource,
     private readonly options: AiSdkBridgeOptions = {},
   ) {
     this.tools = options.tools ?? {};
@@ -189,7 +194,7 @@ export class AiSdkBridge {
 }
 
 /** `new AiSdkBridge(session, options)`. */
-export function aiSdkBridge(session: TurnSource, options: AiSdkBridgeOptions = {}): AiSdkBridge {
+export function aiSdkBridge(session: AiSdkTurnSource, options: AiSdkBridgeOptions = {}): AiSdkBridge {
   return new AiSdkBridge(session, options);
 }
 

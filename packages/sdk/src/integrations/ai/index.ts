@@ -16,6 +16,6 @@ export type {
   AiSdkStream,
   AiSdkTurnOptions,
   AiSdkTurnResult,
-  ApprovalOptions,
-  TurnSource,
+  AiSdkApprovalOptions,
+  AiSdkTurnSource,
 } from './bridge.js';

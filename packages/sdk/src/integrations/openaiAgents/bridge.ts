@@ -20,10 +20,15 @@ export type AgentsInput = string | AgentInputItem[] | AgentsRunState;
 
 /** The part of the streamed run's result (`run(agent, input, { stream: true })`) the bridge reads. */
 export interface AgentsStream extends AsyncIterable<RunStreamEvent> {
+  /** Settles once the run has stopped: completed, interrupted or failed. */
   readonly completed: Promise<void>;
+  /** The calls waiting for approval when the run stopped. */
   readonly interruptions: RunToolApprovalItem[];
+  /** The run's state, which approvals are written into and the run resumes from. */
   readonly state: AgentsRunState;
+  /** The last agent's output, once the run completed. */
   readonly finalOutput?: unknown;
+  /** What failed the run, if it failed. */
   readonly error: unknown;
 }
 
@@ -39,6 +44,7 @@ export type AgentsStart = (input: AgentsInput, call: AgentsCall) => PromiseLike<
 /** How every approval is asked: the gate's per-request options (docs/permissions.md). */
 export type AgentsApprovalOptions = Omit<PermissionRequestOptions, 'signal'>;
 
+/** Options of {@link OpenAiAgentsBridge}. */
 export interface OpenAiAgentsBridgeOptions {
   /** What the gate and the app should know of each tool, by name. */
   readonly tools?: Readonly<Record<string, AdapterToolInfo>>;
@@ -53,6 +59,7 @@ export interface OpenAiAgentsBridgeOptions {
   readonly maxRounds?: number;
 }
 
+/** Options of {@link OpenAiAgentsBridge.run}. */
 export interface AgentsTurnOptions {
   /** The turn to write into; default a new turn of the session. */
   readonly turn?: Turn;
@@ -66,7 +73,9 @@ export interface AgentsTurnOptions {
 
 /** How a turn went. */
 export interface AgentsTurnResult {
+  /** The turn's end: `cancelled` when the person stopped it. */
   readonly status: TurnEndStatus;
+  /** The id of the session's turn. */
   readonly turnId: string;
   /** The run's final output, when it completed. */
   readonly finalOutput?: unknown;
@@ -78,7 +87,9 @@ export interface AgentsTurnResult {
 
 /** The event an agent used as a tool streams (`agent.asTool({ onStream })`). */
 export interface AgentToolStreamEvent {
+  /** An event of the nested agent's run. */
   readonly event: RunStreamEvent;
+  /** The outer call that runs the agent. */
   readonly toolCall?: { readonly callId?: string };
 }
 
