@@ -115,7 +115,7 @@ describe('happy-session/openai-agents', () => {
     await relay.stop();
     const result = await turn;
 
-    expect(result.status).toBe('cancelled');
+    expect(result).toMatchObject({ status: 'cancelled', pending: false });
     expect(script.signals[0]?.aborted).toBe(true);
     const messages = await relay.readBack();
     expectV2Invariants(messages);
@@ -198,7 +198,7 @@ describe('happy-session/openai-agents', () => {
     await requested;
     // The program dies while the person has not answered yet: its session closes.
     await relay.session.close();
-    expect((await interrupted).status).toBe('cancelled');
+    expect(await interrupted).toMatchObject({ status: 'cancelled', pending: true });
     expect(saved).toBeDefined();
     expect(ran).toEqual([]);
 

@@ -83,6 +83,11 @@ export interface AgentsTurnResult {
   readonly state?: AgentsRunState;
   /** What failed the turn, when it failed. */
   readonly error?: unknown;
+  /**
+   * True when the turn was ended from outside (the session closing) while calls still waited for
+   * approvals: the state `onInterrupted` saved can resume them. A stop by the person is not that.
+   */
+  readonly pending: boolean;
 }
 
 /** The event an agent used as a tool streams (`agent.asTool({ onStream })`). */
@@ -139,12 +144,16 @@ export class OpenAiAgentsBridge {
     let finalOutput: unknown;
     let state: AgentsRunState | undefined;
     let next: AgentsInput | undefined = input;
+    let pending = false;
     const running = new AbortController();
     this.running.add(running.signal);
     try {
       // A state restored after a restart still waits for its calls: they are asked again first.
       if (isRunState(input) && input.getInterruptions().length > 0) {
-        if (!(await this.answer(input, input.getInterruptions(), mirror))) next = undefined;
+        if (!(await this.answer(input, input.getInterruptions(), mirror))) {
+          next = undefined;
+          pending = turn.ended;
+        }
       }
       for (let round = 0; next !== undefined && !turn.signal.aborted; round++) {
         const stream = await start(next, { signal: turn.signal });
@@ -167,7 +176,10 @@ export class OpenAiAgentsBridge {
           break;
         }
         await options.onInterrupted?.(stream.state.toString());
-        if (!(await this.answer(stream.state, stream.interruptions, mirror))) break;
+        if (!(await this.answer(stream.state, stream.interruptions, mirror))) {
+          pending = turn.ended;
+          break;
+        }
         next = stream.state;
       }
     } catch (thrown) {
@@ -186,6 +198,7 @@ export class OpenAiAgentsBridge {
     return {
       status,
       turnId: turn.id,
+      pending,
       ...(finalOutput !== undefined ? { finalOutput } : {}),
       ...(state ? { state } : {}),
       ...(error !== undefined ? { error } : {}),
