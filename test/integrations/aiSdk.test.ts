@@ -118,6 +118,81 @@ describe('happy-session/ai', () => {
     expect(result.status).toBe('completed');
   });
 
+  it('a tool that throws ends its call failed, with the error, and the model gets the error', async () => {
+    await relay.close();
+    relay = await onRelay({ rules: { allow: ['read_file'] } });
+    const { model, prompts } = scriptedModel([
+      [{ call: 'read_file', id: 'call-f', input: { path: 'missing.txt' } }],
+      [{ text: 'No such file.' }],
+    ]);
+    const tools = {
+      read_file: tool({
+        inputSchema: z.object({ path: z.string() }),
+        execute: async ({ path }): Promise<string> => {
+          throw new Error(`ENOENT: ${path}`);
+        },
+      }),
+    };
+    const bridge = aiSdkBridge(relay.session);
+    const result = await bridge.run(
+      (call) => streamText({ model, tools, stopWhen: stepCountIs(5), ...call }),
+      {
+        messages: prompt,
+      },
+    );
+
+    expect(result.status).toBe('completed');
+    expect(JSON.stringify(prompts[1])).toContain('ENOENT: missing.txt');
+    const messages = await relay.readBack();
+    expectV2Invariants(messages);
+    expect(transcript(messages)).toEqual([
+      'call read_file {"path":"missing.txt"}',
+      'end ! ENOENT: missing.txt',
+      'text: No such file.',
+      'turn completed',
+    ]);
+  });
+
+  it("the gate's own rules answer first: a tool allowed by rule runs without asking anyone", async () => {
+    await relay.close();
+    relay = await onRelay({ rules: { allow: ['list_files'] } });
+    const { model } = scriptedModel([
+      [{ call: 'list_files', id: 'call-l', input: { path: '.' } }],
+      [{ text: 'Two files.' }],
+    ]);
+    const ran: string[] = [];
+    const tools = {
+      list_files: tool({
+        inputSchema: z.object({ path: z.string() }),
+        needsApproval: true,
+        execute: async ({ path }) => {
+          ran.push(path);
+          return 'a b';
+        },
+      }),
+    };
+    const bridge = aiSdkBridge(relay.session, { tools: { list_files: { kind: 'read' } } });
+    const result = await bridge.run(
+      (call) => streamText({ model, tools, stopWhen: stepCountIs(5), ...call }),
+      {
+        messages: prompt,
+      },
+    );
+
+    expect(result.status).toBe('completed');
+    expect(ran).toEqual(['.']);
+    const messages = await relay.readBack();
+    expectV2Invariants(messages);
+    expect(messages.some((m) => m.type === 'permission-response' && m.role === 'user')).toBe(false);
+    expect(transcript(messages)).toEqual([
+      'call list_files {"path":"."}',
+      '  text: ```\na b\n```',
+      'end',
+      'text: Two files.',
+      'turn completed',
+    ]);
+  });
+
   it("the app's stop mid-stream aborts the framework's run and the turn ends cancelled", async () => {
     const { model, signals } = scriptedModel(['hang']);
     const bridge = aiSdkBridge(relay.session);

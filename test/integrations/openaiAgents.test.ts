@@ -105,6 +105,66 @@ describe('happy-session/openai-agents', () => {
     expect(lines.slice(3)).toEqual(['text: Here they are.', 'turn completed']);
   });
 
+  it('an edited input is not run as the call (the framework binds approvals to it): the model is told the edit', async () => {
+    const ran: string[] = [];
+    const { script, start } = agentOn(
+      [
+        [{ call: 'bash', id: 'call-1', input: { command: 'rm -rf build' } }],
+        [{ text: 'I will use your command.' }],
+      ],
+      ran,
+    );
+    const bridge = openAiAgentsBridge(relay.session);
+    const requested = relay.next('permission-request');
+    const turn = bridge.run(start, 'clean up');
+    await relay.answer((await requested).callId, {
+      approved: true,
+      updatedInput: { command: 'rm -rf build/tmp' },
+    });
+    const result = await turn;
+
+    expect(ran).toEqual([]);
+    expect(result.status).toBe('completed');
+    expect(JSON.stringify(script.inputs[1])).toContain('rm -rf build/tmp');
+    const messages = await relay.readBack();
+    expectV2Invariants(messages);
+    const lines = transcript(messages);
+    expect(lines[0]).toBe('call bash {"command":"rm -rf build"}');
+    expect(lines[1]).toMatch(/^end ! Not run: the user edited the input/);
+  });
+
+  it("a tool that throws ends its call failed (the framework's default error text)", async () => {
+    const script = scriptedAgentsModel([
+      [{ call: 'read_file', id: 'call-f', input: { path: 'missing.txt' } }],
+      [{ text: 'No such file.' }],
+    ]);
+    const runner = new Runner({ modelProvider: { getModel: () => script.model } });
+    const readFile = tool({
+      name: 'read_file',
+      description: 'Reads a file',
+      parameters: z.object({ path: z.string() }),
+      execute: async ({ path }): Promise<string> => {
+        throw new Error(`ENOENT: ${path}`);
+      },
+    });
+    const agent = new Agent({ name: 'Main', instructions: 'Help.', tools: [readFile] });
+    const bridge = openAiAgentsBridge(relay.session);
+    const result = await bridge.run(
+      (input, { signal }) => runner.run(agent, input, { stream: true, signal }),
+      'read it',
+    );
+
+    expect(result.status).toBe('completed');
+    const messages = await relay.readBack();
+    expectV2Invariants(messages);
+    expect(transcript(messages)).toEqual([
+      'call read_file {"path":"missing.txt"}',
+      'end ! An error occurred while running the tool. Please try again.',
+      'text: No such file.',
+      'turn completed',
+    ]);
+  });
+
   it("the app's stop mid-run aborts the run's signal and the turn ends cancelled", async () => {
     const { script, start } = agentOn(['hang'], []);
     const bridge = openAiAgentsBridge(relay.session);
