@@ -1,5 +1,6 @@
 import { stepCountIs, streamText, tool } from 'ai';
 import type { ModelMessage } from 'ai';
+import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { aiSdkBridge } from '../../packages/sdk/src/integrations/ai/index.js';
@@ -151,6 +152,21 @@ describe('happy-session/ai', () => {
       'text: No such file.',
       'turn completed',
     ]);
+  });
+
+  it('an image the model made becomes a photo in the turn', async () => {
+    const png = await sharp({ create: { width: 4, height: 3, channels: 3, background: '#c33' } })
+      .png()
+      .toBuffer();
+    const { model } = scriptedModel([[{ text: 'Here is a red square.' }, { image: new Uint8Array(png) }]]);
+    const result = await aiSdkBridge(relay.session).run((call) => streamText({ model, ...call }), {
+      messages: prompt,
+    });
+
+    expect(result.status).toBe('completed');
+    const messages = await relay.readBack();
+    expectV2Invariants(messages);
+    expect(transcript(messages)).toEqual(['text: Here is a red square.', 'photo 4x3', 'turn completed']);
   });
 
   it("the gate's own rules answer first: a tool allowed by rule runs without asking anyone", async () => {
