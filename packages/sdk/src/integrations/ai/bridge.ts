@@ -9,6 +9,7 @@ import type { ApprovalRequest, CarriedResult } from './streamMirror.js';
 
 /** What the bridge needs of a session: a turn to write into (`Session` has it). */
 export interface AiSdkTurnSource {
+  /** Starts a turn (`Session.turn()`). */
   turn(): Turn;
 }
 

@@ -8,6 +8,7 @@ import { AgentsEventMirror, DEFAULT_TOOL_ERROR } from './eventMirror.js';
 
 /** What the bridge needs of a session: a turn to write into (`Session` has it). */
 export interface AgentsTurnSource {
+  /** Starts a turn (`Session.turn()`). */
   turn(): Turn;
 }
 
