@@ -102,6 +102,29 @@ describe('happy-session/ai', () => {
     expect(lines.slice(3)).toEqual(['text: Here they are.', 'turn completed']);
   });
 
+  it('a request nobody answers times out as the gate says: denied, or the turn cancelled', async () => {
+    const denied = scriptedModel(callsBash);
+    const ran: string[] = [];
+    const tools = { bash: bashTool(ran) };
+    const denying = aiSdkBridge(relay.session, { approval: { timeoutMs: 50 } });
+    const first = await denying.run(
+      (call) => streamText({ model: denied.model, tools, stopWhen: stepCountIs(5), ...call }),
+      { messages: prompt },
+    );
+    expect(first.status).toBe('completed');
+    expect(JSON.stringify(denied.prompts[1])).toContain('execution-denied');
+
+    const cancelled = scriptedModel(callsBash);
+    const cancelling = aiSdkBridge(relay.session, { approval: { timeoutMs: 50, onTimeout: 'cancel' } });
+    const second = await cancelling.run((call) => streamText({ model: cancelled.model, tools, ...call }), {
+      messages: prompt,
+    });
+    expect(second.status).toBe('cancelled');
+    expect(cancelled.prompts).toHaveLength(1);
+    expect(ran).toEqual([]);
+    expectV2Invariants(await relay.readBack());
+  });
+
   it("the person's edited input is what the tool runs", async () => {
     const { model } = scriptedModel(callsBash);
     const ran: string[] = [];
@@ -259,7 +282,9 @@ describe('happy-session/ai', () => {
         description: 'Asks the researcher',
         inputSchema: z.object({ topic: z.string() }),
         execute: ({ topic }, { toolCallId, abortSignal }) =>
-          bridge.subagent(toolCallId, streamText({ model: sub.model, prompt: topic, abortSignal })),
+          bridge.subagent(toolCallId, streamText({ model: sub.model, prompt: topic, abortSignal }), {
+            signal: abortSignal,
+          }),
       }),
     };
     const result = await bridge.run(

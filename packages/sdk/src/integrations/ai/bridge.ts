@@ -116,7 +116,11 @@ export class AiSdkBridge {
           break;
         }
         const answers = await Promise.all(outcome.approvals.map((a) => this.answer(a, history)));
-        if (answers.some((a) => a === undefined) || turn.signal.aborted) break;
+        if (answers.some((a) => a === undefined) || turn.signal.aborted) {
+          // A request cancelled without a stop (a timeout that cancels) cancels the turn too.
+          status = 'cancelled';
+          break;
+        }
         const parts = answers as ToolApprovalResponse[];
         answered = {
           index: history.length,
@@ -136,7 +140,7 @@ export class AiSdkBridge {
     } finally {
       this.calls.forget(mirror.callIds);
     }
-    if (status !== 'failed' && turn.signal.aborted) status = 'cancelled';
+    if (status === 'completed' && turn.signal.aborted) status = 'cancelled';
     turn.end(status);
     return { status, messages: history, turnId: turn.id, ...(error !== undefined ? { error } : {}) };
   }

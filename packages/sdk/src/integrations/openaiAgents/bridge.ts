@@ -154,6 +154,7 @@ export class OpenAiAgentsBridge {
         if (!(await this.answer(input, input.getInterruptions(), mirror))) {
           next = undefined;
           pending = turn.ended;
+          status = 'cancelled';
         }
       }
       for (let round = 0; next !== undefined && !turn.signal.aborted; round++) {
@@ -179,6 +180,7 @@ export class OpenAiAgentsBridge {
         await options.onInterrupted?.(stream.state.toString());
         if (!(await this.answer(stream.state, stream.interruptions, mirror))) {
           pending = turn.ended;
+          status = 'cancelled';
           break;
         }
         next = stream.state;
@@ -194,7 +196,7 @@ export class OpenAiAgentsBridge {
       this.calls.forget(mirror.callIds);
     }
     if (status === 'completed') mirror.finish();
-    if (status !== 'failed' && turn.signal.aborted) status = 'cancelled';
+    if (status === 'completed' && turn.signal.aborted) status = 'cancelled';
     turn.end(status);
     return {
       status,
