@@ -21,6 +21,11 @@ export default defineConfig({
       { find: /^happy-session\/crypto$/, replacement: source('sdk/src/crypto/index.ts') },
       { find: /^happy-session\/v1$/, replacement: source('sdk/src/protocol/v1/index.ts') },
       { find: /^happy-session\/wire$/, replacement: source('sdk/src/wire/index.ts') },
+      { find: /^happy-session\/ai$/, replacement: source('sdk/src/integrations/ai/index.ts') },
+      {
+        find: /^happy-session\/openai-agents$/,
+        replacement: source('sdk/src/integrations/openaiAgents/index.ts'),
+      },
       { find: /^happy-session-relay$/, replacement: source('relay/src/index.ts') },
     ],
   },

@@ -19,4 +19,10 @@ export const SDK_ENTRIES: readonly SdkEntry[] = [
   { name: 'happy-session/crypto', source: 'crypto/index.ts', build: 'crypto' },
   { name: 'happy-session/v1', source: 'protocol/v1/index.ts', build: 'v1' },
   { name: 'happy-session/wire', source: 'wire/index.ts', build: 'wire' },
+  { name: 'happy-session/ai', source: 'integrations/ai/index.ts', build: 'ai' },
+  {
+    name: 'happy-session/openai-agents',
+    source: 'integrations/openaiAgents/index.ts',
+    build: 'openai-agents',
+  },
 ];

@@ -20,6 +20,7 @@ const CODE_FILES: Record<string, { file: string; unions: string[] }> = {
       'Questions',
       'Media',
       'Sandbox',
+      'Integration',
       'Session',
     ]),
   },

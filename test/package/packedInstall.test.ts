@@ -237,6 +237,15 @@ describe('every entry of the packed SDK, from ESM and from CommonJS', () => {
       'happy-session/wire': { code: 'transport.bad_response', isSdkError: true, instanceOf: true },
       'happy-session-copy/node': { code: 'credentials.missing', isSdkError: true, instanceOf: true },
     });
+    // An adapter's entry without its framework (docs/integrations.md, "Installing").
+    expect(found.adapters).toEqual({
+      'happy-session/ai': { code: 'integration.framework_missing', hint: 'npm install ai', isSdkError: true },
+      'happy-session/openai-agents': {
+        code: 'integration.framework_missing',
+        hint: 'npm install @openai/agents',
+        isSdkError: true,
+      },
+    });
     // The parts loaded on first use load from the installed package.
     expect(found.shellCommands).toBe(2);
     expect(found.photo).toEqual({ kind: 'photo', width: 1, thumbhash: 'string' });
@@ -258,6 +267,12 @@ describe('every entry of the packed SDK, from ESM and from CommonJS', () => {
     expect(found.errors).toEqual({
       'happy-session/node': { code: 'credentials.missing', isSdkError: true, instanceOf: true },
       'happy-session/crypto': { code: 'crypto.bad_key', isSdkError: true, instanceOf: true },
+      'happy-session/ai': { code: 'integration.framework_missing', isSdkError: true, instanceOf: true },
+      'happy-session/openai-agents': {
+        code: 'integration.framework_missing',
+        isSdkError: true,
+        instanceOf: true,
+      },
       'happy-session-copy/node': { code: 'credentials.missing', isSdkError: true, instanceOf: true },
     });
     expect(found.sameModuleAsImport).toBe(true);

@@ -137,6 +137,9 @@ export type MediaErrorCode =
 export type SandboxErrorCode =
   'sandbox.unavailable' | 'sandbox.busy' | 'sandbox.invalid_options' | 'sandbox.invalid_command';
 
+/** Failures of the framework adapters (`happy-session/ai`, `happy-session/openai-agents`, …; docs/integrations.md). */
+export type IntegrationErrorCode = 'integration.framework_missing';
+
 /** Failures of the user's side of a session (`UserSession`: answering, sending). */
 export type SessionErrorCode = 'session.request_not_pending' | 'session.option_not_offered';
 
@@ -151,4 +154,5 @@ export type SdkErrorCode =
   | QuestionsErrorCode
   | MediaErrorCode
   | SandboxErrorCode
+  | IntegrationErrorCode
   | SessionErrorCode;

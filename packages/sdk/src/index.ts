@@ -104,3 +104,7 @@ export type {
 // The port a writer and a reader stand on, and its in-memory implementation (the others: `/ports`).
 export type { Transport } from './ports/transport.js';
 export { MemoryTransport } from './ports/memoryTransport.js';
+// What the framework adapters (`happy-session/ai`, `happy-session/openai-agents`) are told of a
+// tool, and the code they fail with when their framework is missing (docs/integrations.md).
+export type { AdapterToolInfo } from './integrations/toolCalls.js';
+export type { IntegrationErrorCode } from './errorCodes.js';

@@ -1,0 +1,320 @@
+import { Agent, Runner, RunState, setTracingDisabled, tool } from '@openai/agents';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { fold } from '../../packages/sdk/src/index.js';
+import type { PermissionRequestMessage, UserSession } from '../../packages/sdk/src/index.js';
+import { openAiAgentsBridge } from '../../packages/sdk/src/integrations/openaiAgents/index.js';
+import type { AgentsInput } from '../../packages/sdk/src/integrations/openaiAgents/index.js';
+import { Account, connect } from '../../packages/sdk/src/node.js';
+import { expectV2Invariants } from '../helpers/invariants.js';
+import { scriptedAgentsModel } from './agentsScript.js';
+import type { AgentsRound } from './agentsScript.js';
+import { onRelay, transcript } from './onRelay.js';
+import type { OnRelay } from './onRelay.js';
+
+/**
+ * The OpenAI Agents JS adapter with the real framework (`Runner`, tools with `needsApproval`,
+ * handoffs, agents as tools, `RunState`) and a scripted `Model`, on a relay with real sockets.
+ */
+setTracingDisabled(true);
+
+let relay: OnRelay;
+beforeEach(async () => {
+  relay = await onRelay();
+});
+afterEach(async () => {
+  await relay.close();
+});
+
+function bashTool(ran: string[]) {
+  return tool({
+    name: 'bash',
+    description: 'Runs a shell command',
+    parameters: z.object({ command: z.string() }),
+    needsApproval: true,
+    execute: async ({ command }) => {
+      ran.push(command);
+      return `ran: ${command}`;
+    },
+  });
+}
+
+const callsBash: AgentsRound[] = [
+  [{ text: 'I will list the files.' }, { call: 'bash', id: 'call-1', input: { command: 'ls' } }],
+  [{ text: 'Here they are.' }],
+];
+
+/** An agent on a scripted model, and the function that starts its streamed run. */
+function agentOn(rounds: readonly AgentsRound[], ran: string[]) {
+  const script = scriptedAgentsModel(rounds);
+  const runner = new Runner({ modelProvider: { getModel: () => script.model } });
+  const agent = new Agent({ name: 'Main', instructions: 'Help.', tools: [bashTool(ran)] });
+  const start = (input: AgentsInput, { signal }: { signal: AbortSignal }) =>
+    runner.run(agent, input, { stream: true, signal });
+  return { script, runner, agent, start };
+}
+
+describe('happy-session/openai-agents', () => {
+  it('an interruption approved from the app runs the tool once and the run resumes; the stream reads back as produced', async () => {
+    const ran: string[] = [];
+    const { script, start } = agentOn(callsBash, ran);
+    const bridge = openAiAgentsBridge(relay.session, { tools: { bash: { kind: 'execute' } } });
+    const requested = relay.next('permission-request');
+    const turn = bridge.run(start, 'list the files');
+    const request = await requested;
+    expect(await relay.answer(request.callId, { approved: true })).toMatchObject({ status: 'applied' });
+    const result = await turn;
+
+    expect(result.status).toBe('completed');
+    expect(result.finalOutput).toBe('Here they are.');
+    expect(ran).toEqual(['ls']);
+    expect(JSON.stringify(script.inputs[1])).toContain('ran: ls');
+    const messages = await relay.readBack();
+    expectV2Invariants(messages);
+    expect(transcript(messages)).toEqual([
+      'text: I will list the files.',
+      'call bash {"command":"ls"}',
+      '  text: ```\nran: ls\n```',
+      'end',
+      'text: Here they are.',
+      'turn completed',
+    ]);
+  });
+
+  it('a rejection does not run the tool, and the model gets the reason the person gave', async () => {
+    const ran: string[] = [];
+    const { script, start } = agentOn(callsBash, ran);
+    const bridge = openAiAgentsBridge(relay.session);
+    const requested = relay.next('permission-request');
+    const turn = bridge.run(start, 'list the files');
+    await relay.answer((await requested).callId, {
+      approved: false,
+      decision: 'denied',
+      reason: 'not in this folder',
+    });
+    const result = await turn;
+
+    expect(ran).toEqual([]);
+    expect(result.status).toBe('completed');
+    expect(JSON.stringify(script.inputs[1])).toContain('not in this folder');
+    const messages = await relay.readBack();
+    expectV2Invariants(messages);
+    const lines = transcript(messages);
+    expect(lines.slice(0, 2)).toEqual(['text: I will list the files.', 'call bash {"command":"ls"}']);
+    expect(lines[2]).toMatch(/^end ! /);
+    expect(lines.slice(3)).toEqual(['text: Here they are.', 'turn completed']);
+  });
+
+  it('an edited input is not run as the call (the framework binds approvals to it): the model is told the edit', async () => {
+    const ran: string[] = [];
+    const { script, start } = agentOn(
+      [
+        [{ call: 'bash', id: 'call-1', input: { command: 'rm -rf build' } }],
+        [{ text: 'I will use your command.' }],
+      ],
+      ran,
+    );
+    const bridge = openAiAgentsBridge(relay.session);
+    const requested = relay.next('permission-request');
+    const turn = bridge.run(start, 'clean up');
+    await relay.answer((await requested).callId, {
+      approved: true,
+      updatedInput: { command: 'rm -rf build/tmp' },
+    });
+    const result = await turn;
+
+    expect(ran).toEqual([]);
+    expect(result.status).toBe('completed');
+    expect(JSON.stringify(script.inputs[1])).toContain('rm -rf build/tmp');
+    const messages = await relay.readBack();
+    expectV2Invariants(messages);
+    const lines = transcript(messages);
+    expect(lines[0]).toBe('call bash {"command":"rm -rf build"}');
+    expect(lines[1]).toMatch(/^end ! Not run: the user edited the input/);
+  });
+
+  it("a tool that throws ends its call failed (the framework's default error text)", async () => {
+    const script = scriptedAgentsModel([
+      [{ call: 'read_file', id: 'call-f', input: { path: 'missing.txt' } }],
+      [{ text: 'No such file.' }],
+    ]);
+    const runner = new Runner({ modelProvider: { getModel: () => script.model } });
+    const readFile = tool({
+      name: 'read_file',
+      description: 'Reads a file',
+      parameters: z.object({ path: z.string() }),
+      execute: async ({ path }): Promise<string> => {
+        throw new Error(`ENOENT: ${path}`);
+      },
+    });
+    const agent = new Agent({ name: 'Main', instructions: 'Help.', tools: [readFile] });
+    const bridge = openAiAgentsBridge(relay.session);
+    const result = await bridge.run(
+      (input, { signal }) => runner.run(agent, input, { stream: true, signal }),
+      'read it',
+    );
+
+    expect(result.status).toBe('completed');
+    const messages = await relay.readBack();
+    expectV2Invariants(messages);
+    expect(transcript(messages)).toEqual([
+      'call read_file {"path":"missing.txt"}',
+      'end ! An error occurred while running the tool. Please try again.',
+      'text: No such file.',
+      'turn completed',
+    ]);
+  });
+
+  it("the app's stop mid-run aborts the run's signal and the turn ends cancelled", async () => {
+    const { script, start } = agentOn(['hang'], []);
+    const bridge = openAiAgentsBridge(relay.session);
+    const started = relay.next('turn-start');
+    const turn = bridge.run(start, 'think hard');
+    await started;
+    await waitFor(() => script.signals.length === 1);
+    await relay.stop();
+    const result = await turn;
+
+    expect(result).toMatchObject({ status: 'cancelled', pending: false });
+    expect(script.signals[0]?.aborted).toBe(true);
+    const messages = await relay.readBack();
+    expectV2Invariants(messages);
+    expect(transcript(messages)).toEqual(['turn cancelled']);
+  });
+
+  it("a handoff's messages nest under the handoff's call, labelled with the agent handed to", async () => {
+    const script = scriptedAgentsModel([
+      [{ text: 'Passing you on.' }, { call: 'transfer_to_Billing', id: 'call-h', input: {} }],
+      [{ thinking: 'An invoice question.' }, { text: 'Billing here: paid.' }],
+    ]);
+    const runner = new Runner({ modelProvider: { getModel: () => script.model } });
+    const billing = new Agent({ name: 'Billing', instructions: 'Invoices.' });
+    const triage = new Agent({ name: 'Triage', instructions: 'Route.', handoffs: [billing] });
+    const bridge = openAiAgentsBridge(relay.session);
+    const result = await bridge.run(
+      (input, { signal }) => runner.run(triage, input, { stream: true, signal }),
+      'was I billed?',
+    );
+
+    expect(result.status).toBe('completed');
+    const messages = await relay.readBack();
+    expectV2Invariants(messages);
+    expect(transcript(messages)).toEqual([
+      'text: Passing you on.',
+      'call transfer_to_Billing {} [Billing]',
+      '  thinking: An invoice question.',
+      '  text: Billing here: paid.',
+      'end',
+      'turn completed',
+    ]);
+  });
+
+  it("an agent used as a tool streams its messages under that tool's call", async () => {
+    const script = scriptedAgentsModel([
+      [{ call: 'research', id: 'call-r', input: { input: 'otters' } }],
+      [{ text: 'They hold hands while asleep.' }],
+      [{ text: 'Otters hold hands.' }],
+    ]);
+    const runner = new Runner({ modelProvider: { getModel: () => script.model } });
+    const bridge = openAiAgentsBridge(relay.session, {
+      tools: { research: { kind: 'read', agentTitle: 'Researcher' } },
+    });
+    const researcher = new Agent({ name: 'Researcher', instructions: 'Look things up.' });
+    const main = new Agent({
+      name: 'Main',
+      instructions: 'Answer.',
+      tools: [
+        researcher.asTool({ toolName: 'research', toolDescription: 'Researches', onStream: bridge.onStream }),
+      ],
+    });
+    const result = await bridge.run(
+      (input, { signal }) => runner.run(main, input, { stream: true, signal }),
+      'otters?',
+    );
+
+    expect(result.status).toBe('completed');
+    const messages = await relay.readBack();
+    expectV2Invariants(messages);
+    expect(transcript(messages)).toEqual([
+      'call research {"input":"otters"} [Researcher]',
+      '  text: They hold hands while asleep.',
+      'end',
+      'text: Otters hold hands.',
+      'turn completed',
+    ]);
+  });
+
+  it('a RunState saved while a call waits survives a restart and resumes with the answer read from the stream', async () => {
+    const ran: string[] = [];
+    const first = agentOn(callsBash, ran);
+    const bridge = openAiAgentsBridge(relay.session);
+    let saved: string | undefined;
+    const requested = relay.next('permission-request');
+    const interrupted = bridge.run(first.start, 'list the files', {
+      onInterrupted: (state) => {
+        saved = state;
+      },
+    });
+    await requested;
+    // The program dies while the person has not answered yet: its session closes.
+    await relay.session.close();
+    expect(await interrupted).toMatchObject({ status: 'cancelled', pending: true });
+    expect(saved).toBeDefined();
+    expect(ran).toEqual([]);
+
+    // A new program on the same session: a fresh agent and runner, the run restored from the save.
+    const again = await connect({
+      server: relay.account.relay.url,
+      credentials: relay.account.credentials,
+      sessionId: relay.session.id,
+    });
+    const user = await Account.open({
+      server: relay.account.relay.url,
+      credentials: relay.account.credentials,
+    });
+    const userSession = await user.session(again.id);
+    try {
+      const second = agentOn(callsBash.slice(1), ran);
+      const state = await RunState.fromString(second.agent, saved!);
+      const resumed = openAiAgentsBridge(again).run(second.start, state);
+      const pending = await untilPending(userSession);
+      // The person answers in the stream only (no RPC): the resumed gate reads it from there.
+      await userSession.answer(pending, 'allow', { channels: 'stream' });
+      const result = await resumed;
+
+      expect(result.status).toBe('completed');
+      expect(result.finalOutput).toBe('Here they are.');
+      expect(ran).toEqual(['ls']);
+      await again.writer.flush();
+      const messages = await again.reader.messages();
+      expectV2Invariants(messages);
+      const resumedTurn = fold(messages).turn(result.turnId)!;
+      expect(resumedTurn.status).toBe('completed');
+      expect(transcript(messages).slice(-5)).toEqual([
+        'call bash {"command":"ls"}',
+        '  text: ```\nran: ls\n```',
+        'end',
+        'text: Here they are.',
+        'turn completed',
+      ]);
+    } finally {
+      await userSession.close();
+      await user.close();
+      await again.close();
+    }
+  });
+});
+
+async function untilPending(user: UserSession): Promise<PermissionRequestMessage> {
+  for (let i = 0; i < 200; i++) {
+    const [request] = await user.pending();
+    if (request) return request;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('no request came');
+}
+
+async function waitFor(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  if (!check()) throw new Error('never happened');
+}
