@@ -4,7 +4,7 @@
 const SDK = '^packages/sdk/src/';
 const GROUND = `${SDK}(errors|errorCodes|logger|result|zod)\\.ts$`;
 /** The entry files: what the package exports, never imported from inside the SDK. */
-const ENTRIES = `${SDK}(index|node|permissions/index|media/index|sandbox/index|crypto/index|protocol/v1/index|wire/index)\\.ts$`;
+const ENTRIES = `${SDK}(index|node|permissions/index|media/index|sandbox/index|crypto/index|protocol/v1/index|wire/index|integrations/[^/]+/index)\\.ts$`;
 const folder = (names) => `${SDK}(${names.join('|')})/`;
 
 /** Each floor with the floors below it that it may import (besides itself and the ground). */
@@ -23,6 +23,22 @@ const FLOORS = [
   {
     floor: 'session',
     below: ['protocol', 'crypto', 'wire', 'ports', 'stream', 'permissions', 'media', 'transport'],
+  },
+  // The adapters of agent frameworks (docs/claude-agent.md): on top, nothing imports them.
+  {
+    floor: 'integrations',
+    below: [
+      'protocol',
+      'crypto',
+      'wire',
+      'ports',
+      'stream',
+      'permissions',
+      'media',
+      'sandbox',
+      'transport',
+      'session',
+    ],
   },
 ];
 const ALL = FLOORS.map((f) => f.floor);

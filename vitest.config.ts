@@ -17,6 +17,10 @@ export default defineConfig({
       { find: /^happy-session\/crypto$/, replacement: source('sdk/src/crypto/index.ts') },
       { find: /^happy-session\/v1$/, replacement: source('sdk/src/protocol/v1/index.ts') },
       { find: /^happy-session\/wire$/, replacement: source('sdk/src/wire/index.ts') },
+      {
+        find: /^happy-session\/claude-agent$/,
+        replacement: source('sdk/src/integrations/claudeAgent/index.ts'),
+      },
       { find: /^happy-session-relay$/, replacement: source('relay/src/index.ts') },
     ],
   },

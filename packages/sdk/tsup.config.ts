@@ -16,6 +16,7 @@ export default defineConfig({
     crypto: 'src/crypto/index.ts',
     v1: 'src/protocol/v1/index.ts',
     wire: 'src/wire/index.ts',
+    'claude-agent': 'src/integrations/claudeAgent/index.ts',
     // How tweetnacl is loaded: on Node with `require` on first use, in a browser bundle statically.
     // Two files of their own, so the package's `browser` field can swap one for the other.
     naclLoader: 'src/crypto/naclLoader.ts',

@@ -15,6 +15,7 @@ const PACKAGES = fileURLToPath(new URL('../../packages/', import.meta.url));
 const LAYERS = ['Protocol', 'Crypto', 'Stream', 'Transport', 'Credentials', 'Permissions'].concat([
   'Media',
   'Sandbox',
+  'Integration',
   'Session',
   'Relay',
   'Viewer',

@@ -106,6 +106,9 @@ export type MediaErrorCode =
 export type SandboxErrorCode =
   'sandbox.unavailable' | 'sandbox.busy' | 'sandbox.invalid_options' | 'sandbox.invalid_command';
 
+/** Failures of the framework adapters (`happy-session/ai`, `happy-session/openai-agents`, …; docs/integrations.md). */
+export type IntegrationErrorCode = 'integration.framework_missing';
+
 /** Failures of the user's side of a session (`UserSession`: answering, sending). */
 export type SessionErrorCode = 'session.request_not_pending' | 'session.option_not_offered';
 
@@ -146,6 +149,7 @@ export type SdkErrorCode =
   | PermissionsErrorCode
   | MediaErrorCode
   | SandboxErrorCode
+  | IntegrationErrorCode
   | SessionErrorCode
   | RelayErrorCode
   | ViewerErrorCode
