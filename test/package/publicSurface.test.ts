@@ -24,7 +24,7 @@ const reports = Object.fromEntries(
 describe('the SDK public surface', () => {
   it('has a report for every entry point', () => {
     expect(Object.keys(reports).sort()).toEqual(
-      ['', '-crypto', '-media', '-node', '-permissions', '-sandbox', '-v1', '-wire']
+      ['', '-claude-agent', '-crypto', '-media', '-node', '-permissions', '-sandbox', '-v1', '-wire']
         .map((s) => `happy-session${s}`)
         .sort(),
     );

@@ -37,6 +37,7 @@ export interface HappyCanUseToolOptions {
   readonly timeoutMs?: number;
   /** What a timeout resolves to: `deny` (default) or `cancel`. */
   readonly onTimeout?: 'deny' | 'cancel';
+  /** Where the adapter says what it skipped or could not write; default silent. */
   readonly logger?: Logger;
 }
 

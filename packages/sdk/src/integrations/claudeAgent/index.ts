@@ -19,5 +19,3 @@ export type {
   HappyCanUseToolOptions,
 } from './canUseTool.js';
 export type { ClaudeMessage, ClaudeQuery } from './messages.js';
-export { CLAUDE_AGENT_SDK, requireClaudeAgentSdk } from './framework.js';
-export type { ResolvePackage } from './framework.js';

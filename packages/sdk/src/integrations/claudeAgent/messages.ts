@@ -7,6 +7,7 @@
 
 /** Any message of the Claude Agent SDK's `query()` stream, as far as the adapter needs to type it. */
 export interface ClaudeMessage {
+  /** `assistant`, `user`, `system`, `result`, `stream_event`, … */
   readonly type: string;
 }
 

@@ -25,6 +25,7 @@ export interface HappyClaudeOptions {
   readonly stopGraceMs?: number;
   /** Writes each tool's result inside its call, as a code block; default true. */
   readonly toolOutput?: boolean;
+  /** Where the adapter says what it skipped or could not write; default silent. */
   readonly logger?: Logger;
 }
 
