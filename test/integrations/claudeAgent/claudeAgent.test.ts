@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CanUseTool } from '@anthropic-ai/claude-agent-sdk';
@@ -164,6 +164,41 @@ describe('approvals through the gate', () => {
       requestId: 'r1',
     } as Parameters<CanUseTool>[2]);
     expect(answer).toMatchObject({ behavior: 'deny', message: expect.stringContaining('not shown') });
+  });
+});
+
+describe("the conversation and Claude Code's own settings", () => {
+  it("a second query with the first one's session id as resume goes on with the conversation", async () => {
+    world.script = (request) => ({
+      content: [{ type: 'text', text: request.tools?.length ? 'Noted.' : 'Title' }],
+    });
+    const first = await world.run('Remember the word kiwi.').done;
+    expect(first).toMatchObject({ status: 'completed', sessionId: expect.any(String) });
+    const second = await world.run('Which word?', { resume: first.sessionId! }).done;
+    expect(second.status).toBe('completed');
+    const last = agentRequests().at(-1)!;
+    expect(JSON.stringify(last.messages)).toContain('Remember the word kiwi.');
+    expect(lastUserText(last)).toContain('Which word?');
+  });
+
+  it('a tool Claude Code allows unasked reaches the gate when its settings ask for it', async () => {
+    const notes = join(world.work, 'notes.md');
+    writeFileSync(notes, 'kiwi\n');
+    world.script = (request) => {
+      if (!request.tools?.length) return { content: [{ type: 'text', text: 'Title' }] };
+      if (answered(request)) return { content: [{ type: 'text', text: 'Read it.' }] };
+      return { content: [{ type: 'tool_use', name: 'Read', input: { file_path: notes } }] };
+    };
+    const { done } = world.run('Read the notes', { settings: { permissions: { ask: ['Read'] } } });
+    const request = await world.next('permission-request');
+    expect(request).toMatchObject({ toolName: 'Read', args: { file_path: notes } });
+    await world.rpc('permission', { callId: request.callId, optionId: 'allow-once' });
+    expect((await done).status).toBe('completed');
+    const stored = await world.session.reader.messages();
+    expectV2Invariants(stored);
+    expect(stored.find((m) => m.type === 'tool-call-end' && m.callId === request.callId)).not.toHaveProperty(
+      'error',
+    );
   });
 });
 
