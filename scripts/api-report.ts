@@ -12,11 +12,13 @@ const check = process.argv.includes('--check');
 
 /** Each entry point: the package folder, the declaration file tsup wrote, the report's name. */
 const entries = [
-  ...['index', 'node', 'permissions', 'media', 'sandbox', 'crypto', 'v1', 'wire', 'claude-agent'].map((entry) => ({
-    pkg: 'sdk',
-    dts: `dist/${entry}.d.ts`,
-    report: entry === 'index' ? 'happy-session' : `happy-session-${entry}`,
-  })),
+  ...['index', 'node', 'permissions', 'media', 'sandbox', 'crypto', 'v1', 'wire', 'claude-agent'].map(
+    (entry) => ({
+      pkg: 'sdk',
+      dts: `dist/${entry}.d.ts`,
+      report: entry === 'index' ? 'happy-session' : `happy-session-${entry}`,
+    }),
+  ),
   { pkg: 'relay', dts: 'dist/index.d.ts', report: 'happy-session-relay' },
 ];
 
