@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CanUseTool } from '@anthropic-ai/claude-agent-sdk';
 import { happyCanUseTool } from 'happy-session/claude-agent';
 import { expectV2Invariants } from '../../helpers/invariants.js';
@@ -211,7 +211,9 @@ describe('stop', () => {
       if (!request.tools?.length) return { content: [{ type: 'text', text: 'Title' }] };
       return { content: [{ type: 'text', text: 'Thinking about it for a long while' }], holdUntil: held };
     };
-    const { done } = world.run('Take your time');
+    const { query, done } = world.run('Take your time');
+    const interrupt = vi.spyOn(query, 'interrupt');
+    const close = vi.spyOn(query, 'close');
     // The model has begun answering: the request is in.
     await until(() => agentRequests().length > 0);
     const answer = await world.rpc('abort', { reason: 'The user stopped.' });
@@ -220,6 +222,9 @@ describe('stop', () => {
     release();
 
     expect(result.status).toBe('cancelled');
+    // Ended by Claude Code itself once interrupted: its process was not closed under it.
+    expect(interrupt).toHaveBeenCalledTimes(1);
+    expect(close).not.toHaveBeenCalled();
     const stored = await world.session.reader.messages();
     expectV2Invariants(stored);
     expect(stored.filter((m) => m.type === 'turn-end')).toMatchObject([{ status: 'cancelled' }]);
