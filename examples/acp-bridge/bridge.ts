@@ -8,6 +8,8 @@ import type { Logger, Turn, TurnEndStatus } from 'happy-session';
 import type { AgentExit } from './agentProcess.js';
 import { spawnAgent } from './agentProcess.js';
 import { TurnTranslator } from './turnTranslator.js';
+import { SandboxedTerminals } from './terminals.js';
+import type { SandboxedShell } from 'happy-session/sandbox';
 
 /** The bridge's own failures, carried by the SDK's error class. */
 export type AcpErrorCode = 'acp.agent_not_ready' | 'acp.agent_refused';
@@ -31,6 +33,13 @@ export interface AcpBridgeOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Where the agent's stderr goes; default `inherit`. */
   readonly stderr?: 'inherit' | 'ignore';
+  /**
+   * Offers the agent ACP terminals (`terminal/create`, `output`, `wait_for_exit`, `kill`,
+   * `release`) whose commands run in this sandboxed shell, each as a Bash call of the current
+   * turn gated by the session's permission gate (README, "Terminals"). Without it the bridge
+   * offers no terminal.
+   */
+  readonly sandbox?: SandboxedShell;
   /** Stops the bridge: the current prompt is cancelled and the agent stopped. */
   readonly signal?: AbortSignal;
   readonly logger?: Logger;
@@ -67,8 +76,10 @@ export async function runAcpBridge(options: AcpBridgeOptions): Promise<AcpBridge
   });
   let sessionId: string | undefined;
   let current: TurnTranslator | undefined;
+  let currentTurn: Turn | undefined;
+  const terminals = options.sandbox ? new SandboxedTerminals(options.sandbox, () => currentTurn) : undefined;
 
-  const connection = acp
+  const client = acp
     .client({ name: 'happy-session-acp-bridge' })
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       if (params.sessionId === sessionId) current?.update(params.update);
@@ -77,8 +88,10 @@ export async function runAcpBridge(options: AcpBridgeOptions): Promise<AcpBridge
       params.sessionId === sessionId && current
         ? current.requestPermission(params, signal)
         : { outcome: { outcome: 'cancelled' as const } },
-    )
-    .connect(agent.stream);
+    );
+  const connection = (terminals ? withTerminals(client, terminals, () => sessionId) : client).connect(
+    agent.stream,
+  );
   // Closing with an error (the agent died) is reported by the request that was waiting, not here.
   connection.closed.catch(() => undefined);
 
@@ -89,12 +102,13 @@ export async function runAcpBridge(options: AcpBridgeOptions): Promise<AcpBridge
   const stopAll = (): Promise<AgentExit> =>
     (stopping ??= (async () => {
       void prompts.return?.();
+      terminals?.releaseAll();
       connection.close();
       await connection.closed.catch(() => undefined);
       return agent.stop();
     })());
   try {
-    const starting = openAcpSession(connection, cwd, agent.exited);
+    const starting = openAcpSession(connection, cwd, agent.exited, terminals !== undefined);
     starting.catch(() => undefined);
     const started = await Promise.race([starting, aborted(options.signal)]);
     if (started === null) return { stoppedBy: 'signal', turns, agentExit: await stopAll() };
@@ -110,6 +124,7 @@ export async function runAcpBridge(options: AcpBridgeOptions): Promise<AcpBridge
       const turn = options.session.turn();
       turns += 1;
       current = new TurnTranslator(turn, logger);
+      currentTurn = turn;
       // Stopping the bridge mid-prompt cancels the prompt like the user's abort does.
       const abortTurn = () => turn.abort(new Error('the bridge is stopping'));
       options.signal?.addEventListener('abort', abortTurn, { once: true });
@@ -118,6 +133,7 @@ export async function runAcpBridge(options: AcpBridgeOptions): Promise<AcpBridge
       options.signal?.removeEventListener('abort', abortTurn);
       current.close();
       current = undefined;
+      currentTurn = undefined;
       turn.end(status);
     }
     return { stoppedBy, turns, agentExit: await stopAll() };
@@ -134,9 +150,10 @@ async function openAcpSession(
   connection: acp.ClientConnection,
   cwd: string,
   exited: Promise<AgentExit>,
+  terminal: boolean,
 ): Promise<string> {
   try {
-    return await startAcpSession(connection.agent, cwd);
+    return await startAcpSession(connection.agent, cwd, terminal);
   } catch (error) {
     const hint = 'run the agent command by itself to see why; its stderr is shown unless stderr: "ignore"';
     if (connection.signal.aborted) {
@@ -164,11 +181,11 @@ async function openAcpSession(
   }
 }
 
-async function startAcpSession(agent: acp.ClientContext, cwd: string): Promise<string> {
+async function startAcpSession(agent: acp.ClientContext, cwd: string, terminal: boolean): Promise<string> {
   await agent.request(acp.methods.agent.initialize, {
     protocolVersion: acp.PROTOCOL_VERSION,
-    // The bridge serves no files and no terminals: the agent works on its own machine.
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    // The bridge serves no files: the agent works on its own machine. Terminals only with a sandbox.
+    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal },
     clientInfo: { name: 'happy-session-acp-bridge', version: '0.1.0' },
   });
   const created = await agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
@@ -203,6 +220,29 @@ async function runPrompt(
   } finally {
     turn.signal.removeEventListener('abort', cancel);
   }
+}
+
+/** The client with the `terminal/*` handlers, each for the bridge's ACP session only. */
+function withTerminals<C extends ReturnType<typeof acp.client>>(
+  client: C,
+  terminals: SandboxedTerminals,
+  sessionId: () => string | undefined,
+): C {
+  const mine = (params: { sessionId: string }): void => {
+    if (params.sessionId !== sessionId()) throw acp.RequestError.invalidParams(undefined, 'unknown session');
+  };
+  return client
+    .onRequest(acp.methods.client.terminal.create, ({ params }) => (mine(params), terminals.create(params)))
+    .onRequest(acp.methods.client.terminal.output, ({ params }) => (mine(params), terminals.output(params)))
+    .onRequest(
+      acp.methods.client.terminal.waitForExit,
+      ({ params }) => (mine(params), terminals.waitForExit(params)),
+    )
+    .onRequest(acp.methods.client.terminal.kill, ({ params }) => (mine(params), terminals.kill(params)))
+    .onRequest(
+      acp.methods.client.terminal.release,
+      ({ params }) => (mine(params), terminals.release(params)),
+    ) as C;
 }
 
 /** Resolves `{ stop }` when the bridge must stop waiting for prompts. */

@@ -6,6 +6,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import { isSdkError, silentLogger } from 'happy-session';
 import type { Logger, PermissionDecision, ToolCall, Turn } from 'happy-session';
 import { answerForAgent, offerFromAgent } from './permissionOptions.js';
+import { planEntriesOf } from './planUpdate.js';
 
 type ChunkKind = 'text' | 'thinking';
 
@@ -115,8 +116,13 @@ export class TurnTranslator {
         else if (update.status === 'failed') call.end({ error: failureText(update) });
         return;
       }
+      case 'plan':
+        // The whole plan, replacing the one before (ACP and v2 alike).
+        this.flush();
+        this.turn.plan(planEntriesOf(update));
+        return;
       default:
-        // Plans, modes, commands, usage: not part of the v2 turn.
+        // Modes, commands, usage: not part of the v2 turn.
         this.logger.debug('ACP update not mapped', { sessionUpdate: update.sessionUpdate });
     }
   }

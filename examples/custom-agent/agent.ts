@@ -9,6 +9,7 @@ import type { RunResult, ToolCall, Turn } from 'happy-session';
 import type { GateSettings, Session } from 'happy-session/node';
 import type { SandboxedShell } from 'happy-session/sandbox';
 import { plan } from './planner.js';
+import { PlanKeeper } from './planKeeper.js';
 import type { Action } from './planner.js';
 
 const sh = promisify(exec);
@@ -69,15 +70,30 @@ async function act(
       turn.text(action.text);
       return;
     case 'bash':
-      await bash(turn, action.command, cwd, shell);
-      return;
-    case 'bash-each':
+    case 'bash-each': {
+      // The plan: one step per command, ticked off as each call ends.
+      const commands = action.kind === 'bash' ? [action.command] : action.commands;
+      const steps = new PlanKeeper(
+        turn,
+        commands.map((command) => `Run \`${command}\``),
+      );
       // Side by side: each call waits for its own answer ("Allow all" in the viewer answers them).
-      await Promise.all(action.commands.map((command) => bash(turn, command, cwd, shell)));
+      await Promise.all(
+        commands.map(async (command, i) => {
+          steps.start(i);
+          await bash(turn, command, cwd, shell);
+          steps.done(i);
+        }),
+      );
       return;
-    case 'read':
+    }
+    case 'read': {
+      const steps = new PlanKeeper(turn, [`Read \`${action.path}\``]);
+      steps.start(0);
       await read(turn, action.path, cwd);
+      steps.done(0);
       return;
+    }
   }
 }
 

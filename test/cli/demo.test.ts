@@ -105,6 +105,18 @@ describe('happy-session demo', () => {
       messages.findIndex((m) => m.type === type && 'callId' in m && m.callId === request?.callId);
     expect(order('permission-request')).toBeLessThan(order('permission-response'));
     expect(order('permission-response')).toBeLessThan(order('tool-call-end'));
+    // It keeps a plan, ticked off step by step, and streams its report as two whole paragraphs.
+    const plans = messages.flatMap((m) => (m.type === 'plan' ? [m.entries.map((e) => e.status)] : []));
+    expect(plans[0]).toEqual(['in_progress', 'pending', 'pending', 'pending', 'pending']);
+    expect(plans.at(-1)).toEqual(['completed', 'completed', 'completed', 'completed', 'completed']);
+    expect(plans).toHaveLength(6);
+    const texts = messages.flatMap((m) =>
+      m.type === 'text' && m.role === 'agent' && !m.parentId ? [m.text] : [],
+    );
+    expect(texts.slice(-2)).toEqual([
+      'Found 3 TODOs; the auth review flagged one issue: the token comparison is not constant-time.\n\n',
+      'The build and its unit tests pass. I left the remote branch as it was.',
+    ]);
   });
 
   it('runs as `happy-session demo` and the process exits 0 by itself (relay and sockets closed)', async () => {

@@ -44,4 +44,35 @@ describe('the watch screen', () => {
     const lines = renderWatchScreen(state(texts(50)));
     expect(lines).toHaveLength(3 + 51 + 2);
   });
+
+  it("shows the agent's current plan as a checklist at the top, above the transcript", () => {
+    const plan = (id: string, statuses: Array<'pending' | 'in_progress' | 'completed'>): SessionMessage => ({
+      id,
+      time: 100,
+      role: 'agent',
+      type: 'plan',
+      turn: 't',
+      entries: [
+        { content: 'Read the test', status: statuses[0]!, priority: 'high' },
+        { content: 'Fix the parser', status: statuses[1]! },
+        { content: 'Run the suite', status: statuses[2]! },
+      ],
+    });
+    const messages = [
+      ...texts(30),
+      plan('p1', ['in_progress', 'pending', 'pending']),
+      plan('p2', ['completed', 'in_progress', 'pending']),
+    ];
+    const lines = renderWatchScreen(state(messages), { rows: 16, columns: 60 });
+    expect(lines.slice(2, 8)).toEqual([
+      '─'.repeat(40),
+      'Plan · 1 of 3 done',
+      '  [x] Read the test (high)',
+      '  [>] Fix the parser',
+      '  [ ] Run the suite',
+      '─'.repeat(40),
+    ]);
+    expect(lines[8]).toMatch(/^… \d+ earlier lines$/);
+    expect(lines).toContain('  plan: 1 of 3 done · now: Fix the parser');
+  });
 });

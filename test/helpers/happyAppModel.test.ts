@@ -148,4 +148,60 @@ describe('the model of the app', () => {
       ['completed', { ref: 'r2', caption: 'report.pdf', width: 280, height: 210 }],
     ]);
   });
+
+  test('TodoWrite: the card shows its checklist, a valid result that is not an error becomes the todo list, a reset empties it', () => {
+    const todos = [
+      { content: 'Read', status: 'completed', id: '1' },
+      { content: 'Write', status: 'in_progress', priority: 'high', id: '2' },
+    ];
+    const result = (callId: string, output: unknown, isError: boolean, createdAt: number): AppRecord => {
+      seq += 1;
+      return {
+        seq,
+        createdAt,
+        record: {
+          role: 'agent',
+          content: {
+            type: 'acp',
+            provider: 'claude',
+            data: { type: 'tool-result', callId, output, id: `a${seq}`, isError },
+          },
+        },
+      };
+    };
+    const status = (message: string, createdAt: number): AppRecord => {
+      seq += 1;
+      return {
+        seq,
+        createdAt,
+        record: {
+          role: 'agent',
+          content: { type: 'event', id: `e${seq}`, data: { type: 'message', message } },
+        },
+      };
+    };
+    const good = [
+      start('p1', 'TodoWrite', 'Plan', { todos }),
+      result('p1', { newTodos: todos }, false, 5000),
+    ];
+    const screen = appReads(good, {}, 'catch-up');
+    expect(screen.tools[0]).toMatchObject({ name: 'TodoWrite', checklist: todos, state: 'completed' });
+    expect(screen.todos).toEqual(todos);
+    // An error result, or items of another shape, leave the list as it was.
+    const bad = [
+      ...good,
+      start('p2', 'TodoWrite', 'Plan', { todos: [] }),
+      result('p2', { newTodos: [] }, true, 6000),
+      start('p3', 'TodoWrite', 'Plan', { todos: [] }),
+      result('p3', { newTodos: [{ content: 'x', status: 'done' }] }, false, 7000),
+      // An older result does not replace a newer list.
+      start('p4', 'TodoWrite', 'Plan', { todos: [] }),
+      result('p4', { newTodos: [] }, false, 4000),
+    ];
+    expect(appReads(bad, {}, 'catch-up').todos).toEqual(todos);
+    expect(appReads([...good, status('Context was reset', 8000)], {}, 'catch-up').todos).toEqual([]);
+    expect(
+      appReads([start('p5', 'TodoWrite', 'Plan', { todos }), end('p5')], {}, 'live').todos,
+    ).toBeUndefined();
+  });
 });

@@ -34,6 +34,14 @@ export interface ImageBox {
   readonly height: number;
 }
 
+/** One item of a `TodoWrite` checklist, as the app's todo schema reads it. */
+export interface AppTodo {
+  readonly content: string;
+  readonly status: 'pending' | 'in_progress' | 'completed';
+  readonly priority?: 'high' | 'medium' | 'low';
+  readonly id?: string;
+}
+
 /** A tool call as the app shows it. */
 export interface AppTool {
   readonly id: string;
@@ -48,6 +56,8 @@ export interface AppTool {
   /** Child tool calls shown in the tap-through screen (only `Task` / `Agent` render them). */
   readonly children: readonly AppTool[];
   readonly image?: ImageBox;
+  /** A `TodoWrite` card's checklist: its input's `todos`, else its result's `newTodos`. */
+  readonly checklist?: readonly AppTodo[];
 }
 
 /** One row of the chat. */
@@ -64,6 +74,11 @@ export interface AppScreen {
   readonly tools: readonly AppTool[];
   /** Records the app refused or dropped without a trace. */
   readonly dropped: number;
+  /**
+   * The session's todo list: the `newTodos` of the newest `TodoWrite` result that is not an error
+   * (by the result record's time), emptied by a `Context was reset` status; undefined when none.
+   */
+  readonly todos: readonly AppTodo[] | undefined;
 }
 
 type Item =
@@ -79,7 +94,7 @@ type Item =
       input: Record<string, unknown>;
       parent: string | null;
     }
-  | { kind: 'tool-result'; callId: string; output: unknown; isError: boolean };
+  | { kind: 'tool-result'; key: number; callId: string; output: unknown; isError: boolean };
 
 interface ToolState {
   readonly id: string;
@@ -132,7 +147,13 @@ function normalise(stored: AppRecord): Item[] | undefined {
     const data = content.data;
     if (data.type === 'tool-result' && typeof data.callId === 'string' && typeof data.id === 'string') {
       return [
-        { kind: 'tool-result', callId: data.callId, output: data.output, isError: data.isError === true },
+        {
+          kind: 'tool-result',
+          key,
+          callId: data.callId,
+          output: data.output,
+          isError: data.isError === true,
+        },
       ];
     }
     return undefined;
@@ -174,14 +195,14 @@ function normaliseEnvelope(envelope: Record<string, unknown>): Item[] | undefine
       ];
     case 'tool-call-end':
       // Cannot carry a result: whatever else it holds, the result is null.
-      return [{ kind: 'tool-result', callId: String(ev.call), output: null, isError: false }];
+      return [{ kind: 'tool-result', key, callId: String(ev.call), output: null, isError: false }];
     case 'file': {
       // A completed tool call named `file`; mimeType is stripped.
       const input: Record<string, unknown> = { ref: ev.ref, name: ev.name, size: ev.size };
       if (isObject(ev.image)) input.image = ev.image;
       return [
         { kind: 'tool-call', key, id: envelope.id, name: 'file', description: null, input, parent },
-        { kind: 'tool-result', callId: envelope.id, output: null, isError: false },
+        { kind: 'tool-result', key, callId: envelope.id, output: null, isError: false },
       ];
     }
     default:
@@ -216,6 +237,8 @@ class Reducer {
   private readonly slots: Slot[] = [];
   private readonly tools = new Map<string, ToolState>();
   private readonly topLevel = new Set<string>();
+  /** The reducer's `latestTodos`: the list and the time of the result it came from. */
+  private todos: { list: AppTodo[]; time: number } | undefined;
   dropped = 0;
 
   constructor(private readonly order: ReadingOrder) {}
@@ -237,8 +260,17 @@ class Reducer {
     // A result whose call is not known by the end of its batch is lost: the call spins forever.
     for (const result of results) {
       const tool = this.tools.get(result.callId);
-      if (tool && tool.result === undefined) tool.result = { output: result.output, isError: result.isError };
+      if (tool && tool.result === undefined) {
+        tool.result = { output: result.output, isError: result.isError };
+        if (tool.name === 'TodoWrite' && !result.isError) this.takeTodos(result.output, result.key);
+      }
     }
+  }
+
+  /** The app keeps a `TodoWrite` result's `newTodos` as the session's list when it is valid and newer. */
+  private takeTodos(output: unknown, time: number): void {
+    const list = isObject(output) ? todoList(output.newTodos) : undefined;
+    if (list && (this.todos === undefined || time > this.todos.time)) this.todos = { list, time };
   }
 
   /**
@@ -283,6 +315,11 @@ class Reducer {
       }
       case 'agent-text':
         this.slots.push({ kind: 'agent-text', key: item.key, text: item.text, thinking: item.thinking });
+        return;
+      case 'status':
+        // The app empties the todo list at this status line, and still shows the line.
+        if (item.text === 'Context was reset') this.todos = { list: [], time: item.key };
+        this.slots.push(item);
         return;
       default:
         this.slots.push(item);
@@ -337,6 +374,7 @@ class Reducer {
         result: state.result,
         children: [],
         ...(state.name === 'file' ? { image: imageBox(state.input) } : {}),
+        ...(state.name === 'TodoWrite' ? checklistOf(state) : {}),
       };
       tools.push(shown);
       if (state.name === 'Task' || state.name === 'Agent') {
@@ -352,7 +390,7 @@ class Reducer {
         rows.push({ kind: 'agent-text', text: slot.text, thinking: slot.thinking });
       else rows.push({ kind: slot.kind, text: slot.text });
     }
-    return { rows, tools, dropped: this.dropped };
+    return { rows, tools, dropped: this.dropped, todos: this.todos?.list };
   }
 }
 
@@ -439,4 +477,35 @@ function imageBox(input: Record<string, unknown>): ImageBox {
   const width = Math.min(imageWidth, 280);
   const height = Math.min((width * imageHeight) / imageWidth, 360);
   return { ref: String(input.ref), caption: String(input.name), width, height };
+}
+
+const TODO_STATUSES = new Set(['pending', 'in_progress', 'completed']);
+const TODO_PRIORITIES = new Set(['high', 'medium', 'low']);
+
+/** The app's todo list schema: every item `{content, status, priority?, id?}`, else nothing. */
+function todoList(value: unknown): AppTodo[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const list: AppTodo[] = [];
+  for (const item of value as unknown[]) {
+    if (!isObject(item) || typeof item.content !== 'string' || !TODO_STATUSES.has(String(item.status)))
+      return undefined;
+    if (item.priority !== undefined && !TODO_PRIORITIES.has(String(item.priority))) return undefined;
+    if (item.id !== undefined && typeof item.id !== 'string') return undefined;
+    list.push({
+      content: item.content,
+      status: item.status as AppTodo['status'],
+      ...(item.priority !== undefined ? { priority: item.priority as AppTodo['priority'] } : {}),
+      ...(item.id !== undefined ? { id: item.id as string } : {}),
+    });
+  }
+  return list;
+}
+
+/** What the `TodoWrite` view draws: the input's `todos` first, else the result's `newTodos`. */
+function checklistOf(tool: ToolState): { checklist?: AppTodo[] } {
+  const fromInput = todoList(tool.input.todos);
+  if (fromInput) return { checklist: fromInput };
+  const output = tool.result?.output;
+  const fromResult = isObject(output) ? todoList(output.newTodos) : undefined;
+  return fromResult ? { checklist: fromResult } : {};
 }

@@ -145,9 +145,28 @@ describe('parseSessionMessage', () => {
     }
   });
 
+  it('reads a plan, and refuses one from the user or with an empty entry', () => {
+    const entries = [{ content: 'Read the code', status: 'in_progress', priority: 'high' }];
+    expect(parseSessionMessage({ ...base, role: 'agent', type: 'plan', turn: 't', entries })).toEqual({
+      ok: true,
+      value: { ...base, role: 'agent', type: 'plan', turn: 't', entries },
+    });
+    expect(parseSessionMessage({ ...base, role: 'user', type: 'plan', entries })).toMatchObject({
+      ok: false,
+      error: { code: 'protocol.invalid_message' },
+    });
+    const empty = [{ content: '', status: 'pending' }];
+    expect(
+      parseSessionMessage({ ...base, role: 'agent', type: 'plan', turn: 't', entries: empty }),
+    ).toMatchObject({
+      ok: false,
+      error: { code: 'protocol.invalid_message', issues: [{ path: ['entries', 0, 'content'] }] },
+    });
+  });
+
   it('reports an unknown type as protocol.unknown_type', () => {
-    const result = parseSessionMessage({ ...base, role: 'agent', type: 'plan', turn: 't' });
-    expect(result).toMatchObject({ ok: false, error: { code: 'protocol.unknown_type', type: 'plan' } });
+    const result = parseSessionMessage({ ...base, role: 'agent', type: 'todo-list', turn: 't' });
+    expect(result).toMatchObject({ ok: false, error: { code: 'protocol.unknown_type', type: 'todo-list' } });
   });
 
   it.each([null, 1, 'x', [], undefined])('reports %j as protocol.not_an_object', (value) => {

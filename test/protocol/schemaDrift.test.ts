@@ -28,7 +28,7 @@ describe('schema/session-protocol-v2.schema.json', () => {
     expect(changedJson).not.toBe(currentJson);
   });
 
-  it('lists the 11 message types', () => {
+  it("lists the draft's 11 message types and this SDK's extensions", () => {
     const schema = JSON.parse(readFileSync(file, 'utf8')) as { oneOf: unknown[] };
     const types = new Set(
       JSON.stringify(schema)
@@ -41,6 +41,7 @@ describe('schema/session-protocol-v2.schema.json', () => {
         'permission-request',
         'permission-response',
         'photo',
+        'plan',
         'service',
         'text',
         'tool-call-end',

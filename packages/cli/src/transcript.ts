@@ -47,6 +47,11 @@ export function describeMessage(message: SessionMessage): string {
       return `user answered ${message.optionId} for call ${message.callId}`;
     case 'tool-call-end':
       return `end of call ${message.callId}${message.error ? `: ${message.error}` : ''}`;
+    case 'plan': {
+      const done = message.entries.filter((e) => e.status === 'completed').length;
+      const now = message.entries.find((e) => e.status === 'in_progress');
+      return `plan: ${done} of ${message.entries.length} done${now ? ` · now: ${oneLine(now.content, 60)}` : ''}`;
+    }
     default:
       return `${message.type}`;
   }

@@ -38,7 +38,8 @@ export type StreamErrorCode =
   | 'stream.too_large'
   | 'stream.undelivered'
   | 'stream.delivery_stalled'
-  | 'stream.secret_too_short';
+  | 'stream.secret_too_short'
+  | 'stream.invalid_options';
 
 /** Failures of a transport: the network, the server's answers, the session's wire format. */
 export type TransportErrorCode =

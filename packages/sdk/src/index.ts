@@ -50,6 +50,12 @@ export {
   UserFileSchema,
 } from './protocol/userMessages.js';
 export { SessionMessageSchema, SESSION_MESSAGE_TYPES } from './protocol/sessionMessage.js';
+export {
+  PlanSchema,
+  PlanEntrySchema,
+  PlanEntryStatusSchema,
+  PlanEntryPrioritySchema,
+} from './protocol/plan.js';
 export type {
   SessionMessage,
   SessionMessageType,
@@ -75,6 +81,10 @@ export type {
   UserFileMessage,
   UserMediaMessage,
   ServiceMessage,
+  PlanMessage,
+  PlanEntry,
+  PlanEntryStatus,
+  PlanEntryPriority,
 } from './protocol/sessionMessage.js';
 export { legacyUserTextRecord } from './protocol/legacyUserText.js';
 export type { LegacyUserTextRecord } from './protocol/legacyUserText.js';
@@ -101,6 +111,8 @@ export { DEFAULT_CLOSE_DEADLINE_MS } from './stream/sessionWriter.js';
 export type { OutboxOptions, FlushOptions, WriterCloseOptions } from './stream/outbox.js';
 export { MAX_RECORD_BYTES } from './stream/recordSize.js';
 export { splitText, MAX_TEXT_BYTES } from './stream/splitText.js';
+export { DEFAULT_IDLE_MS, DEFAULT_MAX_CHARS } from './stream/textStream.js';
+export type { TextStream, TextStreamOptions, TextStreamTimers } from './stream/textStream.js';
 export type { SplitTextOptions } from './stream/splitText.js';
 export type { Delivery, Delivered, EmitOptions, MessageDraft, StreamLifecycleEvent } from './stream/types.js';
 export { Redactor, secretValuesOf, MIN_REGISTERED_SECRET_LENGTH } from './stream/redactor.js';

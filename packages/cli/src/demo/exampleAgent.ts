@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import type { Turn } from 'happy-session';
+import type { PlanEntry, Turn } from 'happy-session';
 import type { SessionWriter } from 'happy-session';
 
 /**
@@ -7,10 +7,13 @@ import type { SessionWriter } from 'happy-session';
  * if allowed, delegates to a subagent that runs its own tool call (two levels of nesting), runs a
  * build step, and reports. No LLM: the point is the stream. The writer must carry a permission
  * gate (`PermissionGate.create({ writer, … })`). When the turn is aborted while the permission
- * request waits, the turn ends `cancelled`.
+ * request waits, the turn ends `cancelled`. It keeps a plan that it ticks off as it goes
+ * (`turn.plan()`), and writes its report as a model would, a few characters at a time
+ * (`turn.textStream()`), which the stream stores as whole paragraphs.
  */
 export async function runExampleAgent(writer: SessionWriter, prompt: string): Promise<Turn> {
   const turn = writer.turn();
+  const plan = demoPlan(turn);
   turn.thinking(`The user asked: "${prompt}". Search first, then delegate the auth review.`);
   turn.text("I'll look for TODOs, then have a subagent review the auth code.");
 
@@ -22,6 +25,7 @@ export async function runExampleAgent(writer: SessionWriter, prompt: string): Pr
     kind: 'read',
   });
   grep.end();
+  plan.next();
 
   // A risky call: it runs only once the user allows it (the writer needs a permission gate).
   const clean = turn.toolCall({
@@ -52,6 +56,7 @@ export async function runExampleAgent(writer: SessionWriter, prompt: string): Pr
   });
   const pushed = await push.run(() => 'pushed', { signal: turn.signal });
   if (pushed.status !== 'done') turn.text(`Not pushing (${pushed.status}).`);
+  plan.next();
 
   const task = turn.toolCall({
     toolName: 'task',
@@ -71,6 +76,7 @@ export async function runExampleAgent(writer: SessionWriter, prompt: string): Pr
   read.end();
   sub.text('Token comparison is not constant-time.');
   task.end();
+  plan.next();
 
   await turn.step('Build', async (build) => {
     await build.step('Compile', () => undefined);
@@ -80,11 +86,58 @@ export async function runExampleAgent(writer: SessionWriter, prompt: string): Pr
   // A chart of the build, rendered here: dimensions and ThumbHash are computed, then it is
   // encrypted and uploaded before the photo message that references it is appended.
   await turn.attach(await buildChart(), { name: 'build-times.png' });
+  plan.next();
 
-  turn.text('Found 3 TODOs; the auth review flagged one issue.');
+  // The report, as a model streams it: small deltas, stored as two whole paragraphs.
+  const report = turn.textStream();
+  for (const delta of chunks(REPORT)) report.write(delta);
+  await report.end();
+  plan.next();
   turn.end('completed');
   await writer.flush();
   return turn;
+}
+
+const REPORT =
+  'Found 3 TODOs; the auth review flagged one issue: the token comparison is not constant-time.\n\n' +
+  'The build and its unit tests pass. I left the remote branch as it was.';
+
+/** `text` cut into the 1 to 5 character pieces a model streams. */
+function chunks(text: string): string[] {
+  const out: string[] = [];
+  for (let at = 0, k = 0; at < text.length; k++) {
+    const size = 1 + ((k * 3) % 5);
+    out.push(text.slice(at, at + size));
+    at += size;
+  }
+  return out;
+}
+
+/** The demo's plan, written whole each time a step is done; `next()` ticks off the current step. */
+function demoPlan(turn: Turn): { next(): void } {
+  const steps = [
+    'Search for TODOs',
+    'Clean up and push',
+    'Review the auth code',
+    'Build and chart it',
+    'Report',
+  ];
+  let current = 0;
+  const write = (): void => {
+    const entries: PlanEntry[] = steps.map((content, i) => ({
+      content,
+      status: i < current ? 'completed' : i === current ? 'in_progress' : 'pending',
+      ...(i === 2 ? { priority: 'high' as const } : {}),
+    }));
+    if (!turn.ended) turn.plan(entries);
+  };
+  write();
+  return {
+    next() {
+      current += 1;
+      write();
+    },
+  };
 }
 
 /** A small bar chart as a PNG, drawn with sharp from an SVG. */

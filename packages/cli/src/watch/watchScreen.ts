@@ -1,6 +1,7 @@
 import type { PermissionRequestMessage } from 'happy-session';
 import type { FoldedSession } from 'happy-session';
 import { oneLine, renderTranscript } from '../transcript.js';
+import { planLines } from './planLines.js';
 
 /** Everything the watch screen shows. */
 export interface WatchScreenState {
@@ -37,10 +38,12 @@ function header(state: WatchScreenState): string[] {
       : 'inactive'
     : 'activity unknown';
   const unreadable = state.unreadable > 0 ? ` · ${state.unreadable} unreadable records` : '';
+  const plan = planLines(state.fold.plan);
   return [
     `happy-session watch · ${state.title ?? '(untitled)'} · ${state.sessionId}`,
     `${state.serverUrl} · ${activity}${unreadable}`,
     RULE,
+    ...(plan.length > 0 ? [...plan, RULE] : []),
   ];
 }
 
@@ -61,7 +64,8 @@ function footer(state: WatchScreenState): string[] {
 }
 
 /**
- * The watch screen as lines: a header (title, id, server, activity), the transcript of the folded
+ * The watch screen as lines: a header (title, id, server, activity, and the agent's current plan
+ * as a checklist), the transcript of the folded
  * session (its newest lines when it does not fit), and a footer with the permission prompt the
  * number keys answer and the status of the latest answers. Lines are cut to the terminal width so
  * nothing wraps.

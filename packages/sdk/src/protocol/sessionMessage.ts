@@ -19,6 +19,8 @@ import {
   UserTextSchema,
   UserVideoSchema,
 } from './userMessages.js';
+import { PlanSchema } from './plan.js';
+import type { PlanEntrySchema } from './plan.js';
 
 /**
  * Every v2 message: one discriminated union on `type` (docs/protocol.md, "Event types").
@@ -38,9 +40,10 @@ export const SessionMessageSchema = z.discriminatedUnion('type', [
   z.discriminatedUnion('role', [AgentVideoSchema, UserVideoSchema]),
   z.discriminatedUnion('role', [AgentFileSchema, UserFileSchema]),
   ServiceSchema,
+  PlanSchema,
 ]);
 
-/** The 11 v2 message types, in the order of docs/protocol.md. */
+/** The v2 message types, in the order of docs/protocol.md: the draft's 11, then this SDK's extensions. */
 export const SESSION_MESSAGE_TYPES = [
   'turn-start',
   'turn-end',
@@ -53,6 +56,7 @@ export const SESSION_MESSAGE_TYPES = [
   'video',
   'file',
   'service',
+  'plan',
 ] as const;
 
 export type SessionMessageType = (typeof SESSION_MESSAGE_TYPES)[number];
@@ -72,6 +76,10 @@ export type UserVideoMessage = z.output<typeof UserVideoSchema>;
 export type AgentFileMessage = z.output<typeof AgentFileSchema>;
 export type UserFileMessage = z.output<typeof UserFileSchema>;
 export type ServiceMessage = z.output<typeof ServiceSchema>;
+export type PlanMessage = z.output<typeof PlanSchema>;
+export type PlanEntry = z.output<typeof PlanEntrySchema>;
+export type PlanEntryStatus = PlanEntry['status'];
+export type PlanEntryPriority = NonNullable<PlanEntry['priority']>;
 export type AgentMessage = Extract<SessionMessage, { role: 'agent' }>;
 export type UserMessage = Extract<SessionMessage, { role: 'user' }>;
 /** A user's `photo`, `video` or `file`. */

@@ -1,4 +1,5 @@
-import type { SessionMessage, TurnEndStatus } from '../protocol/sessionMessage.js';
+import type { PlanEntry, SessionMessage, TurnEndStatus } from '../protocol/sessionMessage.js';
+import type { TextStream, TextStreamOptions } from './textStream.js';
 import type { AttachInput, AttachOptions, PermissionDecision, PermissionRequestOptions } from './plugins.js';
 import type { Delivery } from './types.js';
 
@@ -98,6 +99,18 @@ export interface Scope {
   thinking(text: string): Delivery;
   /** Appends a `service` message: system status, not model output. */
   service(text: string): Delivery;
+  /**
+   * Appends a `plan`: the agent's whole plan as it stands now, replacing the one before
+   * (docs/protocol.md, "plan"). Today's app shows it as a `TodoWrite` checklist and, for the main
+   * agent, as the session's todo list (docs/v1-format.md, "Plans").
+   */
+  plan(entries: readonly PlanEntry[]): Delivery;
+  /**
+   * Opens a stream of text written delta by delta (an LLM's output), appended as a few complete
+   * `text` messages at paragraph ends, after an idle window or at a size bound; `end()` writes the
+   * rest, and the turn's stop ends it with the text so far stored (docs/streaming.md).
+   */
+  textStream(options?: TextStreamOptions): TextStream;
   /**
    * Appends `tool-call-start` and returns the call. The writer guarantees it gets exactly one
    * `tool-call-end`: by {@link ToolCall.end}, or with error `cancelled` when its parent or turn ends

@@ -1,6 +1,7 @@
 import type {
   PermissionRequestMessage,
   PermissionResponseMessage,
+  PlanMessage,
   SessionMessage,
   ToolCallEndMessage,
   ToolCallStartMessage,
@@ -78,6 +79,13 @@ export interface FoldedSession {
    * `tool-call-end`, no settled note) and with no valid user answer yet, in request order.
    */
   readonly pendingPermissions: readonly PermissionRequestMessage[];
+  /**
+   * The agent's plan as it stands: its latest `plan` message without `agentId` (each replaces the
+   * one before; docs/protocol.md, "plan"), undefined until it writes one.
+   */
+  readonly plan: PlanMessage | undefined;
+  /** Each subagent's latest plan, by `agentId`. */
+  readonly agentPlans: ReadonlyMap<string, PlanMessage>;
   /** Looks up a call anywhere in the tree. */
   call(callId: string): FoldedCall | undefined;
   /** Looks up a turn. */
@@ -94,6 +102,16 @@ export class SessionFold implements FoldedSession {
   private readonly turns = new Map<string, FoldedTurn>();
   private readonly calls = new Map<string, FoldedCall>();
   private readonly ledger = new PermissionLedger<SessionMessage>();
+  private latestPlan: PlanMessage | undefined;
+  private readonly plans = new Map<string, PlanMessage>();
+
+  get plan(): PlanMessage | undefined {
+    return this.latestPlan;
+  }
+
+  get agentPlans(): ReadonlyMap<string, PlanMessage> {
+    return this.plans;
+  }
 
   get timeline(): ReadonlyArray<FoldedTurn | FoldedMessage> {
     return this.items;
@@ -167,6 +185,11 @@ export class SessionFold implements FoldedSession {
           const call = this.calls.get(message.parentId);
           if (call?.permission) this.answered(call);
         }
+        return;
+      case 'plan':
+        if (message.agentId === undefined) this.latestPlan = message;
+        else this.plans.set(message.agentId, message);
+        this.place(message, { kind: 'message', message });
         return;
       default:
         this.place(message, { kind: 'message', message });

@@ -1,12 +1,15 @@
 import { SdkError } from '../errors.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import type { Scope, StepOptions, ToolCall, ToolCallOptions } from './builders.js';
+import type { PlanEntry } from '../protocol/sessionMessage.js';
+import { TextStreamWriter } from './textStream.js';
+import type { TextStream, TextStreamOptions } from './textStream.js';
 import type { WriterCore } from './core.js';
 import { requirePlugin } from './plugins.js';
 import type { AttachInput, AttachOptions, AttachTarget } from './plugins.js';
 import { stepError } from './stepErrors.js';
 import { requireExactToolName } from './toolName.js';
-import type { TurnState } from './turnState.js';
+import type { OpenCall, TurnState } from './turnState.js';
 import type { Delivery, EmitOptions, MessageDraft } from './types.js';
 
 type ContentDraft = MessageDraft extends infer D
@@ -56,6 +59,27 @@ export class ScopeBuilder implements Scope {
 
   service(text: string): Delivery {
     return this.emitContent({ type: 'service', text });
+  }
+
+  plan(entries: readonly PlanEntry[]): Delivery {
+    return this.emitContent({ type: 'plan', entries: entries.map((entry) => ({ ...entry })) });
+  }
+
+  textStream(options: TextStreamOptions = {}): TextStream {
+    this.assertOpen();
+    const { state } = this.wiring;
+    const thinking = options.thinking === true;
+    const stream: TextStreamWriter = new TextStreamWriter(
+      {
+        append: (text) => (thinking ? this.thinking(text) : this.text(text)),
+        signal: state.stop.signal,
+        onEnded: () => state.streams.delete(open),
+      },
+      options,
+    );
+    const open = { owner: this.owner as OpenCall | undefined, end: () => stream.end() };
+    if (!stream.ended) state.streams.add(open);
+    return stream;
   }
 
   toolCall(options: ToolCallOptions): ToolCall {

@@ -139,6 +139,7 @@ export class SessionWriter {
         ended: false,
         openCalls: new Set(),
         stop: new AbortController(),
+        streams: new Set(),
       },
       makeCall: (parent, callOptions) => new ToolCallBuilder(parent, callOptions),
     });

@@ -105,6 +105,8 @@ export class ToolCallBuilder implements ToolCall, GatedCall, OpenCall {
     if (this.wiring.state.ended) {
       throw new SdkError('stream.turn_ended', `Turn ${this.wiring.state.turnId} has ended.`);
     }
+    // Text its scopes' streams still hold goes before the end (docs/streaming.md).
+    for (const stream of [...this.wiring.state.streams]) if (stream.owner === this) void stream.end();
     // Claim the end before anything else runs: a listener of the lifecycle event below (the gate
     // cancelling a pending request, say) that calls end() again gets this same delivery.
     let settle!: { resolve: (d: Delivered) => void; reject: (e: unknown) => void };

@@ -37,6 +37,7 @@ export class TurnBuilder extends ScopeBuilder implements Turn {
   end(status: TurnEndStatus = this.signal.aborted ? 'cancelled' : 'completed'): Delivery {
     if (this.endDelivery) return this.endDelivery;
     for (const call of [...this.wiring.state.openCalls].reverse()) call.end({ error: 'cancelled' });
+    for (const stream of [...this.wiring.state.streams]) void stream.end();
     this.wiring.core.announce({ kind: 'turn-closing', turn: this.wiring.state.turnId, status });
     this.endDelivery = this.wiring.core.emit({
       type: 'turn-end',

@@ -6,6 +6,14 @@ export interface OpenCall {
   end(options: { readonly error: string }): unknown;
 }
 
+/** What a turn needs of a text stream still open in it: which call's scope it writes into, and a way to end it. */
+export interface OpenStream {
+  /** The call whose scope the stream writes into, or undefined at the top of the turn. */
+  readonly owner: OpenCall | undefined;
+  /** Writes what the stream holds and ends it. */
+  end(): unknown;
+}
+
 /** What the builders of one turn share: whether it ended, its open calls in creation order, and its stop. */
 export interface TurnState {
   readonly turnId: string;
@@ -13,4 +21,6 @@ export interface TurnState {
   readonly openCalls: Set<OpenCall>;
   /** Aborted when the user stops the turn or it ends: `turn.signal`, and every call's `signal`. */
   readonly stop: AbortController;
+  /** Text streams not ended yet: a call or turn that ends writes what they hold first. */
+  readonly streams: Set<OpenStream>;
 }

@@ -3,6 +3,7 @@ import { clockTime, h } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 import { fileView, photoView, videoView } from './mediaView.js';
 import { PermissionView } from './permissionView.js';
+import { planProgress } from './planView.js';
 import type { NodeView, RenderContext } from './renderContext.js';
 
 function content(message: SessionMessage, context: RenderContext): HTMLElement {
@@ -35,6 +36,8 @@ function content(message: SessionMessage, context: RenderContext): HTMLElement {
         { class: 'service' },
         `Answer "${message.optionId}" for call ${message.callId} at ${clockTime(message.time)}`,
       );
+    case 'plan':
+      return h('div', { class: 'service' }, `Plan updated: ${planProgress(message)}`);
     case 'tool-call-end':
       return h(
         'div',

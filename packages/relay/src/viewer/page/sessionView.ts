@@ -7,6 +7,7 @@ import type { ViewerApi } from './api.js';
 import { Composer } from './composer.js';
 import { h } from './dom.js';
 import { MediaLoader } from './mediaLoader.js';
+import { PlanView } from './planView.js';
 import type { PermissionResponder, PermissionState, RenderContext, RpcOutcome } from './renderContext.js';
 import { ViewerSessionTransport } from './sessionTransport.js';
 import { TimelineView } from './timeline.js';
@@ -19,7 +20,7 @@ const RETRY_MS = 2000;
  * One session, live, through the SDK's `UserSession` (the user's side, as the app has it): it reads
  * the stream from the start and then follows the socket's hints (catching up over HTTP on any gap
  * or reconnect); each message is folded with `SessionFold` and the timeline updated. Records that
- * fail to decrypt or validate are listed, not dropped. The composer below sends prompts, stops the
+ * fail to decrypt or validate are listed, not dropped. The agent's current plan stays at the top. The composer below sends prompts, stops the
  * turn and allows every waiting request; the permission cards answer one.
  */
 export class SessionView {
@@ -28,6 +29,7 @@ export class SessionView {
   private readonly user: UserSession;
   private readonly timeline: TimelineView;
   private readonly composer: Composer;
+  private readonly plan = new PlanView();
   private readonly problems = h('ul', { class: 'record-errors' });
   private readonly responses = new Map<string, PermissionResponseMessage[]>();
   private subscription: Subscription | undefined;
@@ -55,6 +57,7 @@ export class SessionView {
       'article',
       { class: 'session', 'data-session-id': sessionId },
       h('h2', { class: 'session-title' }, title),
+      this.plan.element,
       this.timeline.element,
       this.problems,
       this.composer.element,
@@ -108,6 +111,7 @@ export class SessionView {
     if (this.renderTimer !== undefined) return;
     this.renderTimer = setTimeout(() => {
       this.renderTimer = undefined;
+      this.plan.render(this.fold.plan);
       this.timeline.render(this.fold);
       this.composer.update({
         turnOpen: this.fold.timeline.some((item) => item.kind === 'turn' && item.status === 'open'),

@@ -5,6 +5,7 @@ import { parseV1SessionRecord } from './parse.js';
 import type { V1ParseFailure } from './parse.js';
 import type { V1Envelope } from './schemas.js';
 import { V1AcpToolResultRecordSchema, V1EventMessageRecordSchema } from './schemas.js';
+import { entriesOfTodos } from './plan.js';
 
 /**
  * A v2 field that a v1 record cannot carry, so that a message read from v1 may lack it
@@ -64,7 +65,8 @@ export function decodeV1Record(value: unknown, position: V1RecordPosition): V1De
   if (value.role !== 'agent') return undefined;
   const result = V1AcpToolResultRecordSchema.safeParse(value);
   if (result.success) {
-    const { callId, output, id, isError, turn, time } = result.data.content.data;
+    const { callId, output, id, isError, turn, time, plan } = result.data.content.data;
+    if (plan === true) return { kind: 'skipped', reason: `the result of plan ${callId}'s checklist` };
     if (turn === undefined) {
       return { kind: 'skipped', reason: `a tool result for call ${callId} that does not say its turn` };
     }
@@ -150,7 +152,9 @@ function fromEnvelope(envelope: V1Envelope): V1Decoded {
       );
     case 'service':
       return checked({ ...base, type: 'service', text: ev.text }, lost);
-    case 'tool-call-start':
+    case 'tool-call-start': {
+      const entries = ev.plan === true ? entriesOfTodos(ev.args) : undefined;
+      if (entries) return checked({ ...base, type: 'plan', entries }, lost);
       return checked(
         {
           ...base,
@@ -163,7 +167,9 @@ function fromEnvelope(envelope: V1Envelope): V1Decoded {
         },
         [...lost, 'agentTitle', 'description'],
       );
+    }
     case 'tool-call-end':
+      if (ev.plan === true) return { kind: 'skipped', reason: `the end of plan ${ev.call}'s checklist` };
       return checked(
         {
           ...base,

@@ -39,6 +39,8 @@ export const V1ToolCallStartEventSchema = z.object({
   title: z.string(),
   description: z.string(),
   args: z.record(z.string(), z.unknown()),
+  /** Not read by the app: this `TodoWrite` card stands for a v2 `plan` (docs/v1-format.md, "Plans"). */
+  plan: z.optional(z.literal(true)),
 });
 
 /**
@@ -52,6 +54,8 @@ export const V1ToolCallEndEventSchema = z.object({
   call: z.string().check(z.minLength(1)),
   output: z.optional(z.string()),
   isError: z.optional(z.boolean()),
+  /** Not read by the app: the end of a plan's `TodoWrite` card, which stands for nothing in v2. */
+  plan: z.optional(z.literal(true)),
 });
 
 /** Image geometry of a `file` event; the wire package of the Happy monorepo requires the thumbhash when `image` is present. */
@@ -202,6 +206,8 @@ export const V1AcpToolResultRecordSchema = z.object({
       isError: z.optional(z.boolean()),
       turn: z.optional(z.string().check(z.minLength(1))),
       time: z.optional(z.number()),
+      /** Not read by the app: the result of a plan's `TodoWrite` card, which stands for nothing in v2. */
+      plan: z.optional(z.literal(true)),
     }),
   }),
   meta: z.optional(V1MetaSchema),

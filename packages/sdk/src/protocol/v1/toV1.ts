@@ -1,11 +1,13 @@
 import { SdkError } from '../../errors.js';
 import { NO_CONTEXT } from '../messageContext.js';
 import type { MessageContext } from '../messageContext.js';
-import type { SessionMessage, ToolCallEndMessage } from '../sessionMessage.js';
+import type { PlanMessage, SessionMessage, ToolCallEndMessage } from '../sessionMessage.js';
 import type { V1AcpProvider, V1Event, V1Meta, V1Record, V1SessionRecord } from './schemas.js';
 import { V1RecordSchema } from './schemas.js';
 import { CallLabels } from './labels.js';
 import { mediaEvent, UnnamedMedia } from './media.js';
+import { planSummary, TODO_WRITE_TOOL, todosOf } from './plan.js';
+import type { V1Todo } from './plan.js';
 
 /** Options of {@link createV1Encoder}. */
 export interface V1EncoderOptions {
@@ -43,6 +45,7 @@ export interface V1Encoder {
  * | `photo` | `ev file` captioned with its file name | — |
  * | `video` | `ev file` of its uploaded poster, captioned `▶ name · 0:45`; without a poster a text line | playback |
  * | `file` | a text line `📎 name · type · size` | opening it from the app |
+ * | `plan` | a `TodoWrite` card and, for the main agent, its result `{oldTodos, newTodos}` (the session's todo list) | — |
  *
  * No record carries `subagent`: every message sits at the top of its turn, and a call's label says
  * where it belongs. `time` strictly increases over the records: each takes its message's time, or
@@ -57,6 +60,8 @@ class V1StreamEncoder implements V1Encoder {
   private readonly meta: V1Meta;
   private readonly labels = new CallLabels();
   private readonly unnamed = new UnnamedMedia();
+  /** The main agent's latest plan, the `oldTodos` of its next one. */
+  private todos: readonly V1Todo[] = [];
   private lastTime = -Infinity;
 
   constructor(options: V1EncoderOptions) {
@@ -133,7 +138,60 @@ class V1StreamEncoder implements V1Encoder {
         ];
       case 'permission-request':
         return [];
+      case 'plan':
+        return this.planRecords(message);
     }
+  }
+
+  /**
+   * A plan as the `TodoWrite` card the app draws as a checklist (docs/v1-format.md, "Plans"). The
+   * main agent's card ends with the result whose `newTodos` the app takes as the session's todo
+   * list; a subagent's ends without one, so it does not replace the main agent's list.
+   */
+  private planRecords(message: PlanMessage): V1Record[] {
+    const todos = todosOf(message.entries);
+    const start = this.envelope(
+      message,
+      { turn: message.turn },
+      {
+        t: 'tool-call-start',
+        call: message.id,
+        name: TODO_WRITE_TOOL,
+        title: 'Plan',
+        description: planSummary(message),
+        args: { todos },
+        plan: true,
+      },
+    );
+    if (message.agentId !== undefined) {
+      const end = this.envelope(
+        { ...message, id: `${message.id}:end` },
+        { turn: message.turn },
+        { t: 'tool-call-end', call: message.id, plan: true },
+      );
+      return [start, end];
+    }
+    const oldTodos = this.todos;
+    this.todos = todos;
+    const result: V1Record = {
+      role: 'agent',
+      content: {
+        type: 'acp',
+        provider: this.provider,
+        data: {
+          type: 'tool-result',
+          callId: message.id,
+          output: { oldTodos, newTodos: todos },
+          id: `${message.id}:result`,
+          isError: false,
+          turn: message.turn,
+          time: this.nextTime(message.time),
+          plan: true,
+        },
+      },
+      meta: this.meta,
+    };
+    return [start, result];
   }
 
   private toolCallEnd(message: ToolCallEndMessage): V1Record {
