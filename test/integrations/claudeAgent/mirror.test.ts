@@ -155,6 +155,54 @@ describe('the approval hook and the mirror meet by tool use id', () => {
   });
 });
 
+describe('the plan', () => {
+  it('a TodoWrite Claude Code took is the plan of the agent that wrote it; its call shows no acknowledgement', async () => {
+    const fed = fedQuery();
+    const done = happyClaude(session, fed.query);
+    const todos = [
+      { content: 'Read the code', status: 'completed', activeForm: 'Reading the code' },
+      { content: 'Fix the bug', status: 'in_progress', activeForm: 'Fixing the bug', priority: 'high' },
+      { content: '', status: 'pending' },
+      { content: 'Ship it', status: 'someday' },
+    ];
+    fed.send(toolUse('toolu_6', 'TodoWrite', { todos }));
+    fed.send(toolResult('toolu_6', 'Todos have been modified successfully.'));
+    fed.send(success);
+    fed.end();
+    await done;
+    expectV2Invariants(written);
+    expect(written.map((m) => m.type)).toEqual([
+      'turn-start',
+      'tool-call-start',
+      'tool-call-end',
+      'plan',
+      'turn-end',
+    ]);
+    expect(written.find((m) => m.type === 'plan')).toMatchObject({
+      entries: [
+        { content: 'Read the code', status: 'completed' },
+        { content: 'Fix the bug', status: 'in_progress', priority: 'high' },
+      ],
+    });
+  });
+
+  it('a TodoWrite Claude Code refused is no plan', async () => {
+    const fed = fedQuery();
+    const done = happyClaude(session, fed.query);
+    fed.send(toolUse('toolu_7', 'TodoWrite', { todos: [{ content: 'A', status: 'pending' }] }));
+    fed.send(toolResult('toolu_7', 'No such tool available: TodoWrite.', true));
+    fed.send(success);
+    fed.end();
+    await done;
+    expect(written.map((m) => m.type)).toEqual([
+      'turn-start',
+      'tool-call-start',
+      'tool-call-end',
+      'turn-end',
+    ]);
+  });
+});
+
 describe('how turns and calls end', () => {
   it('an error result ends its call failed with the text; an error result of the query ends the turn failed', async () => {
     const fed = fedQuery();

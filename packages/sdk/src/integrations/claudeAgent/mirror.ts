@@ -8,6 +8,7 @@ import { registryOf } from './callRegistry.js';
 import type { CallRegistry } from './callRegistry.js';
 import type { ClaudeBlock, ClaudeQuery, ReadMessage } from './messages.js';
 import { readMessage } from './messages.js';
+import { planOfTodos } from './todoPlan.js';
 import { argsOf, callFields } from './toolCalls.js';
 
 /** What the mirror needs of a session; `connect()`'s `Session` has it. */
@@ -204,11 +205,17 @@ class ClaudeMirror {
       call.end({ error: this.stopping ? 'cancelled' : block.text.trim() || 'failed' });
       return;
     }
-    // A subagent's call shows the subagent's own messages, not its report again.
-    if (this.toolOutput && call.agentTitle === undefined && block.text.trim() !== '') {
+    // A subagent's call shows the subagent's own messages, not its report again; a todo list's
+    // call shows the plan, not Claude Code's acknowledgement.
+    const plan = call.toolName === 'TodoWrite' ? planOfTodos(call.args) : undefined;
+    const quiet = call.agentTitle !== undefined || plan !== undefined;
+    if (this.toolOutput && !quiet && block.text.trim() !== '') {
       writeText(call.scope(), codeBlock(block.text), false);
     }
     call.end();
+    // The todo list Claude Code took is the plan of the agent that wrote it (the main agent's, or
+    // a subagent's), written where the call was made.
+    if (plan) call.parent.plan(plan);
   }
 
   private taskEnded(message: Extract<ReadMessage, { kind: 'task-ended' }>): void {
