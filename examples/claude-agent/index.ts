@@ -4,7 +4,7 @@
 // notes each prompt in notes.txt with a shell command). CLAUDE_CODE_EXECUTABLE names the Claude Code
 // binary when the SDK's own is not installed (in this repository: `npm run -s claude-code`).
 // Uses HAPPY_SERVER_URL and the credentials in HAPPY_HOME_DIR (default ~/.happy), like the Happy CLI.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -16,6 +16,8 @@ const { values } = parseArgs({ options: { cwd: { type: 'string' } } });
 const apiKey = process.env.ANTHROPIC_API_KEY;
 const demo = apiKey ? undefined : await startDemoModel();
 const binary = process.env.CLAUDE_CODE_EXECUTABLE;
+// The scripted model's Claude Code gets a home folder of its own, removed at the end.
+const home = demo ? mkdtempSync(join(tmpdir(), 'claude-agent-home-')) : undefined;
 
 const session = await connect({ title: 'Claude agent example' });
 console.log(`session ${session.id}: send prompts from the app (${demo ? 'scripted model' : 'real model'})`);
@@ -27,10 +29,7 @@ await runClaudeAgent(session, {
     // The scripted model: Claude Code with a home of its own, talking to it and nothing else.
     ...(demo
       ? {
-          env: isolatedEnv(mkdtempSync(join(tmpdir(), 'claude-agent-home-')), {
-            baseUrl: demo.url,
-            apiKey: 'offline',
-          }),
+          env: isolatedEnv(home!, { baseUrl: demo.url, apiKey: 'offline' }),
         }
       : {}),
   },
@@ -38,3 +37,4 @@ await runClaudeAgent(session, {
   onTurn: (result) => console.log(`turn ${result.status}${result.result ? `: ${result.result}` : ''}`),
 });
 await demo?.close();
+if (home) rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
