@@ -16,13 +16,26 @@ const FLOORS = [
   { floor: 'stream', below: ['protocol', 'crypto', 'wire', 'ports'] },
   { floor: 'permissions', below: ['protocol', 'crypto', 'wire', 'ports', 'stream'] },
   { floor: 'media', below: ['protocol', 'crypto', 'wire', 'ports', 'stream'] },
+  // The question desk behind scope.ask() (docs/questions.md): it plugs into stream/ as the gate
+  // does, and takes the timer ceiling of permissions/.
+  { floor: 'questions', below: ['protocol', 'crypto', 'wire', 'ports', 'stream', 'permissions'] },
   // The sandbox runs shell calls confined: it reads the protected paths of permissions/ and
   // executes for stream/'s toolCall.run(); nothing below imports it.
   { floor: 'sandbox', below: ['protocol', 'crypto', 'wire', 'ports', 'stream', 'permissions'] },
   { floor: 'transport', below: ['protocol', 'crypto', 'wire', 'ports', 'stream', 'permissions', 'media'] },
   {
     floor: 'session',
-    below: ['protocol', 'crypto', 'wire', 'ports', 'stream', 'permissions', 'media', 'transport'],
+    below: [
+      'protocol',
+      'crypto',
+      'wire',
+      'ports',
+      'stream',
+      'permissions',
+      'media',
+      'questions',
+      'transport',
+    ],
   },
   // The adapters of agent frameworks (docs/claude-agent.md): on top, nothing imports them.
   {

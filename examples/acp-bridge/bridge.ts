@@ -10,6 +10,7 @@ import { spawnAgent } from './agentProcess.js';
 import { TurnTranslator } from './turnTranslator.js';
 import { SandboxedTerminals } from './terminals.js';
 import type { SandboxedShell } from 'happy-session/sandbox';
+import { answerElicitation } from './elicitation.js';
 
 /** The bridge's own failures, carried by the SDK's error class. */
 export type AcpErrorCode = 'acp.agent_not_ready' | 'acp.agent_refused';
@@ -88,7 +89,14 @@ export async function runAcpBridge(options: AcpBridgeOptions): Promise<AcpBridge
       params.sessionId === sessionId && current
         ? current.requestPermission(params, signal)
         : { outcome: { outcome: 'cancelled' as const } },
-    );
+    )
+    // The agent's questions (elicitation, form mode) go to `turn.ask()` (docs/questions.md).
+    .onRequest(acp.methods.client.elicitation.create, ({ params, signal }) => {
+      const inSession = 'sessionId' in params && params.sessionId === sessionId;
+      if (!inSession || !current || !currentTurn) return { action: 'cancel' as const };
+      current.flush();
+      return answerElicitation(currentTurn, params, signal);
+    });
   const connection = (terminals ? withTerminals(client, terminals, () => sessionId) : client).connect(
     agent.stream,
   );
@@ -185,7 +193,11 @@ async function startAcpSession(agent: acp.ClientContext, cwd: string, terminal: 
   await agent.request(acp.methods.agent.initialize, {
     protocolVersion: acp.PROTOCOL_VERSION,
     // The bridge serves no files: the agent works on its own machine. Terminals only with a sandbox.
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal },
+    clientCapabilities: {
+      fs: { readTextFile: false, writeTextFile: false },
+      terminal,
+      elicitation: { form: {} },
+    },
     clientInfo: { name: 'happy-session-acp-bridge', version: '0.1.0' },
   });
   const created = await agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });

@@ -8,6 +8,7 @@ import { splitText } from 'happy-session';
 import type { RunResult, ToolCall, Turn } from 'happy-session';
 import type { GateSettings, Session } from 'happy-session/node';
 import type { SandboxedShell } from 'happy-session/sandbox';
+import { clean } from './cleanStep.js';
 import { plan } from './planner.js';
 import { PlanKeeper } from './planKeeper.js';
 import type { Action } from './planner.js';
@@ -94,6 +95,10 @@ async function act(
       steps.done(0);
       return;
     }
+    case 'clean':
+      // A risky step: the person is asked first (a question), then the gate asks for the command.
+      await clean(turn, action.path, (t, command) => bash(t, command, cwd, shell));
+      return;
   }
 }
 

@@ -5,12 +5,14 @@ export type Action =
   | { readonly kind: 'bash'; readonly command: string }
   | { readonly kind: 'bash-each'; readonly commands: readonly string[] }
   | { readonly kind: 'read'; readonly path: string }
+  | { readonly kind: 'clean'; readonly path: string }
   | { readonly kind: 'answer'; readonly text: string }
   | { readonly kind: 'stop' };
 
 /**
  * `run <command>`, `run each <command>; <command>; …` (the calls run side by side, each asking
- * on its own), `read <file>`, `stop`; anything else gets a text answer.
+ * on its own), `read <file>`, `clean <dir>` (asks first, then deletes it), `stop`; anything else
+ * gets a text answer.
  */
 export function plan(prompt: string): Action {
   const text = prompt.trim();
@@ -25,10 +27,12 @@ export function plan(prompt: string): Action {
   }
   const run = /^run\s+([^]+)$/.exec(text);
   if (run) return { kind: 'bash', command: run[1]! };
+  const clean = /^clean\s+(\S+)$/.exec(text);
+  if (clean) return { kind: 'clean', path: clean[1]! };
   const read = /^read\s+(\S+)$/.exec(text);
   if (read) return { kind: 'read', path: read[1]! };
   return {
     kind: 'answer',
-    text: `I know four things: \`run <command>\`, \`run each <command>; <command>\`, \`read <file>\` and \`stop\`. You said: "${text}".`,
+    text: `I know five things: \`run <command>\`, \`run each <command>; <command>\`, \`read <file>\`, \`clean <dir>\` and \`stop\`. You said: "${text}".`,
   };
 }

@@ -15,6 +15,10 @@ describe('happy-session demo', () => {
     expect(out).toMatch(/^turn 1 \(completed\)$/m);
     // The scripted user allowed the gated call once; only then did it run.
     expect(out).toMatch(/^ {2}✓ bash: Run `rm -rf build`$/m);
+    // The demo's question, answered by the scripted user (docs/questions.md).
+    expect(out).toMatch(
+      /^ {2}agent asked: The auth review found an issue\n {2}question answered: Fix it\n {2}agent: You chose: Fix it\.$/m,
+    );
     expect(out).toMatch(
       /^ {4}permission: Allow once \/ Allow for session \/ Deny \/ Always deny → Allow once \(allow-once\)$/m,
     );
@@ -113,7 +117,8 @@ describe('happy-session demo', () => {
     const texts = messages.flatMap((m) =>
       m.type === 'text' && m.role === 'agent' && !m.parentId ? [m.text] : [],
     );
-    expect(texts.slice(-2)).toEqual([
+    const report = texts.findIndex((t) => t.startsWith('Found 3 TODOs'));
+    expect(texts.slice(report, report + 2)).toEqual([
       'Found 3 TODOs; the auth review flagged one issue: the token comparison is not constant-time.\n\n',
       'The build and its unit tests pass. I left the remote branch as it was.',
     ]);

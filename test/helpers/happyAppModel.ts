@@ -24,7 +24,13 @@ export interface AppRecord {
 export interface AppAgentState {
   readonly requests?: Record<string, unknown>;
   readonly completedRequests?: Record<string, unknown>;
+  /** The agent's questions: read by {@link appForms} (happyAppForms.ts). */
+  readonly communications?: Record<string, unknown>;
+  readonly completedCommunications?: Record<string, unknown>;
 }
+
+export { appForms } from './happyAppForms.js';
+export type { AppForm, AppFormQuestion, AppFormOption } from './happyAppForms.js';
 
 /** How a `file` tool call is drawn: always an image box over the bytes at `ref`. */
 export interface ImageBox {

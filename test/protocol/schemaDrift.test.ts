@@ -49,6 +49,9 @@ describe('schema/session-protocol-v2.schema.json', () => {
         'turn-end',
         'turn-start',
         'video',
+        // Extensions (docs/questions.md).
+        'question',
+        'question-end',
       ].sort(),
     );
   });

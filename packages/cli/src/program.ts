@@ -277,10 +277,16 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
 
   program
     .command('answer')
-    .description("Answer the agent's permission requests; with no call id, list them")
+    .description("Answer the agent's permission requests and questions; with no id, list them")
     .argument('<sessionId>', 'the session (see `happy-session sessions`)')
-    .argument('[callId]', 'the request to answer (see `happy-session answer <sessionId>`)')
-    .argument('[choice]', `${CHOICES.join(' | ')}, or an option id`)
+    .argument(
+      '[id]',
+      'the request (a call id) or the question to answer (see `happy-session answer <sessionId>`)',
+    )
+    .argument(
+      '[answers...]',
+      `for a request: ${CHOICES.join(' | ')}, or an option id; for a question: its answer (labels or text, <questionId>=<answer> for a form of several; none on a terminal to be asked)`,
+    )
     .addOption(serverOption())
     .option('--all', 'answer every pending request with the choice (batch approval)')
     .addOption(
@@ -290,15 +296,25 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
         'rpc',
       ]),
     )
+    .option('--cancel', 'dismiss the question instead of answering it')
     .option('--json', 'print JSON: the pending requests, or one line per answer')
     .action(
       async (
         sessionId: string,
         callId: string | undefined,
-        choice: string | undefined,
-        options: { server?: string; all?: boolean; via?: 'both' | 'stream' | 'rpc'; json?: boolean },
+        answers: string[],
+        options: {
+          server?: string;
+          all?: boolean;
+          via?: 'both' | 'stream' | 'rpc';
+          json?: boolean;
+          cancel?: boolean;
+        },
       ) => {
-        code = await answerCommand(sessionId, callId, choice, options, print, { env });
+        code = await answerCommand(sessionId, callId, answers, options, print, {
+          env,
+          terminal: context.terminal(),
+        });
       },
     );
 

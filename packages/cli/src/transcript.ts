@@ -52,6 +52,14 @@ export function describeMessage(message: SessionMessage): string {
       const now = message.entries.find((e) => e.status === 'in_progress');
       return `plan: ${done} of ${message.entries.length} done${now ? ` · now: ${oneLine(now.content, 60)}` : ''}`;
     }
+    case 'question':
+      return `agent asked: ${oneLine(message.title ?? message.questions.map((q) => q.question).join(' / '))}`;
+    case 'question-end': {
+      const said = Object.values(message.answers ?? {}).map((a) =>
+        [...a.options, ...(a.custom !== undefined ? [a.custom] : [])].join(', '),
+      );
+      return `question ${message.status.replace('_', ' ')}${said.length > 0 ? `: ${oneLine(said.join('; '))}` : ''}`;
+    }
     default:
       return `${message.type}`;
   }

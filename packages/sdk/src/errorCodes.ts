@@ -80,6 +80,25 @@ export type PermissionsErrorCode =
   | 'permissions.option_id_duplicate'
   | 'permissions.options_no_reject';
 
+/**
+ * Failures of questions (docs/questions.md): thrown for a bad `ask()` (`questions.not_configured`,
+ * `questions.invalid`, `questions.invalid_timeout`), returned as the typed refusal of an answer
+ * (the others).
+ */
+export type QuestionsErrorCode =
+  | 'questions.not_configured'
+  | 'questions.invalid'
+  | 'questions.invalid_timeout'
+  | 'questions.unknown'
+  | 'questions.settled'
+  | 'questions.unknown_question'
+  | 'questions.unknown_option'
+  | 'questions.required_missing'
+  | 'questions.not_multi_select'
+  | 'questions.custom_not_allowed'
+  | 'questions.invalid_answer'
+  | 'questions.not_allowed';
+
 /** Every failure kind of the media pipeline: preparation, upload, download (docs/media.md). */
 export type MediaErrorCode =
   | 'media.not_configured'
@@ -148,6 +167,7 @@ export type SdkErrorCode =
   | TransportErrorCode
   | CredentialsErrorCode
   | PermissionsErrorCode
+  | QuestionsErrorCode
   | MediaErrorCode
   | SandboxErrorCode
   | IntegrationErrorCode

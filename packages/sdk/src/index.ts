@@ -16,6 +16,7 @@ export type {
   TransportErrorCode,
   CredentialsErrorCode,
   PermissionsErrorCode,
+  QuestionsErrorCode,
   MediaErrorCode,
   SessionErrorCode,
   RelayErrorCode,
@@ -86,6 +87,19 @@ export type {
   PlanEntryStatus,
   PlanEntryPriority,
 } from './protocol/sessionMessage.js';
+export {
+  QuestionMessageSchema,
+  QuestionEndMessageSchema,
+  QuestionSchema,
+  QuestionOptionSchema,
+  QuestionAnswerSchema,
+} from './protocol/questionMessages.js';
+export type {
+  QuestionMessage,
+  QuestionEndMessage,
+  Question,
+  QuestionAnswer,
+} from './protocol/sessionMessage.js';
 export { legacyUserTextRecord } from './protocol/legacyUserText.js';
 export type { LegacyUserTextRecord } from './protocol/legacyUserText.js';
 export { parseSessionMessage, isSessionMessage } from './protocol/parse.js';
@@ -108,6 +122,13 @@ export type {
   StepOptions,
 } from './stream/builders.js';
 export { DEFAULT_CLOSE_DEADLINE_MS } from './stream/sessionWriter.js';
+
+// Questions to the person (docs/questions.md).
+export type { AskQuestion, AskOptions, AskResult } from './stream/questionPorts.js';
+export { QuestionLedger, questionLedgerOf } from './stream/questionLedger.js';
+export { QuestionDesk } from './questions/questionDesk.js';
+export type { QuestionDeskOptions, QuestionEvent, LocalReply } from './questions/questionDesk.js';
+export type { QuestionAnswerResult, QuestionRefusal, QuestionRefusalCode } from './questions/answerResult.js';
 export type { OutboxOptions, FlushOptions, WriterCloseOptions } from './stream/outbox.js';
 export { MAX_RECORD_BYTES } from './stream/recordSize.js';
 export { splitText, MAX_TEXT_BYTES } from './stream/splitText.js';
@@ -205,4 +226,5 @@ export type {
   SentPermissionAnswer,
   SettledPermissionRequest,
 } from './session/permissionAnswer.js';
+export type { QuestionReply, SentQuestionReply } from './session/questionReply.js';
 export { callSessionRpc } from './transport/sessionRpc.js';

@@ -7,6 +7,8 @@ import { describeRpc } from '../rpcOutcome.js';
 import { oneLine } from '../transcript.js';
 import { withUserSession } from './context.js';
 import type { CommandContext } from './context.js';
+import type { Terminal } from '../terminal.js';
+import { answerQuestionCommand, describeQuestion } from './answerQuestion.js';
 
 /** The answers `answer` takes besides an option's own id. */
 export const CHOICES = ['allow', 'allow-session', 'deny', 'deny-always'] as const;
@@ -20,6 +22,8 @@ export interface AnswerCommandOptions {
   readonly via?: 'both' | 'stream' | 'rpc';
   /** Print JSON: the pending requests, or one line per answer. */
   readonly json?: boolean;
+  /** For a question: dismiss it. */
+  readonly cancel?: boolean;
 }
 
 /** What became of one answer. */
@@ -49,11 +53,23 @@ interface AnswerOutcome {
 export async function answerCommand(
   sessionId: string,
   callId: string | undefined,
-  choice: string | undefined,
+  words: string | readonly string[] | undefined,
   options: AnswerCommandOptions,
   print: Print,
-  context: CommandContext = {},
+  context: CommandContext & { readonly terminal?: Terminal } = {},
 ): Promise<ExitCode> {
+  const rest = words === undefined ? [] : typeof words === 'string' ? [words] : words;
+  const choice = rest[0];
+  if (callId !== undefined && !options.all) {
+    // A question's id: the rest are its answers (docs/questions.md, "Answering").
+    const asked = await withUserSession(sessionId, options.server, context, async (session) => {
+      const question = (await session.questions()).find((q) => q.questionId === callId);
+      return question
+        ? answerQuestionCommand(session, question, rest, options, print, context.terminal)
+        : undefined;
+    });
+    if (asked !== undefined) return asked;
+  }
   // `answer <session> --all allow`: the one word given is the choice.
   const [target, picked] = options.all ? [undefined, choice ?? callId] : [callId, choice];
   if ((options.all || target !== undefined) && picked === undefined) {
@@ -87,8 +103,10 @@ async function listPending(
     print(JSON.stringify(pending.map(requestJson)));
     return EXIT.ok;
   }
+  const questions = await session.questions();
+  for (const question of questions) for (const line of describeQuestion(question)) print(line);
   if (pending.length === 0) {
-    print('No permission request is waiting.');
+    if (questions.length === 0) print('No permission request is waiting.');
     return EXIT.ok;
   }
   for (const request of pending) {

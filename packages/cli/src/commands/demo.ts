@@ -104,7 +104,7 @@ export async function demoCommand(
       try {
         await user.send(DEMO_PROMPT);
         for await (const prompt of session.prompts()) {
-          await runExampleAgent(session.writer, prompt.text);
+          await runExampleAgent(session.writer, prompt.text, { ask: true });
           break;
         }
         // Closing the writer also disposes the gate.

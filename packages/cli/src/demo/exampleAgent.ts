@@ -10,8 +10,14 @@ import type { SessionWriter } from 'happy-session';
  * request waits, the turn ends `cancelled`. It keeps a plan that it ticks off as it goes
  * (`turn.plan()`), and writes its report as a model would, a few characters at a time
  * (`turn.textStream()`), which the stream stores as whole paragraphs.
+ * With `ask`, it ends by asking the person a question (the writer then needs a question desk, as
+ * `connect()` installs).
  */
-export async function runExampleAgent(writer: SessionWriter, prompt: string): Promise<Turn> {
+export async function runExampleAgent(
+  writer: SessionWriter,
+  prompt: string,
+  options: { readonly ask?: boolean } = {},
+): Promise<Turn> {
   const turn = writer.turn();
   const plan = demoPlan(turn);
   turn.thinking(`The user asked: "${prompt}". Search first, then delegate the auth review.`);
@@ -93,7 +99,26 @@ export async function runExampleAgent(writer: SessionWriter, prompt: string): Pr
   for (const delta of chunks(REPORT)) report.write(delta);
   await report.end();
   plan.next();
-  turn.end('completed');
+  if (options.ask) {
+    // A question (docs/questions.md): the person picks, and the agent goes on with the answer.
+    const answer = await turn.ask(
+      [
+        {
+          id: 'fix',
+          header: 'Next step',
+          question: 'Fix the token comparison now?',
+          options: ['Fix it', 'Later'],
+        },
+      ],
+      { title: 'The auth review found an issue' },
+    );
+    turn.text(
+      answer.status === 'answered'
+        ? `You chose: ${answer.answers.fix?.options.join(', ') ?? 'nothing'}.`
+        : `No answer (${answer.status}); leaving it for later.`,
+    );
+  }
+  turn.end(turn.signal.aborted ? 'cancelled' : 'completed');
   await writer.flush();
   return turn;
 }

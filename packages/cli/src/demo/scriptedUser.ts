@@ -36,6 +36,7 @@ export class ScriptedUser {
   private readonly fold = new SessionFold();
   private readonly subscription: Subscription;
   private readonly asking = new Map<string, AbortController>();
+  private readonly answeredQuestions = new Set<string>();
   private queue: Promise<void> = Promise.resolve();
   private failure: unknown;
 
@@ -84,7 +85,26 @@ export class ScriptedUser {
     if (this.failure !== undefined) throw this.failure;
   }
 
+  /** The agent's questions: the scripted user picks the first option of each (docs/questions.md). */
+  private answerQuestions(): void {
+    for (const question of this.fold.pendingQuestions) {
+      if (this.answeredQuestions.has(question.questionId)) continue;
+      this.answeredQuestions.add(question.questionId);
+      const answers = Object.fromEntries(
+        question.questions.map((q) => [q.id, { options: q.options.slice(0, 1).map((o) => o.label) }]),
+      );
+      this.queue = this.queue
+        .then(async () => {
+          await this.session.answerQuestion(question.questionId, answers);
+        })
+        .catch((error: unknown) => {
+          this.failure ??= error;
+        });
+    }
+  }
+
   private answerPending(): void {
+    this.answerQuestions();
     const pending = new Set(this.fold.pendingPermissions.map((r) => r.callId));
     for (const [callId, controller] of this.asking) if (!pending.has(callId)) controller.abort();
     for (const request of this.fold.pendingPermissions) {

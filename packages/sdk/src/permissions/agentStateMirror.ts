@@ -2,6 +2,7 @@ import type { Observable, Subscription } from 'rxjs';
 import type { Logger } from '../logger.js';
 import type { PermissionDecision } from '../stream/plugins.js';
 import type { SessionStateStore, StateObject } from '../ports/sessionState.js';
+import { StateWriteQueue } from '../ports/stateWriteQueue.js';
 import type { BrokerEvent } from './broker.js';
 import type { GatedCall } from '../stream/gatePorts.js';
 import { ruleForCall } from './sessionRules.js';
@@ -32,18 +33,19 @@ function legacyDecision(decision: PermissionDecision): string | undefined {
  * the source of truth: a failed mirror write is logged and never changes a decision.
  */
 export class AgentStateMirror {
-  private readonly queue: Array<(state: StateObject) => StateObject> = [];
-  private draining: Promise<void> | undefined;
+  private readonly writes: StateWriteQueue;
 
   /**
    * @param shown - the arguments of a call as the app may show them: the gate passes them through
    *   the writer's redaction (docs/redaction.md), so agentState never holds a secret the stream hides.
    */
   constructor(
-    private readonly state: SessionStateStore,
-    private readonly logger: Logger,
+    state: SessionStateStore,
+    logger: Logger,
     private readonly shown: (call: GatedCall) => unknown = (call) => call.args,
-  ) {}
+  ) {
+    this.writes = new StateWriteQueue(state, logger);
+  }
 
   /**
    * Follows the broker: each request is added when made and moved to `completedRequests` when
@@ -167,30 +169,11 @@ export class AgentStateMirror {
 
   /** Resolves when every write so far has settled. */
   settled(): Promise<void> {
-    return this.draining ?? Promise.resolve();
+    return this.writes.settled();
   }
 
-  /**
-   * Queues a change. Changes queued while a write is in flight go out together as one write, so a
-   * burst of requests costs a few round trips, not one each; the order of changes is kept.
-   */
+  /** Queues a change ({@link StateWriteQueue}). */
   private update(fn: (state: StateObject) => StateObject): Promise<void> {
-    this.queue.push(fn);
-    this.draining ??= this.drain();
-    return this.draining;
-  }
-
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const changes = this.queue.splice(0);
-      try {
-        await this.state.updateAgentState((current) =>
-          changes.reduce((state, change) => change(state), current),
-        );
-      } catch (error) {
-        this.logger.warn('agentState mirror write failed', { error: String(error) });
-      }
-    }
-    this.draining = undefined;
+    return this.writes.update(fn);
   }
 }

@@ -1,4 +1,4 @@
-import { watchAbort } from '../ports/abortWatch.js';
+import { OnceClaim } from '../ports/onceClaim.js';
 import type { PermissionOption } from '../protocol/sessionMessage.js';
 import type { PermissionDecision } from '../stream/plugins.js';
 import type { GatedCall } from '../stream/gatePorts.js';
@@ -14,9 +14,7 @@ export class PendingRequest {
   readonly promise: Promise<PermissionDecision>;
   private resolvePromise!: (decision: PermissionDecision) => void;
   private rejectPromise!: (error: unknown) => void;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly unwatch: Array<() => void> = [];
-  private done = false;
+  private readonly once = new OnceClaim();
   /** The request record's `seq`, once known (undefined while unknown or when it was not stored). */
   storedSeq: number | undefined;
 
@@ -42,17 +40,17 @@ export class PendingRequest {
   }
 
   get settled(): boolean {
-    return this.done;
+    return this.once.claimed;
   }
 
   /** Calls `onTimeout` after `ms`, unless settled first. */
   startTimer(ms: number, onTimeout: () => void): void {
-    this.timer = setTimeout(onTimeout, ms);
+    this.once.startTimer(ms, onTimeout);
   }
 
   /** Calls `onAbort` when `signal` aborts, unless settled first. */
   watch(signal: AbortSignal, onAbort: () => void): void {
-    this.unwatch.push(watchAbort(signal, onAbort));
+    this.once.watch(signal, onAbort);
   }
 
   /** Claims and rejects with `error` (the request was never stored, so nobody can answer it) unless claimed first. */
@@ -72,12 +70,6 @@ export class PendingRequest {
    * stays waiting until {@link PendingRequest.resolve}.
    */
   claim(): boolean {
-    if (this.done) return false;
-    this.done = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    for (const stop of this.unwatch) stop();
-    this.unwatch.length = 0;
-    return true;
+    return this.once.claim();
   }
 }

@@ -21,6 +21,8 @@ import {
 } from './userMessages.js';
 import { PlanSchema } from './plan.js';
 import type { PlanEntrySchema } from './plan.js';
+import { QuestionEndMessageSchema, QuestionMessageSchema } from './questionMessages.js';
+import type { QuestionAnswerSchema, QuestionSchema } from './questionMessages.js';
 
 /**
  * Every v2 message: one discriminated union on `type` (docs/protocol.md, "Event types").
@@ -41,6 +43,8 @@ export const SessionMessageSchema = z.discriminatedUnion('type', [
   z.discriminatedUnion('role', [AgentFileSchema, UserFileSchema]),
   ServiceSchema,
   PlanSchema,
+  QuestionMessageSchema,
+  QuestionEndMessageSchema,
 ]);
 
 /** The v2 message types, in the order of docs/protocol.md: the draft's 11, then this SDK's extensions. */
@@ -57,6 +61,8 @@ export const SESSION_MESSAGE_TYPES = [
   'file',
   'service',
   'plan',
+  'question',
+  'question-end',
 ] as const;
 
 export type SessionMessageType = (typeof SESSION_MESSAGE_TYPES)[number];
@@ -80,6 +86,14 @@ export type PlanMessage = z.output<typeof PlanSchema>;
 export type PlanEntry = z.output<typeof PlanEntrySchema>;
 export type PlanEntryStatus = PlanEntry['status'];
 export type PlanEntryPriority = NonNullable<PlanEntry['priority']>;
+/** `question`: the agent asks the person (docs/questions.md, "In the stream"). */
+export type QuestionMessage = z.output<typeof QuestionMessageSchema>;
+/** `question-end`: how a question ended, with the answers applied (docs/questions.md). */
+export type QuestionEndMessage = z.output<typeof QuestionEndMessageSchema>;
+/** One question of a `question` message (docs/questions.md). */
+export type Question = z.output<typeof QuestionSchema>;
+/** The answer to one question: the option labels picked and the person's own text. */
+export type QuestionAnswer = z.output<typeof QuestionAnswerSchema>;
 export type AgentMessage = Extract<SessionMessage, { role: 'agent' }>;
 export type UserMessage = Extract<SessionMessage, { role: 'user' }>;
 /** A user's `photo`, `video` or `file`. */

@@ -190,12 +190,14 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       ...(format === 'v1' ? { encode: await v1Encode() } : {}),
     });
     // The media pipeline and the gate load here, not when the package is imported.
-    const [{ useMedia }, { MediaReader }, { HappyUploader }, { PermissionGate }] = await Promise.all([
-      import('../media/attach.js'),
-      import('../media/fetchMedia.js'),
-      import('../transport/happyUploader.js'),
-      import('../permissions/gate.js'),
-    ]);
+    const [{ useMedia }, { MediaReader }, { HappyUploader }, { PermissionGate }, { QuestionDesk }] =
+      await Promise.all([
+        import('../media/attach.js'),
+        import('../media/fetchMedia.js'),
+        import('../transport/happyUploader.js'),
+        import('../permissions/gate.js'),
+        import('../questions/questionDesk.js'),
+      ]);
     // Attachments go to the same server with the same token (docs/wire.md §8).
     const uploader = new HappyUploader({
       http,
@@ -204,25 +206,38 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     useMedia(writer, { uploader, key: record.key, logger, posters: format === 'v1' });
+    const reader = new SessionReader({ transport, key: record.key });
+    const rpc = new SocketRpc(transport.socket, record.id, record.key, logger);
+    const push = new HttpPushNotifier(transport.http, record.id);
+    // An existing session may hold requests and questions a dead process left pending, and granted rules.
+    const history = options.sessionId ? await reader.messages() : [];
+    const title = (record.metadata.value as { summary?: { text?: unknown } }).summary?.text;
+    const questions = QuestionDesk.create({
+      writer,
+      rpc,
+      state,
+      push,
+      history,
+      logger,
+      ...(typeof title === 'string' ? { sessionTitle: title } : {}),
+    });
     const session = new Session({
       id: record.id,
       format,
       key: record.key,
       transport,
       writer,
-      reader: new SessionReader({ transport, key: record.key }),
-      rpc: new SocketRpc(transport.socket, record.id, record.key, logger),
+      reader,
+      rpc,
       state,
-      push: new HttpPushNotifier(transport.http, record.id),
+      push,
+      questions,
       media: new MediaReader({ uploader, key: record.key }),
       inputAfterSeq: record.seq,
       ...(options.archiveOnClose !== undefined ? { archiveOnClose: options.archiveOnClose } : {}),
       logger,
     });
     if (options.permissions !== false) {
-      // An existing session may hold requests a dead process left pending, and granted rules.
-      const history = options.sessionId ? await session.reader.messages() : [];
-      const title = (record.metadata.value as { summary?: { text?: unknown } }).summary?.text;
       const machineKey = loadGateKey(home, logger);
       session.attachGate(
         await PermissionGate.create({

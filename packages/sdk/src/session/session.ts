@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import type { MediaReader } from '../media/fetchMedia.js';
 import type { PermissionGate } from '../permissions/gate.js';
+import type { QuestionDesk } from '../questions/questionDesk.js';
 import type { SessionMessage, UserMessage } from '../protocol/sessionMessage.js';
 import type { SessionReader } from '../stream/sessionReader.js';
 import type { SessionWriter } from '../stream/sessionWriter.js';
@@ -34,6 +35,8 @@ export interface SessionParts {
   readonly rpc: SocketRpc;
   readonly state: ServerSessionState;
   readonly push: HttpPushNotifier;
+  /** The question desk answering `turn.ask()`; connect() makes it from the session's channels. */
+  readonly questions?: QuestionDesk;
   /** Downloads and decrypts this session's attachments. */
   readonly media: MediaReader;
   /** Records up to this `seq` are history, not input for this run. */
@@ -85,6 +88,7 @@ export class Session {
   /** Resolves once the session is closed (by `close()` or the `killSession` RPC). */
   readonly closed: Promise<void>;
   private gateRef: PermissionGate | undefined;
+  private readonly deskRef: QuestionDesk | undefined;
 
   private readonly inbox: UserInbox;
   private readonly media: MediaReader;
@@ -102,6 +106,14 @@ export class Session {
    */
   get gate(): PermissionGate | undefined {
     return this.gateRef;
+  }
+
+  /**
+   * The question desk answering `turn.ask()` (docs/questions.md): by the `communication` RPC of
+   * today's app, or locally with `session.questions.respond()`.
+   */
+  get questions(): QuestionDesk | undefined {
+    return this.deskRef;
   }
 
   /**
@@ -138,6 +150,7 @@ export class Session {
     this.push = parts.push;
     this.media = parts.media;
     this.transport = parts.transport;
+    this.deskRef = parts.questions;
     this.archiveOnClose = parts.archiveOnClose ?? true;
     this.logger = parts.logger ?? silentLogger;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
@@ -232,6 +245,7 @@ export class Session {
     this.inbox.end();
     // The gate mirrors the requests it cancelled into agentState: let those writes land.
     await within(this.gateRef?.settled() ?? Promise.resolve(), left(), options.signal);
+    await within(this.deskRef?.settled() ?? Promise.resolve(), left(), options.signal);
     await within(this.rpc.idle(), left(), options.signal);
     this.rpc.close();
     this.state.close();

@@ -18,6 +18,10 @@ import type { RpcOutcome, SessionRpcCaller } from '../ports/rpc.js';
 import type { StateObject } from '../ports/sessionState.js';
 import type { Transport } from '../ports/transport.js';
 import { foldPermissions } from '../stream/fold.js';
+import { questionLedgerOf } from '../stream/questionLedger.js';
+import type { QuestionMessage } from '../protocol/sessionMessage.js';
+import { sendQuestionReply } from './questionReply.js';
+import type { QuestionReply, SentQuestionReply } from './questionReply.js';
 import { requirePlugin } from '../stream/plugins.js';
 import type { AttachInput, AttachProgress } from '../stream/plugins.js';
 import { SessionReader } from '../stream/sessionReader.js';
@@ -200,6 +204,20 @@ export class UserSession {
   /** The permission requests stored now with neither an answer nor an end of their call. */
   async pending(): Promise<PermissionRequestMessage[]> {
     return foldPermissions(await this.reader.messages());
+  }
+
+  /** The agent's questions stored now with no `question-end`, in a turn still open (docs/questions.md). */
+  async questions(): Promise<QuestionMessage[]> {
+    return questionLedgerOf(await this.reader.messages()).pending;
+  }
+
+  /**
+   * Answers one of the agent's questions (or dismisses it with `'cancelled'`) as today's app does:
+   * by the `communication` RPC (docs/questions.md, "Answering"). Resolves with the agent's typed
+   * result (`applied`, or `refused` with a `questions.*` code), or `unreachable`.
+   */
+  answerQuestion(questionId: string, reply: QuestionReply): Promise<SentQuestionReply> {
+    return sendQuestionReply(this.rpc, questionId, reply);
   }
 
   /**

@@ -2,6 +2,7 @@ import type { PlanEntry, SessionMessage, TurnEndStatus } from '../protocol/sessi
 import type { TextStream, TextStreamOptions } from './textStream.js';
 import type { AttachInput, AttachOptions, PermissionDecision, PermissionRequestOptions } from './plugins.js';
 import type { Delivery } from './types.js';
+import type { AskOptions, AskQuestion, AskResult } from './questionPorts.js';
 
 /**
  * The builders a writer hands out, as their users see them: a {@link Turn}, the {@link Scope}s
@@ -133,6 +134,18 @@ export interface Scope {
    * Needs the media pipeline (`happy-session/media`, installed by `connect()`).
    */
   attach(input: AttachInput, options?: AttachOptions): Promise<SessionMessage>;
+  /**
+   * Asks the person one or more questions (single choice, several choices, or their own text) and
+   * waits for the first valid answer (docs/questions.md): appends `question`, mirrors it into
+   * agentState as the app's form, and resolves with the answers, or `cancelled` (the person
+   * dismissed it, or `options.signal` aborted), `timed_out` (`options.timeoutMs`), `stopped` (the
+   * turn was stopped or ended, or the call this scope is inside ended). A late or bad answer gets a
+   * typed refusal on its channel and changes nothing here; it rejects only when the `question`
+   * could not be stored (nobody can answer it), with the delivery's error. Needs the question desk
+   * (installed by `connect()`). Throws `SdkError` `questions.invalid` for questions that do not
+   * validate.
+   */
+  ask(questions: readonly AskQuestion[], options?: AskOptions): Promise<AskResult>;
 }
 
 /**

@@ -2,6 +2,8 @@ import type {
   PermissionRequestMessage,
   PermissionResponseMessage,
   PlanMessage,
+  QuestionEndMessage,
+  QuestionMessage,
   SessionMessage,
   ToolCallEndMessage,
   ToolCallStartMessage,
@@ -10,6 +12,7 @@ import type {
   TurnStartMessage,
 } from '../protocol/sessionMessage.js';
 import { ledgerOf, PermissionLedger } from './permissionLedger.js';
+import { QuestionLedger } from './questionLedger.js';
 
 /** A message shown as it is (text, service, media...). */
 export interface FoldedMessage {
@@ -86,6 +89,15 @@ export interface FoldedSession {
   readonly plan: PlanMessage | undefined;
   /** Each subagent's latest plan, by `agentId`. */
   readonly agentPlans: ReadonlyMap<string, PlanMessage>;
+  /**
+   * Questions still waiting for the person (docs/questions.md): asked, with no `question-end`, in a
+   * turn that has not ended, in the order asked.
+   */
+  readonly pendingQuestions: readonly QuestionMessage[];
+  /** A question and how it ended (`end` undefined while it waits or when its turn ended first). */
+  question(
+    questionId: string,
+  ): { question: QuestionMessage; end: QuestionEndMessage | undefined } | undefined;
   /** Looks up a call anywhere in the tree. */
   call(callId: string): FoldedCall | undefined;
   /** Looks up a turn. */
@@ -112,6 +124,7 @@ export class SessionFold implements FoldedSession {
   get agentPlans(): ReadonlyMap<string, PlanMessage> {
     return this.plans;
   }
+  private readonly questions = new QuestionLedger();
 
   get timeline(): ReadonlyArray<FoldedTurn | FoldedMessage> {
     return this.items;
@@ -119,6 +132,17 @@ export class SessionFold implements FoldedSession {
 
   get pendingPermissions(): readonly PermissionRequestMessage[] {
     return waiting(this.ledger);
+  }
+
+  get pendingQuestions(): readonly QuestionMessage[] {
+    return this.questions.pending;
+  }
+
+  question(
+    questionId: string,
+  ): { question: QuestionMessage; end: QuestionEndMessage | undefined } | undefined {
+    const question = this.questions.question(questionId);
+    return question ? { question, end: this.questions.ending(questionId) } : undefined;
   }
 
   call(callId: string): FoldedCall | undefined {
@@ -132,6 +156,7 @@ export class SessionFold implements FoldedSession {
   /** Adds one message to the tree. */
   apply(message: SessionMessage): void {
     this.ledger.apply(message);
+    this.questions.apply(message);
     switch (message.type) {
       case 'turn-start':
         this.turnOf(message.turn).start = message;

@@ -10,6 +10,7 @@ import type {
 } from '../protocol/sessionMessage.js';
 import type { GatedCall } from './gatePorts.js';
 import type { StreamLifecycleEvent } from './types.js';
+import type { QuestionRuntime } from './questionPorts.js';
 
 /** Per-request options of {@link ToolCall.requestPermission} (docs/permissions.md). */
 export interface PermissionRequestOptions {
@@ -124,6 +125,7 @@ export interface MediaRuntime {
 export interface WriterPlugins {
   permissions?: PermissionRuntime;
   media?: MediaRuntime;
+  questions?: QuestionRuntime;
 }
 
 /**
@@ -136,6 +138,8 @@ export interface WriterPlugin {
   readonly permissions?: PermissionRuntime;
   /** Sends `scope.attach()`: the media pipeline. */
   readonly media?: MediaRuntime;
+  /** Answers `scope.ask()`: the question desk (docs/questions.md). */
+  readonly questions?: QuestionRuntime;
   /**
    * Structural events (a call, a turn or the writer about to close), delivered synchronously
    * before the message they announce is appended. A hook that throws is logged, never rethrown.
@@ -163,6 +167,10 @@ export function requirePlugin<K extends keyof WriterPlugins>(
 ): NonNullable<WriterPlugins[K]> {
   const plugin = plugins[name];
   if (plugin) return plugin as NonNullable<WriterPlugins[K]>;
+  if (name === 'questions')
+    throw new SdkError('questions.not_configured', 'This writer has no question desk.', {
+      hint: "create one: QuestionDesk.create({ writer }) from 'happy-session', or use connect()",
+    });
   throw name === 'permissions'
     ? new SdkError('permissions.no_gate', 'This writer has no permission gate.', {
         hint: "create one: await PermissionGate.create({ writer }) from 'happy-session/permissions', or use connect()",

@@ -7,6 +7,7 @@ import type { TextStream, TextStreamOptions } from './textStream.js';
 import type { WriterCore } from './core.js';
 import { requirePlugin } from './plugins.js';
 import type { AttachInput, AttachOptions, AttachTarget } from './plugins.js';
+import type { AskOptions, AskQuestion, AskResult, AskTarget } from './questionPorts.js';
 import { stepError } from './stepErrors.js';
 import { requireExactToolName } from './toolName.js';
 import type { OpenCall, TurnState } from './turnState.js';
@@ -117,6 +118,32 @@ export class ScopeBuilder implements Scope {
       append: (content, context) => this.appendContent(content, { context }).message,
     };
     return requirePlugin(this.wiring.core.plugins, 'media').attach(target, input, options);
+  }
+
+  ask(questions: readonly AskQuestion[], options: AskOptions = {}): Promise<AskResult> {
+    this.assertOpen();
+    const stamp = {
+      role: 'agent' as const,
+      turn: this.wiring.state.turnId,
+      ...(this.parentId !== undefined ? { parentId: this.parentId } : {}),
+      ...(this.agentId !== undefined ? { agentId: this.agentId } : {}),
+    };
+    const target: AskTarget = {
+      turnId: this.wiring.state.turnId,
+      parentId: this.parentId,
+      agentId: this.agentId,
+      signal: this.wiring.state.stop.signal,
+      append: (content) => {
+        const { message, delivery } = this.appendContent(
+          { type: 'question', ...content, questions: [...content.questions] },
+          {},
+        );
+        return { message: message as Extract<SessionMessage, { type: 'question' }>, delivery };
+      },
+      // Not through assertOpen: a question still open when its call or turn closes ends inside it.
+      end: (content) => this.wiring.core.emit({ ...stamp, type: 'question-end', ...content }).delivery,
+    };
+    return requirePlugin(this.wiring.core.plugins, 'questions').ask(target, questions, options);
   }
 
   /** Appends a content message stamped with this scope's turn, parent and agent. */

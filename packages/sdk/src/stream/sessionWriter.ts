@@ -155,12 +155,14 @@ export class SessionWriter {
   install(plugin: WriterPlugin): () => void {
     if (plugin.permissions) this.installed.permissions = plugin.permissions;
     if (plugin.media) this.installed.media = plugin.media;
+    if (plugin.questions) this.installed.questions = plugin.questions;
     this.hooks.add(plugin);
     return () => {
       this.hooks.delete(plugin);
       if (plugin.permissions && this.installed.permissions === plugin.permissions)
         delete this.installed.permissions;
       if (plugin.media && this.installed.media === plugin.media) delete this.installed.media;
+      if (plugin.questions && this.installed.questions === plugin.questions) delete this.installed.questions;
     };
   }
 

@@ -4,6 +4,7 @@ import { renderMarkdown } from './markdown.js';
 import { fileView, photoView, videoView } from './mediaView.js';
 import { PermissionView } from './permissionView.js';
 import { planProgress } from './planView.js';
+import { QuestionView } from './questionView.js';
 import type { NodeView, RenderContext } from './renderContext.js';
 
 function content(message: SessionMessage, context: RenderContext): HTMLElement {
@@ -53,6 +54,7 @@ function content(message: SessionMessage, context: RenderContext): HTMLElement {
 export class MessageView implements NodeView {
   readonly element: HTMLElement;
   private readonly permission: PermissionView | undefined;
+  private readonly question: QuestionView | undefined;
 
   constructor(
     private readonly message: SessionMessage,
@@ -61,6 +63,12 @@ export class MessageView implements NodeView {
     if (message.type === 'permission-request') {
       this.permission = new PermissionView(message, context.responder);
       this.element = h('div', { class: 'message' }, this.permission.element);
+    } else if (message.type === 'question') {
+      this.question = new QuestionView(message, context.questions);
+      this.element = h('div', { class: 'message message-question' }, this.question.element);
+    } else if (message.type === 'question-end') {
+      // Its question's card shows the outcome.
+      this.element = h('div', { class: 'message message-question-end', hidden: '' });
     } else {
       this.element = h('div', { class: `message message-${message.type}` }, content(message, context));
     }
@@ -68,6 +76,7 @@ export class MessageView implements NodeView {
   }
 
   update(): void {
+    this.question?.update();
     if (this.permission && this.message.type === 'permission-request') {
       this.permission.update(this.context.permissionState(this.message));
     }

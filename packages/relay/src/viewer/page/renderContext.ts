@@ -1,5 +1,6 @@
 import type { PermissionRequestMessage, PermissionResponseMessage } from 'happy-session';
 import type { MediaLoader } from './mediaLoader.js';
+import type { QuestionResponder } from './questionView.js';
 
 /** What the agent's RPC made of an answer; the stream half either succeeded or threw. */
 export type RpcOutcome = { readonly ok: true } | { readonly ok: false; readonly error: string };
@@ -34,6 +35,8 @@ export interface PermissionState {
 export interface RenderContext {
   readonly media: MediaLoader;
   readonly responder: PermissionResponder;
+  /** Answers the agent's questions, and says how each ended. */
+  readonly questions: QuestionResponder;
   /** The request's answer and whether its call has ended, as the stream says now. */
   permissionState(request: PermissionRequestMessage): PermissionState;
 }

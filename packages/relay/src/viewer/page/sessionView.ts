@@ -50,6 +50,10 @@ export class SessionView {
       media: new MediaLoader(api, sessionId, blobKeyFor(key)),
       responder: responderOf(this.user),
       permissionState: (request) => this.permissionState(request),
+      questions: {
+        answer: (question, reply) => this.user.answerQuestion(question.questionId, reply),
+        ended: (question) => this.fold.question(question.questionId)?.end,
+      },
     };
     this.timeline = new TimelineView(context);
     this.composer = new Composer(this.user);
