@@ -51,7 +51,7 @@ export async function runAgent(session: Session, options: AgentOptions): Promise
       turn.end();
       break;
     }
-    await act(turn, action, options);
+    await act(turn, action, { ...options, ready: () => session.writer.ready() });
     // A turn the user stopped (the app's stop button, or a plain "deny", which today's app sends as
     // "deny and stop") ends `cancelled`; any other `completed`.
     turn.end();
@@ -62,7 +62,7 @@ export async function runAgent(session: Session, options: AgentOptions): Promise
 async function act(
   turn: Turn,
   action: Exclude<Action, { kind: 'stop' }>,
-  options: AgentOptions,
+  options: AgentOptions & { readonly ready: () => Promise<void> },
 ): Promise<void> {
   const { cwd } = options;
   const shell = options.shell?.available ? options.shell : undefined;
@@ -91,7 +91,7 @@ async function act(
     case 'read': {
       const steps = new PlanKeeper(turn, [`Read \`${action.path}\``]);
       steps.start(0);
-      await read(turn, action.path, cwd);
+      await read(turn, action.path, cwd, options.ready);
       steps.done(0);
       return;
     }
@@ -128,13 +128,19 @@ async function bash(
         call.scope().text(codeBlock(stdout));
         return stdout;
       });
-  // The session may have closed meanwhile (SIGINT or SIGTERM ended the turn): write only to an open turn.
-  if (!turn.ended) turn.text(summary(call, result));
+  // Written even if SIGINT or SIGTERM stopped the turn meanwhile: it is then not appended, and
+  // nothing throws (docs/transport.md, "Graceful shutdown").
+  turn.text(summary(call, result));
   return result;
 }
 
 /** A Read call: the `Read` allow rule lets it run without asking. */
-async function read(turn: Turn, path: string, cwd: string): Promise<RunResult<string>> {
+async function read(
+  turn: Turn,
+  path: string,
+  cwd: string,
+  ready: () => Promise<void>,
+): Promise<RunResult<string>> {
   const call = turn.toolCall({
     toolName: 'Read',
     title: `Read \`${path}\``,
@@ -143,11 +149,15 @@ async function read(turn: Turn, path: string, cwd: string): Promise<RunResult<st
   });
   const result = await call.run(async (args) => {
     const text = await readFile(resolve(cwd, String(args.file_path)), 'utf8');
-    // One message holds at most MAX_RECORD_BYTES: a large file goes out in parts.
-    for (const part of splitText(codeBlock(text))) call.scope().text(part);
+    // One message holds at most MAX_RECORD_BYTES: a large file goes out in parts, each once the
+    // outbox has room (docs/transport.md, "Backpressure").
+    for (const part of splitText(codeBlock(text))) {
+      await ready();
+      call.scope().text(part);
+    }
     return text;
   });
-  if (!turn.ended) turn.text(summary(call, result));
+  turn.text(summary(call, result));
   return result;
 }
 

@@ -17,7 +17,12 @@ export interface SeenRequest {
 
 /** What the proxy does with one request: pass it on, answer it itself, or drop the connection. */
 export type Verdict =
-  | { kind: 'forward'; rewrite?: (status: number, body: Buffer) => Buffer }
+  | {
+      kind: 'forward';
+      rewrite?: (status: number, body: Buffer) => Buffer;
+      /** Holds the server's answer this long before passing it on: a server slow to acknowledge. */
+      delayMs?: number;
+    }
   | { kind: 'answer'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'drop' };
 
@@ -152,8 +157,12 @@ export class FaultProxy {
         if (verdict.rewrite) body = verdict.rewrite(status, body);
         const headers = { ...answer.headers, 'content-length': String(body.length) };
         delete headers['transfer-encoding'];
-        res.writeHead(status, headers);
-        res.end(body);
+        const pass = (): void => {
+          res.writeHead(status, headers);
+          res.end(body);
+        };
+        if (verdict.delayMs) setTimeout(pass, verdict.delayMs);
+        else pass();
       });
     });
     upstream.on('error', () => res.destroy());

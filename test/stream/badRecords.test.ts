@@ -27,7 +27,7 @@ describe('SessionReader over a corpus of bad records interleaved with good ones'
       ],
       [
         'valid JSON of an unknown type',
-        () => encryptRecordBase64({ id: 'x', time: 1, role: 'agent', type: 'plan', turn: 't' }, key),
+        () => encryptRecordBase64({ id: 'x', time: 1, role: 'agent', type: 'todo-list', turn: 't' }, key),
       ],
       [
         'a known type with a wrong field type',

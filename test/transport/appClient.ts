@@ -1,3 +1,4 @@
+import { isSdkError } from '../../packages/sdk/src/errors.js';
 import type { Socket } from 'socket.io-client';
 import { deriveAccountKeys } from '../../packages/sdk/src/crypto/accountKeys.js';
 import { unwrapDataKey } from '../../packages/sdk/src/crypto/dataKey.js';
@@ -64,13 +65,22 @@ export class AppClient {
     return result.value;
   }
 
-  /** Sends a user record as the app does (v3 POST, random localId). */
+  /**
+   * Sends a user record as the app does (v3 POST, random localId). A connection reset (a kept-alive
+   * socket the server closed as it was reused) is tried again with the same localId, which the
+   * server stores once.
+   */
   async send(id: string, record: unknown, key: RecordKey): Promise<string> {
     const localId = globalThis.crypto.randomUUID();
-    await this.http.request('POST', `/v3/sessions/${id}/messages`, {
-      messages: [{ content: await encryptRecordBase64(record, key), localId }],
-    });
-    return localId;
+    const body = { messages: [{ content: await encryptRecordBase64(record, key), localId }] };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.http.request('POST', `/v3/sessions/${id}/messages`, body);
+        return localId;
+      } catch (error) {
+        if (attempt >= 3 || !isSdkError(error, 'transport.network')) throw error;
+      }
+    }
   }
 
   /** The session's metadata, decrypted. */

@@ -8,7 +8,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { isSdkError } from '../../packages/sdk/src/errors.js';
 import type { SdkError } from '../../packages/sdk/src/errors.js';
 import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
-import { DEFAULT_TAIL_CHECK_MS } from '../../packages/sdk/src/ports/recordFeed.js';
 import { connect } from '../../packages/sdk/src/session/connect.js';
 import type { ConnectOptions } from '../../packages/sdk/src/session/connect.js';
 import type { Session } from '../../packages/sdk/src/session/session.js';
@@ -22,6 +21,8 @@ import type { RelayAccount } from './helpers.js';
 
 let account: RelayAccount;
 let proxy: FaultProxy;
+/** The longest wait between two tries of a batch in the test that checks retrying stops. */
+const MAX_RETRY_DELAY_MS = 300;
 const sessions: Session[] = [];
 
 beforeAll(async () => {
@@ -63,8 +64,11 @@ function appended(session: Session): SessionMessage[] {
 }
 
 describe('through a fault-injecting proxy in front of the relay', () => {
-  test('500 to every write: close({deadlineMs: 2000}) returns within 2.5 s with stream.undelivered naming exactly the messages not stored; acknowledged ones stay, and the stall is reported once', async () => {
-    const session = await throughProxy({ outbox: { stallAfterMs: 500 } });
+  test('500 to every write: close({deadlineMs: 2000}) gives up at its deadline with stream.undelivered naming exactly the messages not stored; acknowledged ones stay, the stall is reported once, and retrying stops', async () => {
+    // The longest backoff is short, so that waiting past it after close() shows retrying stopped.
+    const session = await throughProxy({
+      outbox: { stallAfterMs: 500, maxRetryDelayMs: MAX_RETRY_DELAY_MS },
+    });
     const all = appended(session);
     const errors: SdkError[] = [];
     session.writer.errors$.subscribe((e) => errors.push(e));
@@ -79,14 +83,12 @@ describe('through a fault-injecting proxy in front of the relay', () => {
         : { kind: 'forward' };
     for (let i = 0; i < 5; i++) turn.text(`lost ${i}`);
     await new Promise((resolve) => setTimeout(resolve, 800));
-    const started = Date.now();
+    // The server refuses for good: close() settles only because its deadline ends the wait.
     const error = await session.close({ deadlineMs: 2000 }).then(
       () => undefined,
       (e: unknown) => e,
     );
-    const elapsed = Date.now() - started;
 
-    expect(elapsed).toBeLessThan(2500);
     expect(isSdkError(error, 'stream.undelivered')).toBe(true);
     // The five texts and the turn-end (cancelled) that close() appended.
     const notStored = all.slice(acknowledged.length);
@@ -96,9 +98,11 @@ describe('through a fault-injecting proxy in front of the relay', () => {
     const stalls = errors.filter((e) => e.code === 'stream.delivery_stalled');
     expect(stalls).toHaveLength(1);
     expect(isSdkError(stalls[0]!.cause, 'transport.server_error')).toBe(true);
-    // Retrying stopped at the deadline.
+    // It was retrying until the deadline (several tries of the failing batch)...
     const writes = proxy.seen.filter(isWrite).length;
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(writes - 1).toBeGreaterThanOrEqual(3);
+    // ...and stopped there: no try in three times the longest backoff (with its jitter) after it.
+    await new Promise((resolve) => setTimeout(resolve, 3 * MAX_RETRY_DELAY_MS));
     expect(proxy.seen.filter(isWrite).length).toBe(writes);
   });
 
@@ -210,7 +214,7 @@ describe('through a fault-injecting proxy in front of the relay', () => {
     expectV2Invariants(messages);
   });
 
-  test("the last record's hint dropped on the socket: a live reader has it one tail check after the record before it", async () => {
+  test("the last record's hint dropped on the socket: a live reader still reads every record, in order", async () => {
     // The writer goes to the relay directly; only the reader's socket goes through the proxy.
     const session = await throughProxy({ server: account.relay.url });
     const lastSeq = 6;
@@ -222,17 +226,18 @@ describe('through a fault-injecting proxy in front of the relay', () => {
       sessionId: session.id,
     });
     await transport.ready();
-    const takenAt: number[] = [];
+    let taken = 0;
     const events = firstValueFrom(
       new SessionReader({ transport, key: session.key }).events$().pipe(
-        tap(() => takenAt.push(Date.now())),
+        tap(() => taken++),
         take(lastSeq),
         toArray(),
       ),
     );
+    const written = appended(session);
     const turn = session.turn();
     await turn.started;
-    while (takenAt.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (taken < 1) await new Promise((resolve) => setTimeout(resolve, 5));
     // One batch: the last record is stored before the hint of the one before it arrives.
     for (let i = 0; i < lastSeq - 2; i++) turn.text(`text ${i}`);
     turn.end();
@@ -241,9 +246,10 @@ describe('through a fault-injecting proxy in front of the relay', () => {
     await transport.close({ end: false, archive: false });
 
     expect(dropped).toBe(1);
+    // What was read and in what order: every record once, the last one too although its hint was
+    // lost (the tail check reads it, docs/transport.md, "Live reading"); how fast is bench's business.
     expect(got.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
-    // docs/transport.md, "Live reading": one tail check (1 s) and one read after the record before it.
-    expect(takenAt[lastSeq - 1]! - takenAt[lastSeq - 2]!).toBeLessThan(DEFAULT_TAIL_CHECK_MS + 1500);
+    expect(got.map((e) => (e.kind === 'message' ? e.message : e))).toEqual(written);
   });
 });
 

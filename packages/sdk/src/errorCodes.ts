@@ -39,7 +39,9 @@ export type StreamErrorCode =
   | 'stream.undelivered'
   | 'stream.delivery_stalled'
   | 'stream.secret_too_short'
-  | 'stream.invalid_options';
+  | 'stream.invalid_options'
+  | 'stream.turn_stopped'
+  | 'stream.backpressure';
 
 /** Failures of a transport: the network, the server's answers, the session's wire format. */
 export type TransportErrorCode =

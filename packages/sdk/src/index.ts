@@ -130,6 +130,8 @@ export { QuestionDesk } from './questions/questionDesk.js';
 export type { QuestionDeskOptions, QuestionEvent, LocalReply } from './questions/questionDesk.js';
 export type { QuestionAnswerResult, QuestionRefusal, QuestionRefusalCode } from './questions/answerResult.js';
 export type { OutboxOptions, FlushOptions, WriterCloseOptions } from './stream/outbox.js';
+export { DEFAULT_MAX_QUEUED, DEFAULT_MAX_QUEUED_BYTES } from './stream/outbox.js';
+export { MAX_END_TEXT_BYTES } from './stream/endText.js';
 export { MAX_RECORD_BYTES } from './stream/recordSize.js';
 export { splitText, MAX_TEXT_BYTES } from './stream/splitText.js';
 export { DEFAULT_IDLE_MS, DEFAULT_MAX_CHARS } from './stream/textStream.js';

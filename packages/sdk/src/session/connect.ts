@@ -88,8 +88,11 @@ export interface ConnectOptions {
   /**
    * Ends the session gracefully when the process gets SIGINT or SIGTERM (default on): open turns
    * end `cancelled`, pending permission requests are cancelled, the writer delivers what it holds
-   * within `deadlineMs` (default 5 s), the session ends; a second signal exits at once.
-   * `false` leaves signals to the program (docs/transport.md, "Graceful shutdown").
+   * within `deadlineMs` (default 5 s), the session ends, and the process exits 130 (SIGINT) or 143
+   * (SIGTERM) unless the program listens for the signal itself; what the program still writes to
+   * the stopped turns settles `stream.turn_stopped`, and what it throws meanwhile is logged; a
+   * second signal exits at once. `false` leaves signals to the program (docs/transport.md,
+   * "Graceful shutdown").
    */
   readonly shutdownSignals?: ShutdownOptions | false;
   /** Transport tuning. */

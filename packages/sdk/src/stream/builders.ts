@@ -49,7 +49,10 @@ export interface ToolCallOptions {
 
 /** Options of {@link ToolCall.end}. */
 export interface ToolCallEndOptions {
-  /** Why the call failed; leave out on success. */
+  /**
+   * Why the call failed; leave out on success. A text over `MAX_END_TEXT_BYTES` is cut to fit the
+   * record, with a note of how much was cut; {@link ToolCall.error} keeps it whole.
+   */
   readonly error?: string;
 }
 
@@ -217,7 +220,9 @@ export interface ToolCall {
   contains(other: ToolCall): boolean;
   /**
    * Appends the call's one `tool-call-end`. Calls still open inside it end first, with error
-   * `cancelled`. Ending twice returns the first delivery and appends nothing.
+   * `cancelled`. Ending twice returns the first delivery and appends nothing. It does not throw
+   * except for a call of a turn the program ended itself (`stream.turn_ended`): what cannot be
+   * appended as given is logged and the delivery rejects (docs/architecture.md, "Builders").
    */
   end(options?: ToolCallEndOptions): Delivery;
   /**

@@ -1,3 +1,4 @@
+import type { Logger } from '../logger.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import type { WriterPlugins } from './plugins.js';
 import type { Delivery, EmitOptions, MessageDraft, StreamLifecycleEvent } from './types.js';
@@ -16,6 +17,8 @@ export interface WriterCore {
   announce(event: StreamLifecycleEvent): void;
   /** A fresh cuid2. */
   createId(): string;
+  /** The writer's logger. */
+  readonly logger: Logger;
   /** The permission gate and media pipeline, when installed. */
   readonly plugins: WriterPlugins;
 }

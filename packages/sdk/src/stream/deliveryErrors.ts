@@ -42,3 +42,45 @@ export function deliveryStalled(forMs: number, pending: number, cause: unknown):
     },
   );
 }
+
+/**
+ * `stream.backpressure`: the outbox is at its hard bound (`outbox.maxQueued` records or
+ * `outbox.maxQueuedBytes`), so message `messageId` was not appended (docs/transport.md,
+ * "Backpressure").
+ */
+export function backpressure(
+  messageId: string,
+  type: string,
+  bound: {
+    readonly queued: number;
+    readonly bytes: number;
+    readonly maxQueued: number;
+    readonly maxQueuedBytes: number;
+  },
+): SdkError {
+  return new SdkError(
+    'stream.backpressure',
+    `Message ${messageId} (${type}) was not appended: ${bound.queued} records (${bound.bytes} bytes) are waiting for the server, the outbox's bound is ${bound.maxQueued} records or ${bound.maxQueuedBytes} bytes.`,
+    {
+      hint: 'the producer outruns the server: `await writer.ready()` before each append in a loop, then append it again',
+      details: { messageId, type, ...bound },
+    },
+  );
+}
+
+/**
+ * The error that stopped delivery, naming the messages of the batch it failed (`details.messageIds`)
+ * and how many queued behind it were rejected with it (`details.queuedBehind`): a copy with the
+ * same code, message, hint and cause, reported once on `errors$`.
+ */
+export function batchFailure(error: SdkError, messageIds: readonly string[], queuedBehind: number): SdkError {
+  const named = Object.create(
+    Object.getPrototypeOf(error) as object,
+    Object.getOwnPropertyDescriptors(error),
+  ) as SdkError;
+  Object.defineProperty(named, 'details', {
+    value: { ...error.details, messageIds: [...new Set(messageIds)], queuedBehind },
+    enumerable: true,
+  });
+  return named;
+}

@@ -4,14 +4,22 @@ import { silentLogger } from '../logger.js';
 import { RetryPolicy } from '../ports/retryPolicy.js';
 import { pause, within } from '../ports/waits.js';
 import type { AppendAck, OutgoingRecord, Transport } from '../ports/transport.js';
-import { deliveryStalled, missingAck, undelivered } from './deliveryErrors.js';
+import { backpressure, batchFailure, deliveryStalled, missingAck, undelivered } from './deliveryErrors.js';
 
 /** Tuning of the {@link Outbox}. */
 export interface OutboxOptions {
   /** Records per append call; the server takes at most 100 (docs/wire.md §5.2). */
   readonly maxBatch?: number;
-  /** Queued records above which {@link Outbox.ready} waits: the backpressure point. */
+  /** Queued records above which {@link Outbox.ready} waits: the backpressure point. Default 1,000. */
   readonly highWaterMark?: number;
+  /**
+   * The hard bound, in records queued or in flight: past it (or past `maxQueuedBytes`) content
+   * messages are refused with `stream.backpressure` until the queue is back under `highWaterMark`
+   * (docs/transport.md, "Backpressure"). Default {@link DEFAULT_MAX_QUEUED}.
+   */
+  readonly maxQueued?: number;
+  /** The hard bound in bytes of records queued or in flight; default {@link DEFAULT_MAX_QUEUED_BYTES}. */
+  readonly maxQueuedBytes?: number;
   /** First retry delay of the SDK's retry policy; doubles (with jitter) up to `maxRetryDelayMs`. Default 200 ms. */
   readonly retryDelayMs?: number;
   /** Longest wait between two tries of a batch; default 5 s. */
@@ -51,12 +59,23 @@ interface Entry {
   readonly messageId: string;
   /** The ciphertext, or its promise while an asynchronous cipher (WebCrypto) works on it. */
   readonly content: string | Promise<string>;
+  /** Size counted against `maxQueuedBytes`. */
+  readonly bytes: number;
   readonly delivery: Promise<AppendAck>;
   readonly resolve: (ack: AppendAck) => void;
   readonly reject: (error: unknown) => void;
 }
 
 const DEFAULT_STALL_AFTER_MS = 10_000;
+
+/** The default of {@link OutboxOptions.maxQueued}: ten times the high-water mark. */
+export const DEFAULT_MAX_QUEUED = 10_000;
+
+/** The default of {@link OutboxOptions.maxQueuedBytes}: 64 MiB, 64 records of the largest size. */
+export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+
+/** Whether {@link Outbox.admits} let a message in, and if not, whether it is the first refused since there was room. */
+export type Admission = 'admitted' | 'refused-first' | 'refused';
 
 /**
  * How long {@link Outbox.ready} waits, at most, for a request to leave the process. A request on an
@@ -79,6 +98,11 @@ export class Outbox {
   private readonly queue: Entry[] = [];
   private readonly maxBatch: number;
   private readonly highWaterMark: number;
+  private readonly maxQueued: number;
+  private readonly maxQueuedBytes: number;
+  private queuedBytes = 0;
+  /** Refusing content past the hard bound, until the queue is back under the high-water mark. */
+  private overflowing = false;
   private readonly policy: RetryPolicy;
   private readonly stallAfterMs: number;
   private readonly sendWaitMs: number;
@@ -104,6 +128,8 @@ export class Outbox {
   ) {
     this.maxBatch = Math.min(Math.max(options.maxBatch ?? 100, 1), 100);
     this.highWaterMark = Math.max(options.highWaterMark ?? 1000, 1);
+    this.maxQueued = Math.max(options.maxQueued ?? DEFAULT_MAX_QUEUED, this.highWaterMark);
+    this.maxQueuedBytes = Math.max(options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES, 1);
     this.policy = new RetryPolicy({
       baseDelayMs: options.retryDelayMs ?? 200,
       maxDelayMs: options.maxRetryDelayMs ?? 5000,
@@ -123,11 +149,42 @@ export class Outbox {
     return this.failure;
   }
 
-  /** Queues one record; the promise settles when the server has stored it. */
+  /**
+   * Whether a message of `records` records and `bytes` bytes fits under the hard bound. Past it
+   * the outbox refuses until the queue is back under the high-water mark, so a producer that
+   * outruns the server finds room again only once `ready()` would resolve; `refused-first` marks
+   * the first refusal of such a stretch (the writer reports it once on `errors$`).
+   */
+  admits(records: number, bytes: number): Admission {
+    if (this.overflowing && this.queue.length >= this.highWaterMark) return 'refused';
+    this.overflowing = false;
+    const fits =
+      this.queue.length + records <= this.maxQueued &&
+      (this.queuedBytes + bytes <= this.maxQueuedBytes || this.queue.length === 0);
+    if (fits) return 'admitted';
+    this.overflowing = true;
+    return 'refused-first';
+  }
+
+  /** The `stream.backpressure` error of a message {@link Outbox.admits} refused. */
+  refusal(messageId: string, type: string): SdkError {
+    return backpressure(messageId, type, {
+      queued: this.queue.length,
+      bytes: this.queuedBytes,
+      maxQueued: this.maxQueued,
+      maxQueuedBytes: this.maxQueuedBytes,
+    });
+  }
+
+  /**
+   * Queues one record; the promise settles when the server has stored it. `bytes` (default the
+   * content's length) counts against `maxQueuedBytes`; the caller checks {@link Outbox.admits} first.
+   */
   enqueue(
     localId: string,
     content: string | Promise<string>,
     messageId: string = localId,
+    bytes: number = typeof content === 'string' ? content.length : 0,
   ): Promise<AppendAck> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.closed) {
@@ -137,7 +194,8 @@ export class Outbox {
     }
     let settle!: Pick<Entry, 'resolve' | 'reject'>;
     const delivery = new Promise<AppendAck>((resolve, reject) => (settle = { resolve, reject }));
-    this.queue.push({ localId, messageId, content, delivery, ...settle });
+    this.queue.push({ localId, messageId, content, bytes, delivery, ...settle });
+    this.queuedBytes += bytes;
     // Started a microtask later, so that records appended in one synchronous run share a batch.
     if (!this.running && !this.scheduled) {
       this.scheduled = true;
@@ -222,7 +280,7 @@ export class Outbox {
         this.notifyReady();
         if (delivering) await delivering;
         if (this.failure) break;
-        this.queue.splice(0, batch.length);
+        for (const entry of this.queue.splice(0, batch.length)) this.queuedBytes -= entry.bytes;
       }
     } finally {
       this.running = false;
@@ -306,14 +364,23 @@ export class Outbox {
     this.lastFailure = undefined;
   }
 
-  /** A final error: every queued delivery rejects with it, and so does everything appended later. */
+  /**
+   * A final error: every queued delivery rejects with it, and so does everything appended later.
+   * It names the messages of the failed batch, so the writer reports it once (docs/architecture.md,
+   * "Delivery").
+   */
   private stop(error: unknown, batch: Entry[]): void {
-    this.failure =
+    const cause =
       error instanceof SdkError
         ? error
         : new SdkError('stream.delivery_failed', `Appending records failed: ${String(error)}`, {
             cause: error,
           });
+    this.failure = batchFailure(
+      cause,
+      batch.map((e) => e.messageId),
+      Math.max(0, this.queue.length - batch.length),
+    );
     this.logger.error('outbox stopped', { code: this.failure.code, message: this.failure.message });
     this.rejectAll(batch, this.failure);
   }
@@ -332,6 +399,8 @@ export class Outbox {
     const pending = new Set([...batch, ...this.queue]);
     for (const entry of pending) entry.reject(error);
     this.queue.length = 0;
+    this.queuedBytes = 0;
+    this.overflowing = false;
     this.notifyReady();
   }
 

@@ -9,6 +9,7 @@ import { requirePlugin } from './plugins.js';
 import type { AttachInput, AttachOptions, AttachTarget } from './plugins.js';
 import type { AskOptions, AskQuestion, AskResult, AskTarget } from './questionPorts.js';
 import { stepError } from './stepErrors.js';
+import { refuseStopped, turnStopped } from './stoppedTurn.js';
 import { requireExactToolName } from './toolName.js';
 import type { OpenCall, TurnState } from './turnState.js';
 import type { Delivery, EmitOptions, MessageDraft } from './types.js';
@@ -84,7 +85,8 @@ export class ScopeBuilder implements Scope {
   }
 
   toolCall(options: ToolCallOptions): ToolCall {
-    this.assertOpen();
+    // In a stopped turn the call is made and appends nothing (its `started` settles `stream.turn_stopped`).
+    if (!this.wiring.state.stopped) this.assertOpen();
     requireExactToolName(options.toolName);
     return this.wiring.makeCall(this, options);
   }
@@ -94,6 +96,8 @@ export class ScopeBuilder implements Scope {
     fn: (scope: Scope, call: ToolCall) => T | Promise<T>,
     options: StepOptions = {},
   ): Promise<T> {
+    // A stopped turn does not start new work: the step settles `stream.turn_stopped`, fn never runs.
+    if (this.wiring.state.stopped) return refuseStopped(this.wiring.state, this.wiring.core.logger, 'step');
     const call = this.toolCall({
       toolName: options.toolName ?? 'step',
       title,
@@ -112,10 +116,19 @@ export class ScopeBuilder implements Scope {
   }
 
   attach(input: AttachInput, options: AttachOptions = {}): Promise<SessionMessage> {
+    const { state, core } = this.wiring;
+    if (state.stopped) return refuseStopped(state, core.logger, 'attachment');
     this.assertOpen();
+    // Stopped while it uploads: the pipeline's attach() rejects with `stream.turn_stopped`.
     const target: AttachTarget = {
-      assertOpen: () => this.assertOpen(),
-      append: (content, context) => this.appendContent(content, { context }).message,
+      assertOpen: () => {
+        if (state.stopped) throw turnStopped(state.turnId, 'attachment');
+        this.assertOpen();
+      },
+      append: (content, context) => {
+        if (state.stopped) throw turnStopped(state.turnId, 'attachment');
+        return this.appendContent(content, { context }).message!;
+      },
     };
     return requirePlugin(this.wiring.core.plugins, 'media').attach(target, input, options);
   }
@@ -174,10 +187,13 @@ export class ScopeBuilder implements Scope {
     }
   }
 
+  /** Appends, or for a stopped turn appends nothing: no message, and a `stream.turn_stopped` delivery. */
   private appendContent(
     draft: ContentDraft,
     options: EmitOptions,
-  ): { message: SessionMessage; delivery: Delivery } {
+  ): { message: SessionMessage | undefined; delivery: Delivery } {
+    const { state, core } = this.wiring;
+    if (state.stopped) return { message: undefined, delivery: refuseStopped(state, core.logger, draft.type) };
     this.assertOpen();
     const full = {
       ...draft,

@@ -24,6 +24,7 @@ import type { WriterCloseOptions, FlushOptions, OutboxOptions } from './outbox.j
 import { assertRecordFits } from './recordSize.js';
 import type { WriterPlugin, WriterPlugins } from './plugins.js';
 import type { Turn } from './builders.js';
+import { handledRejection } from './stoppedTurn.js';
 import { ToolCallBuilder } from './toolCall.js';
 import { TurnBuilder } from './turn.js';
 import type { Delivery, EmitOptions, MessageDraft, StreamLifecycleEvent } from './types.js';
@@ -62,6 +63,9 @@ export const DEFAULT_CLOSE_DEADLINE_MS = 30_000;
 
 const utf8 = new TextEncoder();
 
+/** The messages the outbox's hard bound may refuse: leaves of the stream, never its structure. */
+const REFUSABLE: ReadonlySet<SessionMessage['type']> = new Set(['text', 'service', 'photo', 'video', 'file']);
+
 /**
  * Writes one session's v2 stream: validates each message, encrypts it and appends it in call order.
  * Built on an RxJS Subject: {@link SessionWriter.messages$} emits every appended message in order.
@@ -80,7 +84,7 @@ export class SessionWriter {
   private readonly key: RecordKey;
   private readonly makeId: () => string;
   private readonly logger: Logger;
-  private readonly turns = new Set<Turn>();
+  private readonly turns = new Set<TurnBuilder>();
   private closed = false;
   private closing: Promise<void> | undefined;
   private readonly core: WriterCore;
@@ -88,14 +92,18 @@ export class SessionWriter {
   private readonly hooks = new Set<WriterPlugin>();
   private readonly encode: SessionWriterOptions['encode'];
   private readonly redactor: Redactor | undefined;
+  /** Errors already reported on `errors$` (one report per failure). */
+  private readonly reported = new WeakSet<object>();
   /** Ack of the last record queued: a message with no records settles with it. */
   private lastRecord: Promise<AppendAck> | undefined;
 
   /** Every appended message, in append order, at the moment it is appended. */
   readonly messages$: Observable<SessionMessage> = this.messagesSubject.asObservable();
   /**
-   * Delivery failures (also seen by `flush()`), and `stream.delivery_stalled` once per stall when
-   * records keep failing to be stored for longer than `outbox.stallAfterMs`.
+   * Delivery failures (also seen by `flush()`), each once: a failed batch is one event naming its
+   * messages (`details.messageIds`); `stream.delivery_stalled` once per stall when records keep
+   * failing to be stored for longer than `outbox.stallAfterMs`; `stream.backpressure` once per
+   * stretch of content refused past the outbox's bound.
    */
   readonly errors$: Observable<SdkError> = this.errorsSubject.asObservable();
 
@@ -124,6 +132,7 @@ export class SessionWriter {
       emit: (draft, emitOptions) => this.emit(draft, emitOptions),
       announce: (event) => this.announce(event),
       createId: () => this.makeId(),
+      logger: this.logger,
       plugins: this.installed,
     };
   }
@@ -224,7 +233,11 @@ export class SessionWriter {
     return this.redactor ? this.redactor.redactValue(value) : value;
   }
 
-  /** Resolves when fewer records than the outbox's high-water mark are queued (backpressure). */
+  /**
+   * Resolves when fewer records than the outbox's high-water mark are queued: await it before each
+   * append of a loop. A producer that does not, past the outbox's hard bound, has its content
+   * refused with `stream.backpressure` (docs/transport.md, "Backpressure").
+   */
   ready(): Promise<void> {
     return this.outbox.ready();
   }
@@ -261,7 +274,9 @@ export class SessionWriter {
   }
 
   private async shutdown(options: WriterCloseOptions): Promise<void> {
-    for (const turn of this.openTurns) turn.end('cancelled');
+    // Stopped, not ended by the program: what it still writes to them settles `stream.turn_stopped`.
+    this.forgetEndedTurns();
+    for (const turn of [...this.turns]) turn.stop(new Error('the session is closing'));
     this.announce({ kind: 'writer-closing' });
     this.closed = true;
     try {
@@ -326,18 +341,51 @@ export class SessionWriter {
     const context = options.context
       ? (redactor?.redactValue(options.context) ?? options.context)
       : NO_CONTEXT;
-    const delivery = this.enqueue(message.id, this.plaintextsOf(message, context));
-    delivery.catch((error: unknown) => {
-      this.errorsSubject.next(
-        error instanceof SdkError
-          ? error
-          : new SdkError('stream.delivery_failed', `Could not deliver message ${message.id}.`, {
-              cause: error,
-            }),
-      );
-    });
+    const plaintexts = this.plaintextsOf(message, context);
+    const refused = this.refusedByBound(message, plaintexts);
+    if (refused) return { message, delivery: refused };
+    const delivery = this.enqueue(message.id, plaintexts);
+    delivery.catch((error: unknown) => this.report(error, message.id));
     this.messagesSubject.next(message);
     return { message, delivery };
+  }
+
+  /**
+   * Reports a delivery failure on `errors$` once: a batch's failure rejects every message it
+   * carried (and every one queued behind it) with one error, which names them.
+   */
+  private report(error: unknown, messageId: string): void {
+    if (typeof error === 'object' && error !== null) {
+      if (this.reported.has(error)) return;
+      this.reported.add(error);
+    }
+    this.errorsSubject.next(
+      error instanceof SdkError
+        ? error
+        : new SdkError('stream.delivery_failed', `Could not deliver message ${messageId}.`, { cause: error }),
+    );
+  }
+
+  /**
+   * Past the outbox's hard bound a content message (text, service, media) is not appended: its
+   * delivery rejects with `stream.backpressure`, reported on `errors$` once per stretch of
+   * refusals. Structural messages (turn and call starts and ends, permission records) are always
+   * admitted, so every call still gets its one end (docs/transport.md, "Backpressure").
+   */
+  private refusedByBound(message: SessionMessage, plaintexts: readonly Uint8Array[]): Delivery | undefined {
+    if (!REFUSABLE.has(message.type)) return undefined;
+    let bytes = 0;
+    for (const plain of plaintexts) bytes += plain.length;
+    const admission = this.outbox.admits(plaintexts.length, bytes);
+    if (admission === 'admitted') return undefined;
+    const error = this.outbox.refusal(message.id, message.type);
+    if (admission === 'refused-first') {
+      this.logger.warn('the outbox is full: content is refused until it drains (await writer.ready())', {
+        messageId: message.id,
+      });
+      this.errorsSubject.next(error);
+    }
+    return handledRejection(error);
   }
 
   /** The message with the seal an installed plug-in gives it, if any ({@link WriterPlugin.seal}). */
@@ -406,7 +454,12 @@ export class SessionWriter {
         : Promise.resolve({ messageId, seq: 0 });
     }
     const acks = records.map((plain, i) =>
-      this.outbox.enqueue(i === 0 ? messageId : `${messageId}:${i}`, this.seal(plain), messageId),
+      this.outbox.enqueue(
+        i === 0 ? messageId : `${messageId}:${i}`,
+        this.seal(plain),
+        messageId,
+        plain.length,
+      ),
     );
     const last = acks[acks.length - 1]!;
     this.lastRecord = last;

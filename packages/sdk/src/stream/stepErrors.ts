@@ -4,14 +4,21 @@
  */
 const failedIn = new WeakMap<object, { title: string; message: string }>();
 
-/** A readable message for anything thrown. */
+/**
+ * A readable message for anything thrown: an `Error`, a string, any other value, and one whose
+ * reading throws (a throwing `message` getter, a revoked proxy), so that a call always ends.
+ */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === 'string') return error;
   try {
+    if (error instanceof Error) return String(error.message) || error.name;
+    if (typeof error === 'string') return error;
     return JSON.stringify(error) ?? String(error);
   } catch {
-    return String(error);
+    try {
+      return String(error);
+    } catch {
+      return 'a value that cannot be read was thrown';
+    }
   }
 }
 
@@ -20,9 +27,13 @@ export function errorMessage(error: unknown): string {
  * `step "<title>" failed: <message>` for each step around it.
  */
 export function stepError(error: unknown, title: string): string {
-  const origin = typeof error === 'object' && error !== null ? failedIn.get(error) : undefined;
+  const origin = isObject(error) ? failedIn.get(error) : undefined;
   if (origin) return `step "${origin.title}" failed: ${origin.message}`;
   const message = errorMessage(error);
-  if (typeof error === 'object' && error !== null) failedIn.set(error, { title, message });
+  if (isObject(error)) failedIn.set(error, { title, message });
   return message;
+}
+
+function isObject(value: unknown): value is object {
+  return (typeof value === 'object' && value !== null) || typeof value === 'function';
 }

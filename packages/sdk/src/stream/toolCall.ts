@@ -15,7 +15,9 @@ import { ScopeBuilder } from './scope.js';
 import type { TurnWiring } from './scope.js';
 import { frozenArgs } from './frozenArgs.js';
 import type { FrozenArgs } from './frozenArgs.js';
+import { fittedEndText, unstorableEndText } from './endText.js';
 import { errorMessage } from './stepErrors.js';
+import { handledRejection } from './stoppedTurn.js';
 import type { OpenCall } from './turnState.js';
 import type { Delivered, Delivery, EmitOptions, MessageDraft } from './types.js';
 
@@ -67,6 +69,12 @@ export class ToolCallBuilder implements ToolCall, GatedCall, OpenCall {
       },
       this.emitOptions,
     );
+    if (state.stopped) {
+      // Made in a stopped turn: nothing was appended, so nothing is to end (docs/architecture.md, "Builders").
+      this.endDelivery = this.started;
+      this.endError = 'cancelled';
+      return;
+    }
     state.openCalls.add(this);
   }
 
@@ -121,19 +129,56 @@ export class ToolCallBuilder implements ToolCall, GatedCall, OpenCall {
       callId: this.callId,
       ...(options.error !== undefined ? { error: options.error } : {}),
     });
+    this.wiring.state.openCalls.delete(this);
+    this.appendEnd(typeof options.error === 'string' ? options.error : undefined).then(
+      settle.resolve,
+      settle.reject,
+    );
+    return this.endDelivery;
+  }
+
+  /**
+   * Appends the one `tool-call-end`, never throwing: an error text too large for a record is cut
+   * (`fittedEndText`); one that still cannot be appended is replaced by a short note; only if even
+   * that fails does the delivery reject, with the reason.
+   */
+  private appendEnd(error: string | undefined): Delivery {
+    try {
+      return this.emitEnd(error === undefined ? undefined : fittedEndText(error));
+    } catch (cause) {
+      this.logEndFailure(cause);
+      if (error === undefined) return handledRejection(cause);
+      try {
+        return this.emitEnd(unstorableEndText(error, cause));
+      } catch (last) {
+        this.logEndFailure(last);
+        return handledRejection(last);
+      }
+    }
+  }
+
+  private emitEnd(error: string | undefined): Delivery {
+    return this.wiring.core.emit(this.endDraft(error), this.emitOptions).delivery;
+  }
+
+  private logEndFailure(cause: unknown): void {
+    this.wiring.core.logger.error('a tool-call-end could not be appended as given', {
+      callId: this.callId,
+      error: String(cause),
+    });
+  }
+
+  private endDraft(error: string | undefined): MessageDraft {
     const scope = this.parentScope;
-    const draft = {
+    return {
       type: 'tool-call-end',
       role: 'agent',
       turn: this.wiring.state.turnId,
       callId: this.callId,
       ...(scope.parentId !== undefined ? { parentId: scope.parentId } : {}),
       ...(scope.agentId !== undefined ? { agentId: scope.agentId } : {}),
-      ...(options.error !== undefined ? { error: options.error } : {}),
+      ...(error !== undefined ? { error } : {}),
     } as MessageDraft;
-    this.wiring.state.openCalls.delete(this);
-    this.wiring.core.emit(draft, this.emitOptions).delivery.then(settle.resolve, settle.reject);
-    return this.endDelivery;
   }
 
   /** The gate's port ({@link GatedCall.appendPermissionRequest}) */
@@ -164,6 +209,13 @@ export class ToolCallBuilder implements ToolCall, GatedCall, OpenCall {
   }
 
   requestPermission(options: PermissionRequestOptions = {}): Promise<PermissionDecision> {
+    if (this.wiring.state.stopped) {
+      return Promise.resolve({
+        outcome: 'cancelled',
+        source: 'cancel',
+        message: 'The turn was stopped; nothing was asked.',
+      });
+    }
     return requirePlugin(this.wiring.core.plugins, 'permissions').requestPermission(this, options);
   }
 

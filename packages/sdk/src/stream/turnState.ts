@@ -23,4 +23,12 @@ export interface TurnState {
   readonly stop: AbortController;
   /** Text streams not ended yet: a call or turn that ends writes what they hold first. */
   readonly streams: Set<OpenStream>;
+  /**
+   * Set when the turn was ended by a stop (the session closing, SIGINT or SIGTERM through
+   * `connect()`) rather than by the program's own `end()`: what the program still writes to it is
+   * not appended and settles with `stream.turn_stopped` (docs/architecture.md, "Builders").
+   */
+  stopped?: boolean;
+  /** The logger has said once that writes to this stopped turn are not appended. */
+  stopNoted?: boolean;
 }
