@@ -13,6 +13,7 @@ const DOC = fileURLToPath(new URL('../../docs/errors.md', import.meta.url));
 const PACKAGES = fileURLToPath(new URL('../../packages/', import.meta.url));
 
 const LAYERS = ['Protocol', 'Crypto', 'Stream', 'Transport', 'Credentials', 'Permissions'].concat([
+  'Questions',
   'Media',
   'Sandbox',
   'Integration',
