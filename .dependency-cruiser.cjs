@@ -40,7 +40,18 @@ const FLOORS = [
   // The framework adapters (docs/integrations.md) write through the builders a session hands out.
   {
     floor: 'integrations',
-    below: ['protocol', 'crypto', 'wire', 'ports', 'stream', 'permissions', 'media', 'transport', 'session'],
+    below: [
+      'protocol',
+      'crypto',
+      'wire',
+      'ports',
+      'stream',
+      'permissions',
+      'media',
+      'sandbox',
+      'transport',
+      'session',
+    ],
   },
 ];
 const ALL = FLOORS.map((f) => f.floor);

@@ -26,6 +26,10 @@ export default defineConfig({
         find: /^happy-session\/openai-agents$/,
         replacement: source('sdk/src/integrations/openaiAgents/index.ts'),
       },
+      {
+        find: /^happy-session\/claude-agent$/,
+        replacement: source('sdk/src/integrations/claudeAgent/index.ts'),
+      },
       { find: /^happy-session-relay$/, replacement: source('relay/src/index.ts') },
     ],
   },

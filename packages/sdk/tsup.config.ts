@@ -22,6 +22,7 @@ export default defineConfig({
     wire: 'src/wire/index.ts',
     ai: 'src/integrations/ai/index.ts',
     'openai-agents': 'src/integrations/openaiAgents/index.ts',
+    'claude-agent': 'src/integrations/claudeAgent/index.ts',
     // How tweetnacl is loaded: on Node with `require` on first use, in a browser bundle statically.
     // Two files of their own, so the package's `browser` field can swap one for the other.
     naclLoader: 'src/crypto/naclLoader.ts',

@@ -2,7 +2,8 @@ import { Agent, Runner, RunState, setTracingDisabled, tool } from '@openai/agent
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fold } from '../../packages/sdk/src/index.js';
-import type { PermissionRequestMessage, UserSession } from '../../packages/sdk/src/index.js';
+import type { PermissionRequestMessage } from 'happy-session/protocol';
+import type { UserSession } from 'happy-session/user';
 import { openAiAgentsBridge } from '../../packages/sdk/src/integrations/openaiAgents/index.js';
 import type { AgentsInput } from '../../packages/sdk/src/integrations/openaiAgents/index.js';
 import { Account, connect } from '../../packages/sdk/src/node.js';

@@ -72,6 +72,7 @@ describe('each rule, on a tree made for the test', () => {
       write(sdk(file), 'export const x = 1;\n');
     }
     for (const file of ['transport/http.ts', 'session/connect.ts']) write(sdk(file), 'export const x = 1;\n');
+    write(sdk('integrations/claudeAgent/mirror.ts'), 'export const x = 1;\n');
     write('packages/relay/src/server.ts', 'export const x = 1;\n');
     write('packages/cli/src/main.ts', 'export const x = 1;\n');
   });
@@ -88,6 +89,7 @@ describe('each rule, on a tree made for the test', () => {
     ['permissions-imports-only-downwards', sdk('permissions/bad.ts'), '../media/attach.js'],
     ['media-imports-only-downwards', sdk('media/bad.ts'), '../permissions/gate.js'],
     ['transport-imports-only-downwards', sdk('transport/bad.ts'), '../session/connect.js'],
+    ['session-imports-only-downwards', sdk('session/bad3.ts'), '../integrations/claudeAgent/mirror.js'],
     ['no-entry-from-inside', sdk('session/bad.ts'), '../node.js'],
     ['sdk-through-its-entries', 'packages/cli/src/bad.ts', '../../sdk/src/stream/writer.js'],
     ['sdk-knows-no-relay-or-cli', sdk('session/bad2.ts'), '../../../relay/src/server.js'],

@@ -105,7 +105,13 @@ beforeAll(async () => {
   );
   withRelayAndCli = installedPackages(project);
   reuseCompiledSqlite(project);
-  for (const name of ['checkEntries.mjs', 'checkEntries.cjs', 'typedCodes.mts', 'typedCodes.cts']) {
+  for (const name of [
+    'checkEntries.mjs',
+    'checkEntries.cjs',
+    'typedCodes.mts',
+    'typedCodes.cts',
+    'claudeAgentMissing.mjs',
+  ]) {
     copyFileSync(join(FIXTURES, name), join(project, name));
   }
 }, 900_000);
@@ -259,6 +265,14 @@ describe('every entry of the packed SDK, from ESM and from CommonJS', () => {
     expect(found.english).toBe(
       'Invalid turn-start message: turn: Invalid input: expected string, received undefined',
     );
+  });
+
+  it('the Claude Agent adapter, imported without its framework, says what to install', async () => {
+    expect(await node(['claudeAgentMissing.mjs'])).toEqual({
+      isSdkError: true,
+      code: 'integration.framework_missing',
+      hint: 'npm install @anthropic-ai/claude-agent-sdk',
+    });
   });
 
   it('requires from CommonJS, as the same modules an import gets', async () => {
