@@ -2,7 +2,7 @@ import type { Scope } from '../stream/builders.js';
 import { splitText } from '../stream/splitText.js';
 
 /**
- * A framework's streamed text, coalesced into whole messages (docs/integrations.md, "Text"): the
+ * A framework's streamed text, coalesced into whole messages (docs/integrations.md, "What each stream becomes"): the
  * deltas of one part are kept until the part ends, then written as one `text` (or reasoning)
  * message, in as many records as its size needs. Parts are told apart by the framework's id.
  */
