@@ -25,4 +25,5 @@ export const SDK_ENTRIES: readonly SdkEntry[] = [
     source: 'integrations/openaiAgents/index.ts',
     build: 'openai-agents',
   },
+  { name: 'happy-session/claude-agent', source: 'integrations/claudeAgent/index.ts', build: 'claude-agent' },
 ];

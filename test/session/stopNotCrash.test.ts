@@ -192,10 +192,14 @@ describe('the README example shape as a process', () => {
     const turnStarts = messages.filter((m) => m.type === 'turn-start');
     expect(turnStarts).toHaveLength(2);
     expect(turnStarts[0]!.turn).toBe(first);
-    // The stopped turn stays open until the program ends it: what it wrote after run() is there.
+    // The stop ended the turn: what the program wrote to it after run() returned (its texts, the
+    // step, its own end) appended nothing and threw nothing; the agent went on to the next prompt.
     expect(messages.some((m) => m.type === 'text' && m.turn === first && m.text === 'rm: cancelled')).toBe(
-      true,
+      false,
     );
+    expect(
+      messages.some((m) => m.type === 'tool-call-start' && m.turn === first && m.title === 'Build'),
+    ).toBe(false);
     expect(messages.filter((m) => m.type === 'turn-end')).toEqual([
       expect.objectContaining({ turn: first, status: 'cancelled' }),
     ]);

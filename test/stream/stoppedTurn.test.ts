@@ -22,7 +22,7 @@ function recordingLogger(): Logger & { lines: string[] } {
 const stopped = (error: unknown): boolean => isSdkError(error, 'stream.turn_stopped');
 
 describe('writes to a stopped turn', () => {
-  it('after close(): text, calls, run, step, attach and ends neither throw nor append; each settles stream.turn_stopped; one logger line', async () => {
+  it('after close(): text, calls, run, step, attach and ends neither throw nor append; each settles stream.turn_stopped (a step resolves with its value); one logger line', async () => {
     const logger = recordingLogger();
     const { writer, reader } = memorySession({ logger });
     const gate = await PermissionGate.create({ writer, shell });
@@ -45,8 +45,12 @@ describe('writes to a stopped turn', () => {
     const late = turn.toolCall({ toolName: 'Bash', args: { command: 'ls' } });
     outcomes.push(late.started, late.end(), late.scope().text('x'));
     await expect(late.run(() => 'ran')).resolves.toMatchObject({ status: 'cancelled' });
-    let ranStep = false;
-    const step = turn.step('Build', () => void (ranStep = true));
+    let stepSignal: AbortSignal | undefined;
+    const step = turn.step('Build', (build, call) => {
+      stepSignal = call.signal;
+      build.text('inside the step');
+      return 'built';
+    });
     const attach = turn.attach(new Uint8Array([1, 2, 3]));
     turn.end();
 
@@ -60,9 +64,10 @@ describe('writes to a stopped turn', () => {
       outcomes[7],
     ])
       await expect(outcome).rejects.toSatisfy(stopped);
-    await expect(step).rejects.toSatisfy(stopped);
+    // A step goes on in the stopped turn (its signal aborted) and appends nothing.
+    await expect(step).resolves.toBe('built');
+    expect(stepSignal?.aborted).toBe(true);
     await expect(attach).rejects.toSatisfy(stopped);
-    expect(ranStep).toBe(false);
     // The call's one end was written when the stop cancelled it; ending it again returns that.
     await expect(outcomes[4]).resolves.toBeDefined();
     expect(await reader.messages()).toEqual(storedAtClose);

@@ -46,7 +46,6 @@ export type {
   StepOptions,
 } from './stream/builders.js';
 export type { PlanEntry, PlanEntryStatus, PlanEntryPriority } from './protocol/sessionMessage.js';
-export { DEFAULT_IDLE_MS, DEFAULT_MAX_CHARS } from './stream/textStream.js';
 export type { TextStream, TextStreamOptions, TextStreamTimers } from './stream/textStream.js';
 
 // Questions to the person: what `scope.ask()` takes and gives, and the desk that answers them
@@ -101,10 +100,11 @@ export type {
   FoldedNode,
 } from './stream/fold.js';
 
-// The port a writer and a reader stand on, and its in-memory implementation (the others: `/ports`).
-export type { Transport } from './ports/transport.js';
-export { MemoryTransport } from './ports/memoryTransport.js';
-// What the framework adapters (`happy-session/ai`, `happy-session/openai-agents`) are told of a
+// What the framework adapters (`happy-session/ai`, `/openai-agents`, `/claude-agent`) are told of a
 // tool, and the code they fail with when their framework is missing (docs/integrations.md).
 export type { AdapterToolInfo } from './integrations/toolCalls.js';
 export type { IntegrationErrorCode } from './errorCodes.js';
+
+// The port a writer and a reader stand on, and its in-memory implementation (the others: `/ports`).
+export type { Transport } from './ports/transport.js';
+export { MemoryTransport } from './ports/memoryTransport.js';

@@ -263,7 +263,7 @@ export class Session {
   }
 
   private abortTurns(): { aborted: number } {
-    return { aborted: this.writer.stopTurns(new Error('stopped by the user')) };
+    return { aborted: this.writer.stopTurns(new Error('aborted by the user')) };
   }
 
   private async kill(): Promise<{ success: boolean; message: string }> {

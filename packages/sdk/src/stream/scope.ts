@@ -96,8 +96,9 @@ export class ScopeBuilder implements Scope {
     fn: (scope: Scope, call: ToolCall) => T | Promise<T>,
     options: StepOptions = {},
   ): Promise<T> {
-    // A stopped turn does not start new work: the step settles `stream.turn_stopped`, fn never runs.
-    if (this.wiring.state.stopped) return refuseStopped(this.wiring.state, this.wiring.core.logger, 'step');
+    // In a stopped turn the step's call appends nothing, and neither does fn's scope; fn runs with
+    // an aborted signal (`call.signal`) and the step resolves with what fn returns, so a program
+    // that goes on after a stop does not throw (docs/architecture.md, "Builders").
     const call = this.toolCall({
       toolName: options.toolName ?? 'step',
       title,

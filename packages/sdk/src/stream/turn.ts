@@ -61,10 +61,11 @@ export class TurnBuilder extends ScopeBuilder implements Turn {
    */
   stop(reason: unknown = new Error('turn stopped')): Delivery {
     if (this.endDelivery) return this.endDelivery;
-    // What its text streams hold was written before the stop; it goes in first.
+    // What was written before the stop goes in first: what the turn's abort listeners flush as it
+    // aborts, and what its text streams hold.
+    if (!this.signal.aborted) this.abort(reason);
     for (const stream of [...this.wiring.state.streams]) void stream.end();
     this.wiring.state.stopped = true;
-    if (!this.signal.aborted) this.abort(reason);
     return this.end('cancelled');
   }
 }

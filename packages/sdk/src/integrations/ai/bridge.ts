@@ -92,6 +92,8 @@ export class AiSdkBridge {
   async run(start: AiSdkStart, options: AiSdkTurnOptions): Promise<AiSdkTurnResult> {
     const turn = options.turn ?? this.session.turn();
     const mirror = new AiStreamMirror(turn, this.calls, this.tools);
+    const flushOnStop = (): void => mirror.flushText();
+    turn.signal.addEventListener('abort', flushOnStop, { once: true });
     const history: ModelMessage[] = [...options.messages];
     const maxRounds = this.options.maxRounds ?? DEFAULT_MAX_ROUNDS;
     let answered: { index: number; denied: Map<string, string> } | undefined;
@@ -138,6 +140,7 @@ export class AiSdkBridge {
         error = thrown;
       }
     } finally {
+      turn.signal.removeEventListener('abort', flushOnStop);
       this.calls.forget(mirror.callIds);
     }
     if (status === 'completed' && turn.signal.aborted) status = 'cancelled';

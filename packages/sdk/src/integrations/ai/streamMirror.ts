@@ -53,6 +53,14 @@ export class AiStreamMirror {
     private readonly tools: Readonly<Record<string, AdapterToolInfo>>,
   ) {}
 
+  /**
+   * Writes the text of every part still open. The bridge calls it as the turn stops, so the words
+   * the person saw streaming are stored before the stop ends the turn.
+   */
+  flushText(): void {
+    this.text.endAll();
+  }
+
   /** The framework ids of the calls this mirror started. */
   get callIds(): ReadonlySet<string> {
     return this.mine;
