@@ -3,7 +3,7 @@ import type { Logger } from '../../logger.js';
 import { silentLogger } from '../../logger.js';
 import type { TurnEndStatus } from '../../protocol/sessionMessage.js';
 import type { Scope, ToolCall, Turn } from '../../stream/builders.js';
-import { splitText } from '../../stream/splitText.js';
+import { writeWhole } from '../partText.js';
 import { registryOf } from './callRegistry.js';
 import type { CallRegistry } from './callRegistry.js';
 import type { ClaudeBlock, ClaudeQuery, ReadMessage } from './messages.js';
@@ -169,9 +169,9 @@ class ClaudeMirror {
   private block(scope: Scope, block: ClaudeBlock): void {
     switch (block.kind) {
       case 'text':
-        return writeText(scope, block.text, false);
+        return writeWhole(scope, block.text, false);
       case 'thinking':
-        return writeText(scope, block.text, true);
+        return writeWhole(scope, block.text, true);
       case 'tool-use':
         return this.startCall(scope, block);
       default:
@@ -210,7 +210,7 @@ class ClaudeMirror {
     const plan = call.toolName === 'TodoWrite' ? planOfTodos(call.args) : undefined;
     const quiet = call.agentTitle !== undefined || plan !== undefined;
     if (this.toolOutput && !quiet && block.text.trim() !== '') {
-      writeText(call.scope(), codeBlock(block.text), false);
+      writeWhole(call.scope(), codeBlock(block.text), false);
     }
     call.end();
     // The todo list Claude Code took is the plan of the agent that wrote it (the main agent's, or
@@ -316,15 +316,6 @@ class ClaudeMirror {
         error: error instanceof Error ? error.message : String(error),
       });
     }
-  }
-}
-
-/** Writes `text` as one message (split only where one record cannot hold it); nothing when blank. */
-function writeText(scope: Scope, text: string, thinking: boolean): void {
-  if (text.trim() === '') return;
-  for (const part of splitText(text)) {
-    if (thinking) scope.thinking(part);
-    else scope.text(part);
   }
 }
 
