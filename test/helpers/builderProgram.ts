@@ -1,6 +1,5 @@
 import fc from 'fast-check';
-import type { Scope, ToolCall, Turn } from '../../packages/sdk/src/stream/builders.js';
-import type { SessionWriter } from '../../packages/sdk/src/stream/sessionWriter.js';
+import type { Scope, ToolCall, Turn, SessionWriter } from 'happy-session';
 
 /**
  * A builder program for property tests: random builder calls, each number picking among what is

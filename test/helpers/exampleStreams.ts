@@ -1,5 +1,4 @@
-import type { SessionWriter } from '../../packages/sdk/src/stream/sessionWriter.js';
-import type { ToolCall } from '../../packages/sdk/src/stream/builders.js';
+import type { SessionWriter, ToolCall } from 'happy-session';
 
 /** The four options of the protocol document's permission-request example. */
 export const DOCUMENT_OPTIONS = [

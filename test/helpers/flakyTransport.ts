@@ -1,13 +1,7 @@
 import { Subject } from 'rxjs';
-import { SdkError } from '../../packages/sdk/src/errors.js';
-import type {
-  AppendAck,
-  OutgoingRecord,
-  ReadPage,
-  StoredRecord,
-  Transport,
-} from '../../packages/sdk/src/ports/transport.js';
-import type { MemoryTransport } from '../../packages/sdk/src/ports/memoryTransport.js';
+import { SdkError } from 'happy-session';
+import type { AppendAck, OutgoingRecord, ReadPage, StoredRecord } from 'happy-session/ports';
+import type { Transport, MemoryTransport } from 'happy-session';
 
 /**
  * Wraps a MemoryTransport and fails appends on demand: before storing (the request never arrived)

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
+import type { SessionMessage } from 'happy-session';
 
 /**
  * The v2 invariants a stored stream holds (docs/architecture.md, "Builders"): every turn-end and

@@ -1,9 +1,7 @@
-import { generateDataKey } from '../../packages/sdk/src/crypto/dataKey.js';
-import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
-import { SessionReader } from '../../packages/sdk/src/stream/sessionReader.js';
-import { SessionWriter } from '../../packages/sdk/src/stream/sessionWriter.js';
-import type { SessionWriterOptions } from '../../packages/sdk/src/stream/sessionWriter.js';
-import { MemoryTransport } from '../../packages/sdk/src/ports/memoryTransport.js';
+import { generateDataKey } from 'happy-session/crypto';
+import type { RecordKey } from 'happy-session/crypto';
+import { SessionReader, SessionWriter, MemoryTransport } from 'happy-session';
+import type { SessionWriterOptions } from 'happy-session';
 
 /** A writer and a reader sharing one in-memory session with a fresh data key. */
 export function memorySession(options: Partial<SessionWriterOptions> = {}) {

@@ -1,4 +1,4 @@
-import type { Session } from '../../packages/sdk/src/session/session.js';
+import type { Session } from 'happy-session/node';
 
 /**
  * What docs/transport.md, "Backpressure" promises a producer that never awaits `writer.ready()`:

@@ -8,7 +8,7 @@ import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diskBytes, installScripts, installedPackages } from '../../scripts/installedTree.js';
 import type { InstalledPackage } from '../../scripts/installedTree.js';
-import { startRelay } from '../../packages/relay/src/index.js';
+import { startRelay } from 'happy-session-relay';
 
 /**
  * What users get: the three packages packed as `npm pack` makes them (its `prepack` builds), the

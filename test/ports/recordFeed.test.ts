@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { MemoryTransport } from '../../packages/sdk/src/ports/memoryTransport.js';
-import { recordFeed } from '../../packages/sdk/src/ports/recordFeed.js';
+import { MemoryTransport } from 'happy-session';
+import { recordFeed } from 'happy-session/ports';
 import { FlakyTransport } from '../helpers/flakyTransport.js';
 
 describe('record feed tail checks (docs/transport.md, "Live reading")', () => {

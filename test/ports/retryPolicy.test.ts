@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SdkError } from '../../packages/sdk/src/errors.js';
-import {
-  RetryPolicy,
-  isRetryableTransportError,
-  retrying,
-} from '../../packages/sdk/src/ports/retryPolicy.js';
+import { SdkError } from 'happy-session';
+import { RetryPolicy, isRetryableTransportError, retrying } from 'happy-session/ports';
 import { httpStatusError, parseRetryAfter } from '../../packages/sdk/src/transport/httpErrors.js';
 
 const answered = (status: number, retryAfter?: string): SdkError =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryRpc } from '../../packages/sdk/src/ports/rpc.js';
+import { MemoryRpc } from 'happy-session/ports';
 
 describe('MemoryRpc', () => {
   it("runs a handler's afterAnswer tasks in order once its result is serialised, before call() resolves", async () => {

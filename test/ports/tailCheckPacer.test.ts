@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { TailCheckPacer } from '../../packages/sdk/src/ports/tailCheckPacer.js';
+import { TailCheckPacer } from 'happy-session/ports';
 
 beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
 afterEach(() => vi.useRealTimers());

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isCuid, newId } from '../../packages/sdk/src/protocol/ids.js';
-import { parseSessionMessage } from '../../packages/sdk/src/protocol/parse.js';
+import { isCuid } from 'happy-session/protocol';
+import { newId, parseSessionMessage } from 'happy-session';
 import vectors from '../vectors/happy-crypto.json' with { type: 'json' };
 
 const base = { id: 'm1', time: 1710000000000 };

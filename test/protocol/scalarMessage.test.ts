@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSessionMessage } from '../../packages/sdk/src/protocol/parse.js';
+import { parseSessionMessage } from 'happy-session';
 import { isScalarAgentMessage } from '../../packages/sdk/src/protocol/scalarMessage.js';
 
 /** A field value of any JSON-ish kind the schema could meet, `undefined` and odd numbers included. */

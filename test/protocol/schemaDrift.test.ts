@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod/mini';
-import { sessionMessageJsonSchema } from '../../packages/sdk/src/protocol/jsonSchema.js';
-import { SessionMessageSchema } from '../../packages/sdk/src/protocol/sessionMessage.js';
+import { sessionMessageJsonSchema } from 'happy-session/protocol';
+import { SessionMessageSchema } from 'happy-session';
 
 const file = new URL('../../packages/sdk/schema/session-protocol-v2.schema.json', import.meta.url);
 

@@ -1,17 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fold } from '../../packages/sdk/src/index.js';
-import type {
-  AskOptions,
-  AskQuestion,
-  AskResult,
-  Scope,
-  SessionMessage,
-} from '../../packages/sdk/src/index.js';
-import type { QuestionMessage } from '../../packages/sdk/src/protocol/index.js';
-import type { UserSession } from '../../packages/sdk/src/user.js';
-import { Account, connect } from '../../packages/sdk/src/node.js';
-import type { Session } from '../../packages/sdk/src/node.js';
-import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
+import { fold } from 'happy-session';
+import type { AskOptions, AskQuestion, AskResult, Scope, SessionMessage } from 'happy-session';
+import type { QuestionMessage } from 'happy-session/protocol';
+import type { UserSession } from 'happy-session/user';
+import { Account, connect } from 'happy-session/node';
+import type { Session } from 'happy-session/node';
+import type { RecordKey } from 'happy-session/crypto';
 import { READING_ORDERS, appForms, appReads } from '../helpers/happyAppModel.js';
 import { AppClient } from '../transport/appClient.js';
 import { appSocket, relayWithAccount } from '../transport/helpers.js';

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { QuestionDesk, SdkError, fold, parseSessionMessage } from '../../packages/sdk/src/index.js';
-import { MemoryRpc } from '../../packages/sdk/src/ports/rpc.js';
-import { MemorySessionState } from '../../packages/sdk/src/ports/sessionState.js';
-import { createV1Encoder } from '../../packages/sdk/src/protocol/v1/toV1.js';
+import { QuestionDesk, SdkError, fold, parseSessionMessage } from 'happy-session';
+import { MemoryRpc, MemorySessionState } from 'happy-session/ports';
+import { createV1Encoder } from 'happy-session/v1';
 import { appForms } from '../helpers/happyAppModel.js';
 import { memorySession, normaliseIds } from '../helpers/memorySession.js';
 

@@ -5,9 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permissions, runAgent } from '../../examples/custom-agent/agent.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
-import type { Session } from '../../packages/sdk/src/session/session.js';
-import { writeAgentKey } from '../../packages/sdk/src/transport/credentials.js';
+import { connect, writeAgentKey } from 'happy-session/node';
+import type { Session } from 'happy-session/node';
 import { relayWithAccount, tempDir } from '../transport/helpers.js';
 import type { RelayAccount } from '../transport/helpers.js';
 

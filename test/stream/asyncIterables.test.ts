@@ -1,10 +1,10 @@
 import { Subject } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { asyncIterableOf } from '../../packages/sdk/src/ports/asyncIterable.js';
-import type { SessionMessage } from '../../packages/sdk/src/index.js';
-import type { UserSession } from '../../packages/sdk/src/session/userSession.js';
-import { Account, connect } from '../../packages/sdk/src/node.js';
-import type { Session } from '../../packages/sdk/src/node.js';
+import { asyncIterableOf } from 'happy-session/ports';
+import type { SessionMessage } from 'happy-session';
+import type { UserSession } from 'happy-session/user';
+import { Account, connect } from 'happy-session/node';
+import type { Session } from 'happy-session/node';
 import { relayWithAccount } from '../transport/helpers.js';
 import type { RelayAccount } from '../transport/helpers.js';
 import { memorySession } from '../helpers/memorySession.js';

@@ -6,15 +6,11 @@
  * once on `errors$`, naming the messages it carried.
  */
 import { describe, expect, it } from 'vitest';
-import { SdkError, isSdkError } from '../../packages/sdk/src/errors.js';
-import type { AppendAck, OutgoingRecord, Transport } from '../../packages/sdk/src/ports/transport.js';
-import { MemoryTransport } from '../../packages/sdk/src/ports/memoryTransport.js';
-import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
-import { generateDataKey } from '../../packages/sdk/src/crypto/dataKey.js';
-import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
-import type { OutboxOptions } from '../../packages/sdk/src/stream/outbox.js';
-import { SessionReader } from '../../packages/sdk/src/stream/sessionReader.js';
-import { SessionWriter } from '../../packages/sdk/src/stream/sessionWriter.js';
+import { SdkError, isSdkError, MemoryTransport, SessionReader, SessionWriter } from 'happy-session';
+import type { AppendAck, OutgoingRecord } from 'happy-session/ports';
+import type { Transport, SessionMessage, OutboxOptions } from 'happy-session';
+import { generateDataKey } from 'happy-session/crypto';
+import type { RecordKey } from 'happy-session/crypto';
 import { FlakyTransport } from '../helpers/flakyTransport.js';
 import { expectV2Invariants } from '../helpers/invariants.js';
 import { memorySession } from '../helpers/memorySession.js';

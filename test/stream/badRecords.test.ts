@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { aesGcmSeal } from '../../packages/sdk/src/crypto/aesGcm.js';
-import { encodeBase64 } from '../../packages/sdk/src/crypto/base64.js';
-import { generateDataKey } from '../../packages/sdk/src/crypto/dataKey.js';
-import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
-import { encryptRecordBase64 } from '../../packages/sdk/src/crypto/records.js';
-import type { ReaderEvent } from '../../packages/sdk/src/stream/sessionReader.js';
+import {
+  aesGcmSeal,
+  encodeBase64,
+  generateDataKey,
+  randomBytes,
+  encryptRecordBase64,
+} from 'happy-session/crypto';
+import type { ReaderEvent } from 'happy-session';
 import { memorySession } from '../helpers/memorySession.js';
 
 describe('SessionReader over a corpus of bad records interleaved with good ones', () => {

@@ -8,8 +8,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { isSdkError } from '../../packages/sdk/src/errors.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
+import { isSdkError } from 'happy-session';
+import { connect } from 'happy-session/node';
 import { FaultProxy } from '../helpers/faultProxy.js';
 import { relayWithAccount } from '../transport/helpers.js';
 import type { RelayAccount } from '../transport/helpers.js';

@@ -1,10 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
-import type { ToolCall, Turn } from '../../packages/sdk/src/stream/builders.js';
-import { isSdkError } from '../../packages/sdk/src/errors.js';
-import { PermissionGate } from '../../packages/sdk/src/permissions/gate.js';
-import { loadShellParser } from '../../packages/sdk/src/permissions/shell.js';
+import type { SessionMessage, ToolCall, Turn } from 'happy-session';
+import { isSdkError } from 'happy-session';
+import { PermissionGate, loadShellParser } from 'happy-session/permissions';
 import { builderOpArb, pick, runBuilderProgram } from '../helpers/builderProgram.js';
 import type { BuilderOp } from '../helpers/builderProgram.js';
 import { expectV2Invariants } from '../helpers/invariants.js';

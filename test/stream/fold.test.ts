@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FoldedCall, FoldedTurn } from '../../packages/sdk/src/stream/fold.js';
-import { fold, foldPermissions } from '../../packages/sdk/src/stream/fold.js';
+import type { FoldedCall, FoldedTurn } from 'happy-session';
+import { fold, foldPermissions } from 'happy-session';
 import { memorySession } from '../helpers/memorySession.js';
 
 const OPTIONS = [

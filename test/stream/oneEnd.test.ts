@@ -4,11 +4,10 @@
  * resolves `failed` whatever its executor throws.
  */
 import { describe, expect, it } from 'vitest';
-import { PermissionGate } from '../../packages/sdk/src/permissions/gate.js';
-import { loadShellParser } from '../../packages/sdk/src/permissions/shell.js';
-import { createV1Encoder } from '../../packages/sdk/src/protocol/v1/toV1.js';
-import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
-import { MAX_END_TEXT_BYTES } from '../../packages/sdk/src/stream/endText.js';
+import { PermissionGate, loadShellParser } from 'happy-session/permissions';
+import { createV1Encoder } from 'happy-session/v1';
+import type { SessionMessage } from 'happy-session';
+import { MAX_END_TEXT_BYTES } from 'happy-session';
 import { expectV2Invariants } from '../helpers/invariants.js';
 import { memorySession } from '../helpers/memorySession.js';
 

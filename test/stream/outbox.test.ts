@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SdkError, isSdkError } from '../../packages/sdk/src/errors.js';
+import { SdkError, isSdkError, MemoryTransport } from 'happy-session';
 import { Outbox } from '../../packages/sdk/src/stream/outbox.js';
-import type {
-  AppendAck,
-  AppendOptions,
-  OutgoingRecord,
-  Transport,
-} from '../../packages/sdk/src/ports/transport.js';
-import { MemoryTransport } from '../../packages/sdk/src/ports/memoryTransport.js';
+import type { AppendAck, AppendOptions, OutgoingRecord } from 'happy-session/ports';
+import type { Transport } from 'happy-session';
 import { until } from '../helpers/until.js';
 
 /** A transport whose appends wait until the test acknowledges them, logging each call. */

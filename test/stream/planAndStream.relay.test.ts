@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
-import { isSdkError } from '../../packages/sdk/src/errors.js';
-import type { PlanEntry, SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
-import type { Session } from '../../packages/sdk/src/session/session.js';
-import { fold } from '../../packages/sdk/src/stream/fold.js';
-import type { TextStreamTimers } from '../../packages/sdk/src/stream/textStream.js';
+import type { RecordKey } from 'happy-session/crypto';
+import { isSdkError, fold } from 'happy-session';
+import type { PlanEntry, SessionMessage, TextStreamTimers } from 'happy-session';
+import { connect } from 'happy-session/node';
+import type { Session } from 'happy-session/node';
 import { AppClient } from '../transport/appClient.js';
 import { relayWithAccount, storedOnRelay } from '../transport/helpers.js';
 import type { RelayAccount } from '../transport/helpers.js';

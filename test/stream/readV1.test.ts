@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { encryptRecordBase64 } from '../../packages/sdk/src/crypto/records.js';
-import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
-import { createV1Encoder } from '../../packages/sdk/src/protocol/v1/toV1.js';
-import type { ReaderEvent } from '../../packages/sdk/src/stream/sessionReader.js';
+import { encryptRecordBase64 } from 'happy-session/crypto';
+import type { SessionMessage, ReaderEvent } from 'happy-session';
+import { createV1Encoder } from 'happy-session/v1';
 import {
   writeSimpleToolCall,
   writeSubagent,

@@ -3,13 +3,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MemoryRpc } from '../../packages/sdk/src/ports/rpc.js';
-import { MemorySessionState } from '../../packages/sdk/src/ports/sessionState.js';
-import { PermissionGate } from '../../packages/sdk/src/permissions/gate.js';
-import { isSdkError } from '../../packages/sdk/src/errors.js';
+import { MemoryRpc, MemorySessionState } from 'happy-session/ports';
+import { PermissionGate } from 'happy-session/permissions';
+import { isSdkError } from 'happy-session';
 import { Redactor, secretValuesOf } from '../../packages/sdk/src/stream/redactor.js';
-import { DEFAULT_SECRET_DETECTORS } from '../../packages/sdk/src/stream/secretDetectors.js';
-import { entropyDetector } from '../../packages/sdk/src/stream/entropyDetector.js';
+import { DEFAULT_SECRET_DETECTORS, entropyDetector } from 'happy-session/redaction';
 import { memorySession } from '../helpers/memorySession.js';
 import { generateEmbeddedSecrets, generateSecrets } from './secretCorpus.js';
 

@@ -4,10 +4,8 @@
  * than MAX_RECORD_BYTES; the SDK's readers accept every record its writer stores.
  */
 import { describe, expect, it } from 'vitest';
-import { SdkError } from '../../packages/sdk/src/errors.js';
+import { SdkError, MAX_RECORD_BYTES, MAX_TEXT_BYTES, splitText } from 'happy-session';
 import { findNonJson } from '../../packages/sdk/src/protocol/jsonValue.js';
-import { MAX_RECORD_BYTES } from '../../packages/sdk/src/stream/recordSize.js';
-import { MAX_TEXT_BYTES, splitText } from '../../packages/sdk/src/stream/splitText.js';
 import { memorySession } from '../helpers/memorySession.js';
 
 function thrown(fn: () => unknown): SdkError {

@@ -1,8 +1,6 @@
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { SessionReader } from '../../packages/sdk/src/stream/sessionReader.js';
-import { SessionWriter } from '../../packages/sdk/src/stream/sessionWriter.js';
-import { MemoryTransport } from '../../packages/sdk/src/ports/memoryTransport.js';
+import { SessionReader, SessionWriter, MemoryTransport } from 'happy-session';
 import { FlakyTransport } from '../helpers/flakyTransport.js';
 import { memorySession } from '../helpers/memorySession.js';
 

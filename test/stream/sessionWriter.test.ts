@@ -2,11 +2,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { firstValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { SdkError } from '../../packages/sdk/src/errors.js';
-import { isCuid } from '../../packages/sdk/src/protocol/ids.js';
-import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
-import { SessionWriter } from '../../packages/sdk/src/stream/sessionWriter.js';
-import { MemoryTransport } from '../../packages/sdk/src/ports/memoryTransport.js';
+import { SdkError, SessionWriter, MemoryTransport } from 'happy-session';
+import { isCuid } from 'happy-session/protocol';
+import type { SessionMessage } from 'happy-session';
 import { FlakyTransport } from '../helpers/flakyTransport.js';
 import { memorySession } from '../helpers/memorySession.js';
 

@@ -5,10 +5,9 @@
  * after the program's own `turn.end()` stays a programming error.
  */
 import { describe, expect, it } from 'vitest';
-import { isSdkError } from '../../packages/sdk/src/errors.js';
-import type { Logger } from '../../packages/sdk/src/logger.js';
-import { PermissionGate } from '../../packages/sdk/src/permissions/gate.js';
-import { loadShellParser } from '../../packages/sdk/src/permissions/shell.js';
+import { isSdkError } from 'happy-session';
+import type { Logger } from 'happy-session';
+import { PermissionGate, loadShellParser } from 'happy-session/permissions';
 import { memorySession } from '../helpers/memorySession.js';
 
 const shell = await loadShellParser();

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isSdkError } from '../../packages/sdk/src/errors.js';
-import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
-import type { TextStreamTimers } from '../../packages/sdk/src/stream/textStream.js';
+import { isSdkError } from 'happy-session';
+import type { SessionMessage, TextStreamTimers } from 'happy-session';
 import { llmDeltas } from '../helpers/llmDeltas.js';
 import { memorySession } from '../helpers/memorySession.js';
 

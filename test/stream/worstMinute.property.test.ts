@@ -7,12 +7,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isSdkError } from '../../packages/sdk/src/errors.js';
-import { PermissionGate } from '../../packages/sdk/src/permissions/gate.js';
-import { loadShellParser } from '../../packages/sdk/src/permissions/shell.js';
-import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
-import type { Scope, ToolCall, Turn } from '../../packages/sdk/src/stream/builders.js';
-import { MAX_END_TEXT_BYTES } from '../../packages/sdk/src/stream/endText.js';
+import { isSdkError, MAX_END_TEXT_BYTES } from 'happy-session';
+import { PermissionGate, loadShellParser } from 'happy-session/permissions';
+import type { SessionMessage, Scope, ToolCall, Turn } from 'happy-session';
 import { expectV2Invariants } from '../helpers/invariants.js';
 import { memorySession } from '../helpers/memorySession.js';
 

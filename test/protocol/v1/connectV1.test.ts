@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { IncomingUserMessage } from '../../../packages/sdk/src/session/incomingUserMessage.js';
-import { connect } from '../../../packages/sdk/src/session/connect.js';
-import { RELAY_INFO_PATH } from '../../../packages/sdk/src/wire/relayInfo.js';
+import type { IncomingUserMessage } from 'happy-session/node';
+import { connect } from 'happy-session/node';
+import { RELAY_INFO_PATH } from 'happy-session/wire';
 import { AppClient } from '../../transport/appClient.js';
 import { relayWithAccount } from '../../transport/helpers.js';
 import type { RelayAccount } from '../../transport/helpers.js';

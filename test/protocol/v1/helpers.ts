@@ -1,11 +1,9 @@
 import { expect } from 'vitest';
-import { decryptRecord } from '../../../packages/sdk/src/crypto/records.js';
-import type { RecordKey } from '../../../packages/sdk/src/crypto/records.js';
-import { V1RecordSchema } from '../../../packages/sdk/src/protocol/v1/schemas.js';
-import type { V1Envelope, V1Record } from '../../../packages/sdk/src/protocol/v1/schemas.js';
-import { createV1Encoder } from '../../../packages/sdk/src/protocol/v1/toV1.js';
-import type { SessionWriterOptions } from '../../../packages/sdk/src/stream/sessionWriter.js';
-import type { Transport } from '../../../packages/sdk/src/ports/transport.js';
+import { decryptRecord } from 'happy-session/crypto';
+import type { RecordKey } from 'happy-session/crypto';
+import { V1RecordSchema, createV1Encoder } from 'happy-session/v1';
+import type { V1Envelope, V1Record } from 'happy-session/v1';
+import type { SessionWriterOptions, Transport } from 'happy-session';
 import { memorySession } from '../../helpers/memorySession.js';
 
 /** A writer in v1 format over an in-memory transport, as `connect({format: 'v1'})` builds it. */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlanEntry } from '../../../packages/sdk/src/protocol/sessionMessage.js';
-import { connect } from '../../../packages/sdk/src/session/connect.js';
-import type { Session } from '../../../packages/sdk/src/session/session.js';
-import { fold } from '../../../packages/sdk/src/stream/fold.js';
+import type { PlanEntry } from 'happy-session';
+import { connect } from 'happy-session/node';
+import type { Session } from 'happy-session/node';
+import { fold } from 'happy-session';
 import { AppClient } from '../../transport/appClient.js';
 import { relayWithAccount } from '../../transport/helpers.js';
 import type { RelayAccount } from '../../transport/helpers.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseV1SessionRecord } from '../../../packages/sdk/src/protocol/v1/parse.js';
 import {
+  parseV1SessionRecord,
   V1AcpToolResultRecordSchema,
   V1EnvelopeSchema,
   V1RecordSchema,
-} from '../../../packages/sdk/src/protocol/v1/schemas.js';
+} from 'happy-session/v1';
 
 // The examples of docs/wire.md §6.3, and the rules the app enforces on them.
 

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionMessage } from '../../../packages/sdk/src/protocol/sessionMessage.js';
-import { createV1Encoder } from '../../../packages/sdk/src/protocol/v1/toV1.js';
-import type { V1EncoderOptions } from '../../../packages/sdk/src/protocol/v1/toV1.js';
-import type { V1Record } from '../../../packages/sdk/src/protocol/v1/schemas.js';
+import type { SessionMessage } from 'happy-session';
+import { createV1Encoder } from 'happy-session/v1';
+import type { V1EncoderOptions, V1Record } from 'happy-session/v1';
 import { expectValidV1Stream } from './helpers.js';
 
 // One test per row of the table in createV1Encoder's TSDoc and docs/v1-format.md, then the labels.

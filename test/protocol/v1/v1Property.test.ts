@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { SessionMessage } from '../../../packages/sdk/src/protocol/sessionMessage.js';
+import type { SessionMessage } from 'happy-session';
 import { builderOpArb, runBuilderProgram } from '../../helpers/builderProgram.js';
 import type { BuilderOp } from '../../helpers/builderProgram.js';
 import { READING_ORDERS, appReads } from '../../helpers/happyAppModel.js';

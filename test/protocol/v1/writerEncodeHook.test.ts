@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { generateDataKey } from '../../../packages/sdk/src/crypto/dataKey.js';
-import type { RecordKey } from '../../../packages/sdk/src/crypto/records.js';
-import { SdkError } from '../../../packages/sdk/src/errors.js';
-import type { SessionMessage } from '../../../packages/sdk/src/protocol/sessionMessage.js';
-import { SessionWriter } from '../../../packages/sdk/src/stream/sessionWriter.js';
-import { MemoryTransport } from '../../../packages/sdk/src/ports/memoryTransport.js';
-import type { Transport } from '../../../packages/sdk/src/ports/transport.js';
+import { generateDataKey } from 'happy-session/crypto';
+import type { RecordKey } from 'happy-session/crypto';
+import { SdkError, SessionWriter, MemoryTransport } from 'happy-session';
+import type { SessionMessage, Transport } from 'happy-session';
 import { FlakyTransport } from '../../helpers/flakyTransport.js';
 import { storedRecords } from './helpers.js';
 
