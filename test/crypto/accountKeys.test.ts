@@ -8,8 +8,8 @@ import {
   encodeBase64,
   signChallenge,
   verifyChallenge,
-} from '../../packages/sdk/src/crypto/index.js';
-import { isSdkError } from '../../packages/sdk/src/errors.js';
+} from 'happy-session/crypto';
+import { isSdkError } from 'happy-session';
 import { flipBit, hex, toHex, vectors } from './fixtures.js';
 
 const account = vectors.account;

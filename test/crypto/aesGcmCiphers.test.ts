@@ -1,10 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AesGcmCipher } from '../../packages/sdk/src/crypto/aesGcmCipher.js';
-import { aesGcmCipher, useAesGcmCipher } from '../../packages/sdk/src/crypto/aesGcmProvider.js';
-import { encodeBase64, randomBytes } from '../../packages/sdk/src/crypto/index.js';
+import type { AesGcmCipher, RecordKey } from 'happy-session/crypto';
+import {
+  aesGcmCipher,
+  useAesGcmCipher,
+  encodeBase64,
+  randomBytes,
+  webCryptoAesGcm,
+} from 'happy-session/crypto';
 import { decryptRecordNow, encryptRecordBase64Now } from '../../packages/sdk/src/crypto/records.js';
-import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
-import { webCryptoAesGcm } from '../../packages/sdk/src/crypto/webCryptoAesGcm.js';
 import { installNodeAesGcm, nodeAesGcm } from '../../packages/sdk/src/transport/nodeAesGcm.js';
 import { hex, toHex, vectors } from './fixtures.js';
 

@@ -1,12 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  decodeBase64,
-  decodeBase64Url,
-  encodeBase64,
-  encodeBase64Url,
-} from '../../packages/sdk/src/crypto/index.js';
-import { isSdkError } from '../../packages/sdk/src/errors.js';
+import { decodeBase64, decodeBase64Url, encodeBase64, encodeBase64Url } from 'happy-session/crypto';
+import { isSdkError } from 'happy-session';
 import { hex, utf8, vectors } from './fixtures.js';
 
 function decodeError(text: string): unknown {

@@ -7,7 +7,7 @@ import {
   encryptBlob,
   masterBlobKey,
   sessionBlobKey,
-} from '../../packages/sdk/src/crypto/index.js';
+} from 'happy-session/crypto';
 import { flipBit, hex, toHex, utf8, vectors } from './fixtures.js';
 
 const v = vectors.blob;

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
-import type { AesGcmCipher } from '../../packages/sdk/src/crypto/aesGcmCipher.js';
-import { aesGcmCipher, useAesGcmCipher } from '../../packages/sdk/src/crypto/aesGcmProvider.js';
-import { webCryptoAesGcm } from '../../packages/sdk/src/crypto/webCryptoAesGcm.js';
+import type { AesGcmCipher } from 'happy-session/crypto';
+import { aesGcmCipher, useAesGcmCipher, webCryptoAesGcm } from 'happy-session/crypto';
 import { nodeAesGcm } from '../../packages/sdk/src/transport/nodeAesGcm.js';
 
 /** Both AES-GCM providers, for `describe.each`: every vector must hold on each (docs/crypto.md). */

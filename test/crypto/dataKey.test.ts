@@ -6,7 +6,7 @@ import {
   generateDataKey,
   unwrapDataKey,
   wrapDataKey,
-} from '../../packages/sdk/src/crypto/index.js';
+} from 'happy-session/crypto';
 import { flipBit, hex, vectors } from './fixtures.js';
 
 const v = vectors.dataEncryptionKey;

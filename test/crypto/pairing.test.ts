@@ -10,7 +10,7 @@ import {
   sealPairingResponse,
   terminalQrUrl,
   terminalWebUrl,
-} from '../../packages/sdk/src/crypto/index.js';
+} from 'happy-session/crypto';
 import { flipBit, hex, vectors } from './fixtures.js';
 
 const v = vectors.terminalPairing;

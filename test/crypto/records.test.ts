@@ -10,7 +10,7 @@ import {
   encryptRecordBase64,
   secretboxSeal,
   type RecordKey,
-} from '../../packages/sdk/src/crypto/index.js';
+} from 'happy-session/crypto';
 import { flipBit, hex, utf8, vectors } from './fixtures.js';
 
 const legacyKey: RecordKey = { variant: 'legacy', key: hex(vectors.legacy.keyHex) };

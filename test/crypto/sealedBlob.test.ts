@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decryptBlob,
-  encryptBlob,
-  randomBytes,
-  sealBlobStream,
-  sealedBlobBytes,
-} from '../../packages/sdk/src/crypto/index.js';
+import { decryptBlob, encryptBlob, randomBytes, sealBlobStream, sealedBlobBytes } from 'happy-session/crypto';
 import { hex, toHex, utf8, vectors } from './fixtures.js';
 
 function joined(pieces: Iterable<Uint8Array>): Uint8Array {

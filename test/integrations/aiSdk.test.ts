@@ -3,7 +3,7 @@ import type { ModelMessage } from 'ai';
 import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { aiSdkBridge } from '../../packages/sdk/src/integrations/ai/index.js';
+import { aiSdkBridge } from 'happy-session/ai';
 import { expectV2Invariants } from '../helpers/invariants.js';
 import { scriptedModel } from './aiScript.js';
 import type { Round } from './aiScript.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSdkError } from '../../packages/sdk/src/index.js';
+import { isSdkError } from 'happy-session';
 import { requireFramework } from '../../packages/sdk/src/integrations/frameworkPeer.js';
 
 /**

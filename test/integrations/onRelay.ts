@@ -1,8 +1,8 @@
 import { filter, firstValueFrom } from 'rxjs';
-import type { MessageOfType, SessionMessage, SessionMessageType } from '../../packages/sdk/src/index.js';
-import type { RecordKey } from '../../packages/sdk/src/crypto/index.js';
-import { connect } from '../../packages/sdk/src/node.js';
-import type { GateSettings, Session } from '../../packages/sdk/src/node.js';
+import type { MessageOfType, SessionMessage, SessionMessageType } from 'happy-session';
+import type { RecordKey } from 'happy-session/crypto';
+import { connect } from 'happy-session/node';
+import type { GateSettings, Session } from 'happy-session/node';
 import { AppClient } from '../transport/appClient.js';
 import { relayWithAccount } from '../transport/helpers.js';
 import type { RelayAccount } from '../transport/helpers.js';

@@ -1,12 +1,12 @@
 import { Agent, Runner, RunState, setTracingDisabled, tool } from '@openai/agents';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { fold } from '../../packages/sdk/src/index.js';
+import { fold } from 'happy-session';
 import type { PermissionRequestMessage } from 'happy-session/protocol';
 import type { UserSession } from 'happy-session/user';
-import { openAiAgentsBridge } from '../../packages/sdk/src/integrations/openaiAgents/index.js';
-import type { AgentsInput } from '../../packages/sdk/src/integrations/openaiAgents/index.js';
-import { Account, connect } from '../../packages/sdk/src/node.js';
+import { openAiAgentsBridge } from 'happy-session/openai-agents';
+import type { AgentsInput } from 'happy-session/openai-agents';
+import { Account, connect } from 'happy-session/node';
 import { expectV2Invariants } from '../helpers/invariants.js';
 import { scriptedAgentsModel } from './agentsScript.js';
 import type { AgentsRound } from './agentsScript.js';

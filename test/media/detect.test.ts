@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectKind } from '../../packages/sdk/src/media/index.js';
+import { detectKind } from 'happy-session/media';
 import { solid } from './fixtures.js';
 
 /** The smallest document file-type recognises as a PDF: its magic header and a trailer. */

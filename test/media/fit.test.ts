@@ -5,19 +5,19 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSdkError } from '../../packages/sdk/src/errors.js';
+import { isSdkError } from 'happy-session';
 import {
   DEFAULT_MAX_MEDIA_BYTES,
   MIN_FIT_IMAGE_SIDE,
   prepareMedia,
   probeImage,
   probeVideo,
-} from '../../packages/sdk/src/media/index.js';
-import type { FitAttempt, MediaMessage } from '../../packages/sdk/src/media/index.js';
-import type { Relay } from '../../packages/relay/src/index.js';
-import { startRelay } from '../../packages/relay/src/index.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
-import type { AttachProgress } from '../../packages/sdk/src/stream/plugins.js';
+} from 'happy-session/media';
+import type { FitAttempt, MediaMessage } from 'happy-session/media';
+import type { Relay } from 'happy-session-relay';
+import { startRelay } from 'happy-session-relay';
+import { connect } from 'happy-session/node';
+import type { AttachProgress } from 'happy-session';
 import { accountOn } from '../transport/helpers.js';
 import type { RelayAccount } from '../transport/helpers.js';
 import { ffmpeg } from './fixtures.js';

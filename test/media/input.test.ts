@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readMediaInput } from '../../packages/sdk/src/media/index.js';
+import { readMediaInput } from 'happy-session/media';
 import { makeTempDir } from './fixtures.js';
 
 let dir: string;

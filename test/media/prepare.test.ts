@@ -3,12 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DEFAULT_MAX_MEDIA_BYTES,
-  MAX_ENCRYPTED_ATTACHMENT_BYTES,
-  prepareMedia,
-} from '../../packages/sdk/src/media/index.js';
-import type { PrepareStage } from '../../packages/sdk/src/media/index.js';
+import { DEFAULT_MAX_MEDIA_BYTES, MAX_ENCRYPTED_ATTACHMENT_BYTES, prepareMedia } from 'happy-session/media';
+import type { PrepareStage } from 'happy-session/media';
 import { colourDistance, makeTempDir, solid, thumbhashAverage } from './fixtures.js';
 
 let dir: string;

@@ -1,6 +1,6 @@
 import { crc32, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { MAX_IMAGE_PIXELS, probeImage } from '../../packages/sdk/src/media/index.js';
+import { MAX_IMAGE_PIXELS, probeImage } from 'happy-session/media';
 import { colourDistance, gradient, midpoint, solid, thumbhashAverage } from './fixtures.js';
 
 const colour = { r: 30, g: 120, b: 220 };

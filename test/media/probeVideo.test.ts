@@ -2,7 +2,7 @@ import { access, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
-import { locateFfmpeg, prepareMedia, probeVideo } from '../../packages/sdk/src/media/index.js';
+import { locateFfmpeg, prepareMedia, probeVideo } from 'happy-session/media';
 import { colourDistance, ffmpeg, ffmpegColour, makeTempDir, thumbhashAverage } from './fixtures.js';
 
 let dir: string;

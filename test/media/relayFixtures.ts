@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from '../../packages/sdk/src/logger.js';
+import type { Logger } from 'happy-session';
 import { ATTACHMENTS_DIR } from '../../packages/relay/src/db.js';
 
 /** One HTTP request the relay answered, from its debug log. */

@@ -2,9 +2,7 @@ import { appendFile, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decryptBlob } from '../../packages/sdk/src/crypto/blob.js';
-import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
-import { sealedBlobBytes } from '../../packages/sdk/src/crypto/sealedBlob.js';
+import { decryptBlob, randomBytes, sealedBlobBytes } from 'happy-session/crypto';
 import { findMediaFile } from '../../packages/sdk/src/media/input.js';
 import { sealFile, withSealedSource } from '../../packages/sdk/src/media/sealedFile.js';
 

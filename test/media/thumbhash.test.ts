@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { thumbhashFromImage, thumbhashFromRgba } from '../../packages/sdk/src/media/index.js';
+import { thumbhashFromImage, thumbhashFromRgba } from 'happy-session/media';
 import { colourDistance, gradient, midpoint, solid, thumbhashAverage } from './fixtures.js';
 
 const vectors = JSON.parse(

@@ -1,12 +1,11 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
-import { startRelay } from '../../packages/relay/src/index.js';
-import type { Relay } from '../../packages/relay/src/index.js';
-import { viewerUrl } from '../../packages/relay/src/viewer/url.js';
-import { connect } from '../../packages/sdk/src/node.js';
-import type { Session } from '../../packages/sdk/src/node.js';
-import type { SessionMessage } from '../../packages/sdk/src/index.js';
+import { randomBytes } from 'happy-session/crypto';
+import { startRelay, viewerUrl } from 'happy-session-relay';
+import type { Relay } from 'happy-session-relay';
+import { connect } from 'happy-session/node';
+import type { Session } from 'happy-session/node';
+import type { SessionMessage } from 'happy-session';
 import { permissions, runAgent } from '../../examples/custom-agent/agent.js';
 import { tempDir } from '../transport/helpers.js';
 import { launchChromium } from './chromium.js';

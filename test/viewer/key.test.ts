@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
-import { encodeBase64Url } from '../../packages/sdk/src/crypto/base64.js';
-import { startRelay } from '../../packages/relay/src/index.js';
-import type { Relay } from '../../packages/relay/src/index.js';
-import { connect } from '../../packages/sdk/src/node.js';
-import type { Session } from '../../packages/sdk/src/node.js';
+import { randomBytes, encodeBase64Url } from 'happy-session/crypto';
+import { startRelay } from 'happy-session-relay';
+import type { Relay } from 'happy-session-relay';
+import { connect } from 'happy-session/node';
+import type { Session } from 'happy-session/node';
 import { launchChromium } from './chromium.js';
 import type { TestBrowser } from './chromium.js';
 

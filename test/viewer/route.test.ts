@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeViewer } from '../../packages/relay/scripts/build-viewer.js';
-import { startRelay } from '../../packages/relay/src/index.js';
-import type { Relay } from '../../packages/relay/src/index.js';
+import { startRelay } from 'happy-session-relay';
+import type { Relay } from 'happy-session-relay';
 import { loadViewerAssets } from '../../packages/relay/src/viewer/assets.js';
 
 describe('the relay serves the viewer', () => {

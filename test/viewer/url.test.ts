@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { deriveAccountKeys } from '../../packages/sdk/src/crypto/accountKeys.js';
-import { encodeBase64, encodeBase64Url } from '../../packages/sdk/src/crypto/base64.js';
-import { generateDataKey, wrapDataKey } from '../../packages/sdk/src/crypto/dataKey.js';
-import { encryptRecordBase64 } from '../../packages/sdk/src/crypto/records.js';
-import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
+import {
+  deriveAccountKeys,
+  encodeBase64,
+  encodeBase64Url,
+  generateDataKey,
+  wrapDataKey,
+  encryptRecordBase64,
+  randomBytes,
+} from 'happy-session/crypto';
 import { fragmentWithoutKey, parseViewerFragment } from '../../packages/relay/src/viewer/page/fragment.js';
 import { sessionKeyOf, sessionTitle } from '../../packages/relay/src/viewer/page/keys.js';
-import { viewerUrl } from '../../packages/relay/src/viewer/url.js';
+import { viewerUrl } from 'happy-session-relay';
 
 describe('viewerUrl', () => {
   it('puts the base64url master secret and the session in the fragment, never in path or query', () => {

@@ -1,9 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { happyCanUseTool, happyClaude } from 'happy-session/claude-agent';
 import type { ClaudeMessage } from 'happy-session/claude-agent';
-import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
-import type { SessionMessage } from '../../../packages/sdk/src/protocol/sessionMessage.js';
-import type { SessionWriter } from '../../../packages/sdk/src/stream/sessionWriter.js';
+import { PermissionGate } from 'happy-session/permissions';
+import type { SessionMessage, SessionWriter } from 'happy-session';
 import { expectV2Invariants } from '../../helpers/invariants.js';
 import { memorySession } from '../../helpers/memorySession.js';
 
