@@ -5,7 +5,7 @@ import nacl from 'tweetnacl';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteAttachmentStore } from '../../packages/relay/src/attachments.js';
 import { openDatabase } from '../../packages/relay/src/db.js';
-import { startRelay, type Relay, type RelayOptions } from '../../packages/relay/src/index.js';
+import { startRelay, type Relay, type RelayOptions } from 'happy-session-relay';
 import { createSession, http, signIn, uploadPath } from './helpers.js';
 
 const TEN_MB = 10 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import nacl from 'tweetnacl';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startRelay, type Relay } from '../../packages/relay/src/index.js';
+import { startRelay, type Relay } from 'happy-session-relay';
 import { b64, http, signIn } from './helpers.js';
 
 let relay: Relay;

@@ -1,6 +1,6 @@
 import nacl from 'tweetnacl';
 import { io, type Socket } from 'socket.io-client';
-import type { Relay } from '../../packages/relay/src/index.js';
+import type { Relay } from 'happy-session-relay';
 
 /** Standard padded base64, as on the wire. */
 export function b64(bytes: Uint8Array): string {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startRelay, type Relay, type RelayOptions } from '../../packages/relay/src/index.js';
+import { startRelay, type Relay, type RelayOptions } from 'happy-session-relay';
 import { closeSockets, connect, connectError, createSession, http, next, settle, signIn } from './helpers.js';
 
 let relay: Relay | undefined;

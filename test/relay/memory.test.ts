@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Relay } from '../../packages/relay/src/index.js';
+import type { Relay } from 'happy-session-relay';
 import { createSession, http, signIn, uploadPath } from './helpers.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startRelay, type Relay } from '../../packages/relay/src/index.js';
+import { startRelay, type Relay } from 'happy-session-relay';
 import { closeSockets, connect, createSession, http, next, record, settle, signIn } from './helpers.js';
 
 let relay: Relay;

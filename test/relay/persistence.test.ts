@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nacl from 'tweetnacl';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startRelay, type Relay } from '../../packages/relay/src/index.js';
+import { startRelay, type Relay } from 'happy-session-relay';
 import { b64, closeSockets, connect, http, signIn, uploadPath } from './helpers.js';
 
 let dataDir: string;

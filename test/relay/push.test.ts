@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startRelay, type Relay } from '../../packages/relay/src/index.js';
+import { startRelay, type Relay } from 'happy-session-relay';
 import { closeSockets, connect, createSession, http, next, signIn } from './helpers.js';
 
 let relay: Relay;

@@ -1,6 +1,6 @@
 import type { Socket } from 'socket.io-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startRelay, type Relay, type RelayOptions } from '../../packages/relay/src/index.js';
+import { startRelay, type Relay, type RelayOptions } from 'happy-session-relay';
 import { closeSockets, connect, createSession, next, signIn } from './helpers.js';
 
 let relay: Relay | undefined;

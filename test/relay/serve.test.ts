@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runRelayServer, startRelay } from '../../packages/relay/src/index.js';
-import type { Relay } from '../../packages/relay/src/index.js';
+import { runRelayServer, startRelay } from 'happy-session-relay';
+import type { Relay } from 'happy-session-relay';
 import { createSession, http, signIn, uploadPath } from './helpers.js';
 
 const child = fileURLToPath(new URL('./fixtures/serveChild.ts', import.meta.url));

@@ -12,8 +12,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Logger } from '../../packages/sdk/src/logger.js';
-import { startRelay, type Relay } from '../../packages/relay/src/index.js';
+import type { Logger } from 'happy-session';
+import { startRelay, type Relay } from 'happy-session-relay';
 import { MAIN, TSX, ROOT } from '../cli/helpers.js';
 import { createSession, http, signIn, uploadPath } from './helpers.js';
 

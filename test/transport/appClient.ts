@@ -1,10 +1,8 @@
-import { isSdkError } from '../../packages/sdk/src/errors.js';
+import { isSdkError } from 'happy-session';
 import type { Socket } from 'socket.io-client';
-import { deriveAccountKeys } from '../../packages/sdk/src/crypto/accountKeys.js';
-import { unwrapDataKey } from '../../packages/sdk/src/crypto/dataKey.js';
-import { decryptRecord, encryptRecordBase64 } from '../../packages/sdk/src/crypto/records.js';
-import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
-import type { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
+import { deriveAccountKeys, unwrapDataKey, decryptRecord, encryptRecordBase64 } from 'happy-session/crypto';
+import type { RecordKey } from 'happy-session/crypto';
+import type { HappyHttp } from 'happy-session/node';
 import { appSocket } from './helpers.js';
 
 /** A session row as `GET /v1/sessions` lists it. */

@@ -1,12 +1,9 @@
 import { filter, firstValueFrom } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { deriveAccountKeys } from '../../packages/sdk/src/crypto/accountKeys.js';
-import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
-import { SdkError } from '../../packages/sdk/src/errors.js';
-import { silentLogger } from '../../packages/sdk/src/logger.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
-import type { Session } from '../../packages/sdk/src/session/session.js';
-import type { Prompt } from '../../packages/sdk/src/session/userInbox.js';
+import { deriveAccountKeys, randomBytes } from 'happy-session/crypto';
+import { SdkError, silentLogger } from 'happy-session';
+import { connect } from 'happy-session/node';
+import type { Session, Prompt } from 'happy-session/node';
 import { AppClient } from './appClient.js';
 import { relayWithAccount } from './helpers.js';
 import type { RelayAccount } from './helpers.js';
@@ -231,7 +228,7 @@ describe('connect() on the relay', () => {
     // The app picks a permission mode (read-modify-write on its side).
     const row = await app.session(session.id);
     const current = (await app.decrypt(row.metadata, key)) as Record<string, unknown>;
-    const { encryptRecordBase64 } = await import('../../packages/sdk/src/crypto/records.js');
+    const { encryptRecordBase64 } = await import('happy-session/crypto');
     const ack = (await app.socket.emitWithAck('update-metadata', {
       sid: session.id,
       metadata: await encryptRecordBase64({ ...current, permissionMode: 'plan' }, key),

@@ -7,27 +7,24 @@
 import { filter, firstValueFrom, map, take, tap, toArray } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { SdkError } from '../../packages/sdk/src/errors.js';
-import { PermissionGate } from '../../packages/sdk/src/permissions/gate.js';
-import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
-import type { Relay } from '../../packages/relay/src/index.js';
-import { startRelay } from '../../packages/relay/src/index.js';
-import { SessionReader } from '../../packages/sdk/src/stream/sessionReader.js';
-import type { ReaderEvent } from '../../packages/sdk/src/stream/sessionReader.js';
-import { SessionWriter } from '../../packages/sdk/src/stream/sessionWriter.js';
-import { loadCredentials } from '../../packages/sdk/src/transport/credentials.js';
-import type { Credentials } from '../../packages/sdk/src/transport/credentials.js';
-import { HappyServerTransport } from '../../packages/sdk/src/transport/happyServerTransport.js';
-import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
-import { formatShownBy } from '../../packages/sdk/src/transport/serverFormat.js';
-import { RELAY_INFO_PATH } from '../../packages/sdk/src/wire/relayInfo.js';
-import { silentLogger } from '../../packages/sdk/src/logger.js';
-import { mintToken } from '../../packages/sdk/src/transport/authToken.js';
-import { MemoryTransport } from '../../packages/sdk/src/ports/memoryTransport.js';
-import { createSessionRecord } from '../../packages/sdk/src/transport/sessionRecord.js';
-import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
-import { generateDataKey } from '../../packages/sdk/src/crypto/dataKey.js';
-import type { StoredRecord, Transport } from '../../packages/sdk/src/ports/transport.js';
+import { SdkError, SessionReader, SessionWriter, silentLogger, MemoryTransport } from 'happy-session';
+import { PermissionGate } from 'happy-session/permissions';
+import type { SessionMessage, ReaderEvent, Transport } from 'happy-session';
+import type { Relay } from 'happy-session-relay';
+import { startRelay } from 'happy-session-relay';
+import {
+  loadCredentials,
+  HappyServerTransport,
+  HappyHttp,
+  formatShownBy,
+  mintToken,
+  createSessionRecord,
+} from 'happy-session/node';
+import type { Credentials } from 'happy-session/node';
+import { RELAY_INFO_PATH } from 'happy-session/wire';
+import type { RecordKey } from 'happy-session/crypto';
+import { generateDataKey } from 'happy-session/crypto';
+import type { StoredRecord } from 'happy-session/ports';
 import { accountOn } from './helpers.js';
 
 /** One session's transports, as a test needs them. */

@@ -2,18 +2,18 @@ import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { decodeBase64, encodeBase64 } from '../../packages/sdk/src/crypto/base64.js';
-import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
-import { SdkError } from '../../packages/sdk/src/errors.js';
-import { loadCredentials, writeAgentKey } from '../../packages/sdk/src/transport/credentials.js';
+import { decodeBase64, encodeBase64, randomBytes } from 'happy-session/crypto';
+import { SdkError } from 'happy-session';
 import {
+  loadCredentials,
+  writeAgentKey,
   DEFAULT_SERVER_URL,
   resolveHappyHome,
   resolveServerUrl,
-} from '../../packages/sdk/src/transport/happyHome.js';
-import { mintToken } from '../../packages/sdk/src/transport/authToken.js';
-import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
-import { startRelay } from '../../packages/relay/src/index.js';
+  mintToken,
+  HappyHttp,
+} from 'happy-session/node';
+import { startRelay } from 'happy-session-relay';
 import { tempDir } from './helpers.js';
 
 let home: { path: string; remove: () => void };

@@ -5,9 +5,8 @@
  */
 import { filter, firstValueFrom } from 'rxjs';
 import { afterAll, expect, test } from 'vitest';
-import { SessionReader } from '../../packages/sdk/src/stream/sessionReader.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
-import { HappyServerTransport } from '../../packages/sdk/src/transport/happyServerTransport.js';
+import { SessionReader } from 'happy-session';
+import { connect, HappyServerTransport } from 'happy-session/node';
 import { accountOn, tempDir } from './helpers.js';
 import { RelayChild, freePort } from './relayChild.js';
 

@@ -3,16 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { io } from 'socket.io-client';
 import type { Socket } from 'socket.io-client';
-import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
-import { startRelay } from '../../packages/relay/src/index.js';
-import type { Relay, RelayOptions } from '../../packages/relay/src/index.js';
-import { mintToken } from '../../packages/sdk/src/transport/authToken.js';
-import type { Credentials } from '../../packages/sdk/src/transport/credentials.js';
-import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
-import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
-import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
-import { SessionReader } from '../../packages/sdk/src/stream/sessionReader.js';
-import { HappyServerTransport } from '../../packages/sdk/src/transport/happyServerTransport.js';
+import { randomBytes } from 'happy-session/crypto';
+import { startRelay } from 'happy-session-relay';
+import type { Relay, RelayOptions } from 'happy-session-relay';
+import { mintToken, HappyHttp, HappyServerTransport } from 'happy-session/node';
+import type { Credentials } from 'happy-session/node';
+import type { RecordKey } from 'happy-session/crypto';
+import type { SessionMessage } from 'happy-session';
+import { SessionReader } from 'happy-session';
 
 /** A relay on a free port plus a fresh account (master secret and token). */
 export interface RelayAccount {

@@ -1,10 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { SdkError } from '../../packages/sdk/src/errors.js';
-import { HappyServerTransport } from '../../packages/sdk/src/transport/happyServerTransport.js';
-import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
-import { isRetryableTransportError } from '../../packages/sdk/src/ports/retryPolicy.js';
+import { SdkError } from 'happy-session';
+import { HappyServerTransport, HappyHttp } from 'happy-session/node';
+import { isRetryableTransportError } from 'happy-session/ports';
 import { relayWithAccount } from './helpers.js';
 import type { RelayAccount } from './helpers.js';
 

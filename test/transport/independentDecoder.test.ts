@@ -3,14 +3,17 @@
  * and the crypto module, following the wire spec (docs/wire.md §1.2, §3, §4.1, §5.2).
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { authChallengeBody, deriveAccountKeys } from '../../packages/sdk/src/crypto/accountKeys.js';
-import { unwrapDataKey } from '../../packages/sdk/src/crypto/dataKey.js';
-import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
-import { decryptRecord } from '../../packages/sdk/src/crypto/records.js';
-import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
-import type { Relay } from '../../packages/relay/src/index.js';
-import { startRelay } from '../../packages/relay/src/index.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
+import {
+  authChallengeBody,
+  deriveAccountKeys,
+  unwrapDataKey,
+  randomBytes,
+  decryptRecord,
+} from 'happy-session/crypto';
+import type { SessionMessage } from 'happy-session';
+import type { Relay } from 'happy-session-relay';
+import { startRelay } from 'happy-session-relay';
+import { connect } from 'happy-session/node';
 
 let relay: Relay;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { decodeBase64, encodeBase64, useBase64Encoder } from '../../packages/sdk/src/crypto/base64.js';
-import { isSdkError } from '../../packages/sdk/src/errors.js';
+import { isSdkError } from 'happy-session';
 import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
 import { httpExchange } from '../../packages/sdk/src/transport/httpExchange.js';
 import {

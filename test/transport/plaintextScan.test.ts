@@ -5,10 +5,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { blobKeyFor, encryptBlob } from '../../packages/sdk/src/crypto/blob.js';
-import { startRelay } from '../../packages/relay/src/index.js';
-import type { Relay } from '../../packages/relay/src/index.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
+import { blobKeyFor, encryptBlob } from 'happy-session/crypto';
+import { startRelay } from 'happy-session-relay';
+import type { Relay } from 'happy-session-relay';
+import { connect } from 'happy-session/node';
 import { accountOn, tempDir } from './helpers.js';
 
 function filesUnder(dir: string): string[] {

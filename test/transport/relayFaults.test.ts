@@ -5,14 +5,10 @@
  */
 import { firstValueFrom, take, tap, toArray } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { isSdkError } from '../../packages/sdk/src/errors.js';
-import type { SdkError } from '../../packages/sdk/src/errors.js';
-import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
-import type { ConnectOptions } from '../../packages/sdk/src/session/connect.js';
-import type { Session } from '../../packages/sdk/src/session/session.js';
-import { SessionReader } from '../../packages/sdk/src/stream/sessionReader.js';
-import { HappyServerTransport } from '../../packages/sdk/src/transport/happyServerTransport.js';
+import { isSdkError, SessionReader } from 'happy-session';
+import type { SdkError, SessionMessage } from 'happy-session';
+import { connect, HappyServerTransport } from 'happy-session/node';
+import type { ConnectOptions, Session } from 'happy-session/node';
 import { FaultProxy } from '../helpers/faultProxy.js';
 import type { SeenRequest } from '../helpers/faultProxy.js';
 import { expectV2Invariants } from '../helpers/invariants.js';

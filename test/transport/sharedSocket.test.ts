@@ -1,11 +1,11 @@
 import { filter, firstValueFrom } from 'rxjs';
 import type { Socket } from 'socket.io-client';
 import { afterEach, describe, expect, test } from 'vitest';
-import { SdkError } from '../../packages/sdk/src/errors.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
-import type { Session } from '../../packages/sdk/src/session/session.js';
+import { SdkError } from 'happy-session';
+import { connect } from 'happy-session/node';
+import type { Session } from 'happy-session/node';
 import { openAccountSockets } from '../../packages/sdk/src/transport/accountSockets.js';
-import type { RelayOptions } from '../../packages/relay/src/index.js';
+import type { RelayOptions } from 'happy-session-relay';
 import { AppClient } from './appClient.js';
 import { appSocket, relayWithAccount } from './helpers.js';
 import type { RelayAccount } from './helpers.js';

@@ -1,11 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import { generateDataKey } from '../../packages/sdk/src/crypto/dataKey.js';
-import { decryptRecord, encryptRecordBase64 } from '../../packages/sdk/src/crypto/records.js';
-import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';
-import { SdkError } from '../../packages/sdk/src/errors.js';
-import type { StateObject } from '../../packages/sdk/src/ports/sessionState.js';
-import { VersionedState } from '../../packages/sdk/src/transport/versionedState.js';
-import type { VersionedAck } from '../../packages/sdk/src/transport/versionedState.js';
+import { generateDataKey, decryptRecord, encryptRecordBase64 } from 'happy-session/crypto';
+import type { RecordKey } from 'happy-session/crypto';
+import { SdkError } from 'happy-session';
+import type { StateObject } from 'happy-session/ports';
+import { VersionedState } from 'happy-session/node';
+import type { VersionedAck } from 'happy-session/node';
 
 const key: RecordKey = { variant: 'dataKey', key: generateDataKey() };
 
