@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AskResult, Scope } from '../../packages/sdk/src/index.js';
-import type { QuestionMessage } from '../../packages/sdk/src/protocol/index.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
-import type { Session } from '../../packages/sdk/src/session/session.js';
+import type { AskResult, Scope } from 'happy-session';
+import type { QuestionMessage } from 'happy-session/protocol';
+import { connect } from 'happy-session/node';
+import type { Session } from 'happy-session/node';
 import { until } from '../helpers/until.js';
 import { cli, relayHome, ScriptedTerminal } from './helpers.js';
 import type { RelayHome } from './helpers.js';

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { connect } from '../../packages/sdk/src/session/connect.js';
-import type { Session } from '../../packages/sdk/src/session/session.js';
+import { connect } from 'happy-session/node';
+import type { Session } from 'happy-session/node';
 import { relayHome } from './helpers.js';
 import type { RelayHome } from './helpers.js';
 import { TmuxPane, quote } from './tmuxPane.js';

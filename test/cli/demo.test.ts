@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { demoCommand } from '../../packages/cli/src/commands/demo.js';
-import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
+import type { SessionMessage } from 'happy-session';
 import { ScriptedTerminal, cli, relayHome, spawnCli } from './helpers.js';
 
 describe('happy-session demo', () => {

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { connect } from '../../packages/sdk/src/session/connect.js';
-import type { Session } from '../../packages/sdk/src/session/session.js';
+import { connect } from 'happy-session/node';
+import type { Session } from 'happy-session/node';
 import { tempDir } from '../transport/helpers.js';
 import { cli, relayHome } from './helpers.js';
 import type { RelayHome } from './helpers.js';

@@ -1,12 +1,10 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { encodeBase64 } from '../../packages/sdk/src/crypto/base64.js';
-import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
-import { startRelay } from '../../packages/relay/src/index.js';
-import type { Relay } from '../../packages/relay/src/index.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
-import { loadCredentials } from '../../packages/sdk/src/transport/credentials.js';
+import { encodeBase64, randomBytes } from 'happy-session/crypto';
+import { startRelay } from 'happy-session-relay';
+import type { Relay } from 'happy-session-relay';
+import { connect, loadCredentials } from 'happy-session/node';
 import { tempDir } from '../transport/helpers.js';
 import { cli } from './helpers.js';
 

@@ -2,16 +2,12 @@ import { existsSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'no
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loginCommand } from '../../packages/cli/src/commands/login.js';
-import { decodeBase64Url, encodeBase64 } from '../../packages/sdk/src/crypto/base64.js';
-import { sealPairingResponse } from '../../packages/sdk/src/crypto/pairing.js';
-import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
+import { decodeBase64Url, encodeBase64, sealPairingResponse, randomBytes } from 'happy-session/crypto';
 import type { CliErrorCode } from '../../packages/cli/src/errorCodes.js';
-import { isSdkError } from '../../packages/sdk/src/errors.js';
-import { startRelay } from '../../packages/relay/src/index.js';
-import type { Relay } from '../../packages/relay/src/index.js';
-import { mintToken } from '../../packages/sdk/src/transport/authToken.js';
-import { loadCredentials } from '../../packages/sdk/src/transport/credentials.js';
-import { HappyHttp } from '../../packages/sdk/src/transport/httpClient.js';
+import { isSdkError } from 'happy-session';
+import { startRelay } from 'happy-session-relay';
+import type { Relay } from 'happy-session-relay';
+import { mintToken, loadCredentials, HappyHttp } from 'happy-session/node';
 import { accountOn, tempDir } from '../transport/helpers.js';
 
 let relay: Relay;

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../packages/sdk/src/session/connect.js';
+import { connect } from 'happy-session/node';
 import { tempDir } from '../transport/helpers.js';
 import { MAIN, ROOT, TSX, cli, relayHome } from './helpers.js';
 import type { RelayHome } from './helpers.js';

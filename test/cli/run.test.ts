@@ -2,14 +2,10 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Account } from '../../packages/sdk/src/session/account.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
-import { fold } from '../../packages/sdk/src/stream/fold.js';
-import type { FoldedNode } from '../../packages/sdk/src/stream/fold.js';
-import type {
-  PermissionRequestMessage,
-  SessionMessage,
-} from '../../packages/sdk/src/protocol/sessionMessage.js';
+import { Account, connect } from 'happy-session/node';
+import { fold } from 'happy-session';
+import type { FoldedNode, SessionMessage } from 'happy-session';
+import type { PermissionRequestMessage } from 'happy-session/protocol';
 import { relayHome, spawnCli } from './helpers.js';
 import type { RelayHome } from './helpers.js';
 import {

@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runCli } from '../../packages/cli/src/program.js';
-import { Account } from '../../packages/sdk/src/session/account.js';
-import type { Credentials } from '../../packages/sdk/src/transport/credentials.js';
-import type { FoldedCall, FoldedNode } from '../../packages/sdk/src/stream/fold.js';
-import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
+import { Account } from 'happy-session/node';
+import type { Credentials } from 'happy-session/node';
+import type { FoldedCall, FoldedNode, SessionMessage } from 'happy-session';
 import { MAIN, ScriptedTerminal, TSX } from './helpers.js';
 
 /** A directory holding a `happy-session` executable that runs the CLI from source; `remove()` deletes it. */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Account } from '../../packages/sdk/src/session/account.js';
+import { Account } from 'happy-session/node';
 import { ScriptedUser } from '../../packages/cli/src/demo/scriptedUser.js';
 import { permissionAgent, relayHome } from './helpers.js';
 import type { RelayHome } from './helpers.js';

@@ -1,14 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { randomBytes } from '../../packages/sdk/src/crypto/random.js';
-import { decodeBase64, encodeBase64, encodeBase64Url } from '../../packages/sdk/src/crypto/base64.js';
-import { secretboxOpen } from '../../packages/sdk/src/crypto/secretbox.js';
-import { viewerUrl } from '../../packages/relay/src/viewer/url.js';
-import { writeAgentKey } from '../../packages/sdk/src/transport/credentials.js';
+import {
+  randomBytes,
+  decodeBase64,
+  encodeBase64,
+  encodeBase64Url,
+  secretboxOpen,
+} from 'happy-session/crypto';
+import { viewerUrl, startRelay } from 'happy-session-relay';
+import { writeAgentKey, connect } from 'happy-session/node';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startRelay } from '../../packages/relay/src/index.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
 import { launchChromium } from '../viewer/chromium.js';
 import { cli, spawnCli } from './helpers.js';
 

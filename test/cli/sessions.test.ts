@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { connect } from '../../packages/sdk/src/session/connect.js';
+import { connect } from 'happy-session/node';
 import { accountOn, tempDir } from '../transport/helpers.js';
 import { cli, relayHome } from './helpers.js';
 import type { RelayHome } from './helpers.js';

@@ -1,11 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FoldedSession } from '../../packages/sdk/src/index.js';
-import { fold } from '../../packages/sdk/src/index.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
-import type { Session } from '../../packages/sdk/src/session/session.js';
-import type { Prompt } from '../../packages/sdk/src/session/userInbox.js';
+import type { FoldedSession } from 'happy-session';
+import { fold } from 'happy-session';
+import { connect } from 'happy-session/node';
+import type { Session, Prompt } from 'happy-session/node';
 import { cli, permissionAgent, relayHome } from './helpers.js';
 import type { RelayHome } from './helpers.js';
 

@@ -1,10 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runExampleAgent } from '../../packages/cli/src/demo/exampleAgent.js';
-import { PermissionGate } from '../../packages/sdk/src/permissions/gate.js';
-import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
-import { startRelay } from '../../packages/relay/src/index.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
-import { writeAgentKey } from '../../packages/sdk/src/transport/credentials.js';
+import { PermissionGate } from 'happy-session/permissions';
+import type { SessionMessage } from 'happy-session';
+import { startRelay } from 'happy-session-relay';
+import { connect, writeAgentKey } from 'happy-session/node';
 import { accountOn, tempDir } from '../transport/helpers.js';
 import { ScriptedTerminal, bypassGate, cli, permissionAgent, relayHome } from './helpers.js';
 import type { RelayHome } from './helpers.js';

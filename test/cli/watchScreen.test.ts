@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { renderWatchScreen } from '../../packages/cli/src/watch/watchScreen.js';
 import type { WatchScreenState } from '../../packages/cli/src/watch/watchScreen.js';
-import { fold } from '../../packages/sdk/src/stream/fold.js';
-import type { SessionMessage } from '../../packages/sdk/src/protocol/sessionMessage.js';
+import { fold } from 'happy-session';
+import type { SessionMessage } from 'happy-session';
 
 const texts = (n: number): SessionMessage[] => [
   { id: 's', time: 1, role: 'agent', type: 'turn-start', turn: 't' },

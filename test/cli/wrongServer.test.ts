@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSdkError } from '../../packages/sdk/src/errors.js';
-import { connect } from '../../packages/sdk/src/session/connect.js';
+import { isSdkError } from 'happy-session';
+import { connect } from 'happy-session/node';
 import { checkServerUrl } from '../../packages/sdk/src/transport/serverUrl.js';
 import { cli, relayHome } from './helpers.js';
 import type { RelayHome } from './helpers.js';

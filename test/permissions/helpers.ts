@@ -8,7 +8,7 @@ import {
   type RuleLists,
   type SessionRule,
   type ShellParser,
-} from '../../packages/sdk/src/permissions/index.js';
+} from 'happy-session/permissions';
 
 /** Builds a policy from readable parts and evaluates one call against it. */
 export function judge(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PERMISSION_OPTIONS } from '../../packages/sdk/src/permissions/index.js';
+import { DEFAULT_PERMISSION_OPTIONS } from 'happy-session/permissions';
 import {
   mapLegacyAnswer,
   parseLegacyPermissionBody,
@@ -7,7 +7,7 @@ import {
   parseV2PermissionBody,
   type LegacyPendingRequest,
 } from '../../packages/sdk/src/permissions/legacyRpc.js';
-import type { PermissionOption } from '../../packages/sdk/src/protocol/sessionMessage.js';
+import type { PermissionOption } from 'happy-session';
 
 const bashRequest: LegacyPendingRequest = {
   toolName: 'Bash',

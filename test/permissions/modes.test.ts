@@ -6,7 +6,7 @@ import {
   parseMode,
   type ModeCell,
   type PermissionMode,
-} from '../../packages/sdk/src/permissions/index.js';
+} from 'happy-session/permissions';
 import { modeCell } from '../../packages/sdk/src/permissions/modes.js';
 
 // Research R4.2, one row per mode; columns in TOOL_KINDS order:

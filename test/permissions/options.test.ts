@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PERMISSION_OPTIONS, validateOptions } from '../../packages/sdk/src/permissions/index.js';
+import { DEFAULT_PERMISSION_OPTIONS, validateOptions } from 'happy-session/permissions';
 import { findOptionByKind } from '../../packages/sdk/src/permissions/options.js';
 
 describe('DEFAULT_PERMISSION_OPTIONS', () => {

@@ -1,10 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  PERMISSION_MODES,
-  loadShellParser,
-  type ShellParser,
-} from '../../packages/sdk/src/permissions/index.js';
+import { PERMISSION_MODES, loadShellParser, type ShellParser } from 'happy-session/permissions';
 import { bash, judge } from './helpers.js';
 
 let shell: ShellParser;

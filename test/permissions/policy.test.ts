@@ -4,7 +4,7 @@ import {
   describePolicyResult,
   loadShellParser,
   type ShellParser,
-} from '../../packages/sdk/src/permissions/index.js';
+} from 'happy-session/permissions';
 import { decisionFromPolicy } from '../../packages/sdk/src/permissions/decision.js';
 import { bash, judge } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatRule, parseRule, type ParsedRule } from '../../packages/sdk/src/permissions/index.js';
+import { formatRule, parseRule, type ParsedRule } from 'happy-session/permissions';
 import { matchCallRule, matchCommandText } from '../../packages/sdk/src/permissions/ruleMatch.js';
 
 function rule(text: string): ParsedRule {

@@ -9,7 +9,7 @@ import {
   type RuleLists,
   type SandboxPolicy,
   type ShellParser,
-} from '../../packages/sdk/src/permissions/index.js';
+} from 'happy-session/permissions';
 import { decisionFromPolicy } from '../../packages/sdk/src/permissions/decision.js';
 
 let shell: ShellParser;

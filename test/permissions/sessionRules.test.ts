@@ -1,15 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  DEFAULT_PERMISSION_OPTIONS,
-  loadShellParser,
-  type ShellParser,
-} from '../../packages/sdk/src/permissions/index.js';
+import { DEFAULT_PERMISSION_OPTIONS, loadShellParser, type ShellParser } from 'happy-session/permissions';
 import {
   SessionRuleStore,
   ruleForCall,
   type PermissionMessageLike,
 } from '../../packages/sdk/src/permissions/sessionRules.js';
-import { PERMISSION_SETTLED_PREFIX } from '../../packages/sdk/src/stream/permissionLedger.js';
+import { PERMISSION_SETTLED_PREFIX } from 'happy-session/protocol';
 import { bash, judge } from './helpers.js';
 
 let shell: ShellParser;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalToolName, classifyTool } from '../../packages/sdk/src/permissions/index.js';
+import { canonicalToolName, classifyTool } from 'happy-session/permissions';
 
 describe('classifyTool', () => {
   it.each([

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RecordKey } from '../../../packages/sdk/src/crypto/records.js';
-import { connect } from '../../../packages/sdk/src/session/connect.js';
-import type { GateSettings } from '../../../packages/sdk/src/session/connect.js';
-import type { Session } from '../../../packages/sdk/src/session/session.js';
+import type { RecordKey } from 'happy-session/crypto';
+import { connect } from 'happy-session/node';
+import type { GateSettings, Session } from 'happy-session/node';
 import { AppClient } from '../../transport/appClient.js';
 import { relayWithAccount } from '../../transport/helpers.js';
 import type { RelayAccount } from '../../transport/helpers.js';

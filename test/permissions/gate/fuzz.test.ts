@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { PermissionDecision } from '../../../packages/sdk/src/stream/plugins.js';
+import type { PermissionDecision } from 'happy-session';
 import { memoryWorld } from './worlds.js';
 
 const ALLOW_IDS = ['allow-once', 'allow-session'];

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
-import { generateDataKey } from '../../../packages/sdk/src/crypto/dataKey.js';
-import { MemoryTransport } from '../../../packages/sdk/src/ports/memoryTransport.js';
-import { SessionWriter } from '../../../packages/sdk/src/stream/sessionWriter.js';
+import { PermissionGate } from 'happy-session/permissions';
+import { generateDataKey } from 'happy-session/crypto';
+import { MemoryTransport, SessionWriter } from 'happy-session';
 
 describe('many permission requests pending on one turn', () => {
   it('hold no listener per request on the turn: no warning on the host console, and a stop still cancels every one', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
-import { MemorySessionState } from '../../../packages/sdk/src/ports/sessionState.js';
+import { PermissionGate } from 'happy-session/permissions';
+import { MemorySessionState } from 'happy-session/ports';
 import { memorySession } from '../../helpers/memorySession.js';
 import { until } from '../../helpers/until.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunResult, ToolCall } from '../../../packages/sdk/src/stream/builders.js';
+import type { RunResult, ToolCall } from 'happy-session';
 import type { GateWorld, WorldFactory } from './worlds.js';
 import { worlds } from './worlds.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
-import { MemoryRpc } from '../../../packages/sdk/src/ports/rpc.js';
+import { PermissionGate } from 'happy-session/permissions';
+import { MemoryRpc } from 'happy-session/ports';
 import { memorySession } from '../../helpers/memorySession.js';
 
 // Scenario 16 on a fake clock: the gate's own timers, with nothing else scheduling any.

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SdkError, isSdkError } from '../../../packages/sdk/src/errors.js';
-import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
-import { generateDataKey } from '../../../packages/sdk/src/crypto/dataKey.js';
-import { MemoryTransport } from '../../../packages/sdk/src/ports/memoryTransport.js';
-import { SessionWriter } from '../../../packages/sdk/src/stream/sessionWriter.js';
+import { SdkError, isSdkError, MemoryTransport, SessionWriter } from 'happy-session';
+import { PermissionGate } from 'happy-session/permissions';
+import { generateDataKey } from 'happy-session/crypto';
 import { FlakyTransport } from '../../helpers/flakyTransport.js';
 
 describe('a permission request that is never stored', () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readBashLine } from '../../../packages/sdk/src/permissions/bashGrammar.js';
-import { loadShellParser, type ShellParser } from '../../../packages/sdk/src/permissions/index.js';
+import { loadShellParser, type ShellParser } from 'happy-session/permissions';
 import { bash, judge } from '../helpers.js';
 
 /**

@@ -4,7 +4,7 @@ import {
   type PermissionMode,
   type RuleLists,
   type ShellParser,
-} from '../../../packages/sdk/src/permissions/index.js';
+} from 'happy-session/permissions';
 import { ruleForCall } from '../../../packages/sdk/src/permissions/sessionRules.js';
 import { bash, judge } from '../helpers.js';
 

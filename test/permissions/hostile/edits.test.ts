@@ -8,7 +8,7 @@ import {
   type PermissionMode,
   type PolicyCall,
   type ShellParser,
-} from '../../../packages/sdk/src/permissions/index.js';
+} from 'happy-session/permissions';
 import { editConcern } from '../../../packages/sdk/src/permissions/editScope.js';
 import { ruleForCall } from '../../../packages/sdk/src/permissions/sessionRules.js';
 import { judge } from '../helpers.js';

@@ -4,7 +4,7 @@ import {
   type PermissionMode,
   type PolicyCall,
   type ShellParser,
-} from '../../../packages/sdk/src/permissions/index.js';
+} from 'happy-session/permissions';
 import { judge } from '../helpers.js';
 
 /**

@@ -1,9 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  loadShellParser,
-  type PolicyCall,
-  type ShellParser,
-} from '../../../packages/sdk/src/permissions/index.js';
+import { loadShellParser, type PolicyCall, type ShellParser } from 'happy-session/permissions';
 import { judge } from '../helpers.js';
 
 /**

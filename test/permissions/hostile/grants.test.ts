@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSdkError } from '../../../packages/sdk/src/errors.js';
+import { isSdkError } from 'happy-session';
 import {
   TOOL_KINDS,
   loadShellParser,
@@ -8,7 +8,7 @@ import {
   type PolicyCall,
   type SessionRule,
   type ShellParser,
-} from '../../../packages/sdk/src/permissions/index.js';
+} from 'happy-session/permissions';
 import { ruleForCall } from '../../../packages/sdk/src/permissions/sessionRules.js';
 import { toolKindsOf } from '../../../packages/sdk/src/permissions/toolKinds.js';
 import { canonicalArgs } from '../../../packages/sdk/src/permissions/callArgs.js';
@@ -18,8 +18,7 @@ import {
   SEEN_KINDS,
 } from '../../../packages/sdk/src/permissions/toolKinds.js';
 import { toolNameProblem } from '../../../packages/sdk/src/protocol/toolName.js';
-import type { PermissionDecision } from '../../../packages/sdk/src/stream/plugins.js';
-import type { Turn } from '../../../packages/sdk/src/stream/builders.js';
+import type { PermissionDecision, Turn } from 'happy-session';
 import { memoryWorld, type GateWorld } from '../gate/worlds.js';
 import { judge } from '../helpers.js';
 

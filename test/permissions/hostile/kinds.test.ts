@@ -1,10 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  PERMISSION_MODES,
-  TOOL_KINDS,
-  loadShellParser,
-  type ShellParser,
-} from '../../../packages/sdk/src/permissions/index.js';
+import { PERMISSION_MODES, TOOL_KINDS, loadShellParser, type ShellParser } from 'happy-session/permissions';
 import { judge } from '../helpers.js';
 
 /**

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editConcern } from '../../../packages/sdk/src/permissions/editScope.js';
-import { loadShellParser, type ShellParser } from '../../../packages/sdk/src/permissions/index.js';
+import { loadShellParser, type ShellParser } from 'happy-session/permissions';
 import {
   GIT_DIRECTORY_NAMES,
   PROTECTED_NAMES,

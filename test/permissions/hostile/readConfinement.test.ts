@@ -9,7 +9,7 @@ import {
   type PermissionMode,
   type PolicyCall,
   type ShellParser,
-} from '../../../packages/sdk/src/permissions/index.js';
+} from 'happy-session/permissions';
 import { remoteModeChangeAllowed } from '../../../packages/sdk/src/permissions/modeCeiling.js';
 import { allowsNoMoreThan } from '../../../packages/sdk/src/permissions/modeCeiling.js';
 import { judge } from '../helpers.js';

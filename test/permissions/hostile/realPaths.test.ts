@@ -8,7 +8,7 @@ import {
   type PermissionMode,
   type PolicyCall,
   type ShellParser,
-} from '../../../packages/sdk/src/permissions/index.js';
+} from 'happy-session/permissions';
 import { MAX_SYMLINKS, resolveLikeKernel } from '../../../packages/sdk/src/permissions/realPath.js';
 import { judge } from '../helpers.js';
 

@@ -1,18 +1,14 @@
 import fc from 'fast-check';
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { generateDataKey } from '../../../packages/sdk/src/crypto/dataKey.js';
-import type { RecordKey } from '../../../packages/sdk/src/crypto/records.js';
-import { PermissionGate } from '../../../packages/sdk/src/permissions/gate.js';
+import { generateDataKey } from 'happy-session/crypto';
+import type { RecordKey } from 'happy-session/crypto';
+import { PermissionGate } from 'happy-session/permissions';
 import { GateRecords } from '../../../packages/sdk/src/permissions/gateRecords.js';
-import type { StreamInput } from '../../../packages/sdk/src/permissions/gate.js';
-import { MemoryTransport } from '../../../packages/sdk/src/ports/memoryTransport.js';
-import type { SessionMessage } from '../../../packages/sdk/src/protocol/sessionMessage.js';
-import { ledgerOf } from '../../../packages/sdk/src/stream/permissionLedger.js';
-import type { PermissionDecision } from '../../../packages/sdk/src/stream/plugins.js';
-import { SessionReader } from '../../../packages/sdk/src/stream/sessionReader.js';
-import { SessionWriter } from '../../../packages/sdk/src/stream/sessionWriter.js';
-import type { ToolCall } from '../../../packages/sdk/src/stream/builders.js';
+import type { StreamInput } from 'happy-session/permissions';
+import { MemoryTransport, SessionReader, SessionWriter } from 'happy-session';
+import type { SessionMessage, PermissionDecision, ToolCall } from 'happy-session';
+import { ledgerOf } from 'happy-session/protocol';
 import { memoryWorld } from '../gate/worlds.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { SdkError } from '../../../packages/sdk/src/errors.js';
-import type { SessionMessage } from '../../../packages/sdk/src/protocol/sessionMessage.js';
+import { SdkError } from 'happy-session';
+import type { SessionMessage } from 'happy-session';
 import type { GateWorld, WorldFactory } from '../gate/worlds.js';
 import { worlds } from '../gate/worlds.js';
 

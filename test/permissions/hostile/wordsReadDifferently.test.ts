@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadShellParser, type ShellParser } from '../../../packages/sdk/src/permissions/index.js';
+import { loadShellParser, type ShellParser } from 'happy-session/permissions';
 import { bash, judge } from '../helpers.js';
 
 /**
