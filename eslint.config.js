@@ -1,5 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { URL } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+// Tests import an entry by its name, never by the path of its file (docs/architecture.md, "Tests
+// and the entries"). The entries' files are scripts/sdkEntries.ts's `source`s and the relay's index.
+const entryFiles = [
+  ...[
+    ...readFileSync(new URL('./scripts/sdkEntries.ts', import.meta.url), 'utf8').matchAll(
+      /source: '([^']+)\.ts'/g,
+    ),
+  ].map(([, source]) => `packages/sdk/src/${source}`),
+  'packages/relay/src/index',
+];
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const byName = {
+  regex: `(^|/)(${entryFiles.map(escape).join('|')})\\.js$`,
+  message: "Import the entry by its name ('happy-session', 'happy-session/node', …), as a user does.",
+};
 
 export default tseslint.config(
   {
@@ -18,6 +36,28 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['test/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [byName] }] },
+  },
+  {
+    // The shared helpers build sessions, relays and apps for behaviour tests, as a program does.
+    files: ['test/helpers/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            byName,
+            {
+              regex: '(^|/)packages/(sdk|relay)/src/',
+              message: 'The shared helpers serve behaviour tests: import the entries, not the sources.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
