@@ -324,7 +324,10 @@ export class Answering {
 
 /** Cancels a decision whose record could not be appended; returns what tells the adapters. */
 function notRecorded(decided: GateDecision): Carried {
-  return { recorded: false, announce: decided.complete({ decision: cancelledDecision('cancel', NOT_RECORDED) }) };
+  return {
+    recorded: false,
+    announce: decided.complete({ decision: cancelledDecision('cancel', NOT_RECORDED) }),
+  };
 }
 
 /** The `seq` a delivery settles with, or undefined when it failed. */

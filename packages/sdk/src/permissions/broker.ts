@@ -75,7 +75,10 @@ export class PermissionBroker {
   private readonly settledRequests = new Map<string, SettledRequest>();
   private readonly subject = new Subject<BrokerEvent>();
 
-  /** Requests made and settled, in the order it happens (synchronously). */
+  /**
+   * Requests made and settled, in the order it happens: `requested` synchronously, `settled` when
+   * the settling caller tells the adapters (at once, or after the RPC's answer for an answer by RPC).
+   */
   readonly events$: Observable<BrokerEvent> = this.subject.asObservable();
 
   /** {@link PermissionBroker.events$} as an async iterable, until `signal` aborts. */
