@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { generateDataKey } from 'happy-session/crypto';
 import { PermissionGate } from 'happy-session/permissions';
-import { MemoryTransport, SessionReader, SessionWriter } from 'happy-session';
+import { MemoryTransport, SdkError, SessionReader, SessionWriter } from 'happy-session';
 import type { RpcHandler, RpcRegistry } from 'happy-session/ports';
 import type { SessionMessage } from 'happy-session';
 import { connect } from 'happy-session/node';
@@ -18,7 +18,8 @@ function shape(messages: readonly SessionMessage[]): string[] {
 
 /**
  * A registry that sends its answers later than its handlers return, as one with an asynchronous
- * cipher (the browser's WebCrypto) does: the test decides when the follow-ups run.
+ * cipher (the browser's WebCrypto) does: the test decides when the answer counts as sent and the
+ * follow-ups run.
  */
 class LateRegistry implements RpcRegistry {
   private readonly handlers = new Map<string, RpcHandler>();
@@ -36,7 +37,7 @@ class LateRegistry implements RpcRegistry {
   }
 }
 
-describe('the permission RPC is answered as soon as the decision is taken', () => {
+describe('the permission RPC is answered once the decision is taken, ahead of the mirror', () => {
   let account: RelayAccount | undefined;
   let proxy: FaultProxy | undefined;
   let session: Session | undefined;
@@ -115,32 +116,39 @@ describe('the permission RPC is answered as soon as the decision is taken', () =
   });
 });
 
-describe('between the answer and its record', () => {
-  it('the decision is taken: another answer gets already_resolved, and the tool starts only once the record is appended', async () => {
+describe('between the answer and its sending', () => {
+  it('the decision is taken and recorded: another answer gets already_resolved, the tool starts with its record appended, and the adapters hear of it once the answer is sent', async () => {
     const transport = new MemoryTransport();
     const key = { variant: 'dataKey', key: generateDataKey() } as const;
     const writer = new SessionWriter({ transport, key });
     const rpc = new LateRegistry();
     const gate = await PermissionGate.create({ writer, rpc });
+    const appended: string[] = [];
+    writer.messages$.subscribe((m) => appended.push(...shape([m])));
+    const events: string[] = [];
+    gate.events$.subscribe((e) => events.push(e.kind));
     const turn = writer.turn();
     const call = turn.toolCall({ toolName: 'Bash', args: { command: 'make' } });
-    let started = false;
-    const run = call.run(() => (started = true));
+    let appendedAtStart: string[] | undefined;
+    const run = call.run(() => (appendedAtStart = [...appended]));
     await writer.flush();
 
     const { result, sent } = rpc.call('permission', { callId: call.callId, optionId: 'allow-once' });
-    expect(result).toMatchObject({ status: 'applied', decision: { outcome: 'allow', via: 'rpc' } });
+    // Taken and recorded before the handler returns, its answer not sent yet.
+    expect(appended.slice(-1)).toEqual(['permission-response via rpc']);
     expect(gate.respond({ callId: call.callId, optionId: 'reject-once' })).toMatchObject({
       status: 'already_resolved',
       decision: { outcome: 'allow', via: 'rpc' },
     });
     expect(gate.pendingCallIds).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(started).toBe(false);
+    expect(await result).toMatchObject({ status: 'applied', decision: { outcome: 'allow', via: 'rpc' } });
+    expect(await run).toMatchObject({ status: 'done', decision: { outcome: 'allow' } });
+    // The tool started without waiting for the answer to be sent, after its record.
+    expect(appendedAtStart?.slice(-2)).toEqual(['permission-request', 'permission-response via rpc']);
+    expect(events).toEqual(['requested']);
 
     sent();
-    expect(await run).toMatchObject({ status: 'done', decision: { outcome: 'allow' } });
-    expect(started).toBe(true);
+    expect(events).toEqual(['requested', 'settled']);
     turn.end();
     await writer.flush();
     const stream = await new SessionReader({ transport, key }).messages();
@@ -155,7 +163,7 @@ describe('between the answer and its record', () => {
     gate.dispose();
   });
 
-  it('when the record cannot be appended, the call is cancelled: the tool never runs, though the RPC said applied', async () => {
+  it('when the record cannot be appended, the call is cancelled: the tool never runs, and the RPC says so', async () => {
     const transport = new MemoryTransport();
     const key = { variant: 'dataKey', key: generateDataKey() } as const;
     const writer = new SessionWriter({ transport, key });
@@ -165,11 +173,21 @@ describe('between the answer and its record', () => {
     let started = false;
     const run = call.run(() => (started = true));
     await writer.flush();
+    // The writer refuses the gate's record of the answer (as a closed writer does).
+    const append = writer.appendMessage.bind(writer);
+    vi.spyOn(writer, 'appendMessage').mockImplementation((draft, options) => {
+      if (draft.type === 'permission-response') throw new SdkError('stream.closed', 'The writer is closed.');
+      return append(draft, options);
+    });
 
     const { result, sent } = rpc.call('permission', { callId: call.callId, optionId: 'allow-once' });
-    expect(result).toMatchObject({ status: 'applied', decision: { outcome: 'allow' } });
-    const closed = writer.close();
+    expect(await result).toMatchObject({
+      status: 'error',
+      code: 'permissions.invalid_payload',
+      message: 'The decision could not be recorded in the stream.',
+    });
     sent();
+    const closed = writer.close();
 
     expect(await run).toMatchObject({
       status: 'cancelled',

@@ -19,14 +19,22 @@ const NOT_RECORDED = 'The decision could not be recorded in the stream.';
 /** A decision taken for a pending request, to complete once it is recorded. */
 export interface GateDecision {
   /**
-   * Releases the waiter and the adapters and ends the call unless allowed; `decision` replaces the
-   * decision taken (failing closed), `closedBy` is the `seq` of the record that closes the request.
+   * Releases the waiter and ends the call unless allowed; `decision` replaces the decision taken
+   * (failing closed), `closedBy` is the `seq` of the record that closes the request. Returns what
+   * tells the adapters (the agentState mirror, the push, the rule grants), for the caller to run
+   * once what follows the answer may run.
    */
   complete(outcome?: {
     answer?: AppliedAnswer;
     decision?: PermissionDecision;
     closedBy?: Promise<number | undefined>;
-  }): void;
+  }): () => void;
+}
+
+/** A decision carried out: whether its record was appended, and what tells the adapters. */
+interface Carried {
+  readonly recorded: boolean;
+  readonly announce: () => void;
 }
 
 /** What answering needs of its gate: the requests and their settlement. */
@@ -72,16 +80,18 @@ export function runNow(task: () => void): void {
  * Validates the answers every channel brings and applies the first valid one of a request
  * (docs/permissions.md, "One arbitration"): the option must be offered, edited arguments must pass
  * the deny rules and the host's check, a mode switch must stay within the ceiling. The decision is
- * then recorded in the stream and carried out. Nothing here throws, and no failure approves a call.
+ * then recorded in the stream and its waiter released; the adapters follow
+ * (docs/permissions.md, "What follows an answer"). Nothing here throws, and no failure approves a
+ * call.
  */
 export class Answering {
   constructor(private readonly deps: AnsweringDeps) {}
 
   /**
    * Validates and applies one answer; the first valid one takes the decision at once (later
-   * answers get `already_resolved`). Recording it and what follows from it run through `after`:
-   * the RPC channel hands them to its registry, which runs them once the answer is sent; the other
-   * channels run them at once.
+   * answers get `already_resolved`), records it in the stream and releases the waiter before this
+   * returns. What follows for the adapters runs through `after`: the RPC channel hands it to its
+   * registry, which runs it once the answer is sent; the other channels run it at once.
    */
   apply(answer: Answer, after: (task: () => void) => void = runNow): RespondResult {
     try {
@@ -129,7 +139,10 @@ export class Answering {
           ? now
           : refuse('permissions.invalid_payload', 'The answer could not be applied.');
       }
-      after(() => this.carryOut(found, decided, answer, option, updated?.value));
+      const carried = this.carryOut(found, decided, answer, option, updated?.value);
+      after(carried.announce);
+      // Fail closed, and say so: the request was cancelled, its tool does not run.
+      if (!carried.recorded) return refuse('permissions.invalid_payload', NOT_RECORDED);
       return { status: 'applied', callId: answer.callId, decision };
     } catch (error) {
       // Fail closed: an internal error never approves anything.
@@ -177,10 +190,11 @@ export class Answering {
 
   /**
    * Carries out the decision an answer took: appends the agent's record of it (unless the answer
-   * is such a record already), then releases the waiter and the adapters, then applies the
-   * answer's mode switch and interrupt. The record precedes whatever the tool writes once it runs.
-   * When the record cannot be appended, the request is cancelled instead: no tool runs on a
-   * decision the stream does not hold.
+   * is such a record already; appended is queued in this process, its delivery follows), then
+   * releases the waiter, then applies the answer's mode switch and interrupt, so that the tool
+   * and the turn, once they go on, see them. The record precedes whatever the tool writes once
+   * it runs. When the record cannot be appended, the request is cancelled instead: no tool runs on
+   * a decision the stream does not hold (`recorded` false). Returns what tells the adapters.
    */
   private carryOut(
     entry: PendingRequest,
@@ -188,26 +202,24 @@ export class Answering {
     answer: Answer,
     option: PermissionOption,
     updatedInput: Readonly<Record<string, unknown>> | undefined,
-  ): void {
+  ): Carried {
+    let announce: () => void;
     try {
       const record = answer.record
         ? this.confirmRecord(entry, answer.record)
         : this.recordResponse(entry, option, answer.via, updatedInput);
-      if (!record) {
-        decided.complete({ decision: cancelledDecision('cancel', NOT_RECORDED) });
-        return;
-      }
-      decided.complete({
+      if (!record) return notRecorded(decided);
+      announce = decided.complete({
         answer: { option, record: record.message, ...(updatedInput ? { updatedInput } : {}) },
         closedBy: record.seq,
       });
     } catch (error) {
       this.deps.logger.error('permission decision could not be carried out', { error: String(error) });
-      decided.complete({ decision: cancelledDecision('cancel', NOT_RECORDED) });
-      return;
+      return notRecorded(decided);
     }
     if (answer.mode !== undefined) this.deps.modes.set(answer.mode, 'user');
     if (answer.interrupt) entry.call.stopTurn(new Error('The user denied the tool call and asked to stop.'));
+    return { recorded: true, announce };
   }
 
   /**
@@ -308,6 +320,14 @@ export class Answering {
     });
     return recorded;
   }
+}
+
+/** Cancels a decision whose record could not be appended; returns what tells the adapters. */
+function notRecorded(decided: GateDecision): Carried {
+  return {
+    recorded: false,
+    announce: decided.complete({ decision: cancelledDecision('cancel', NOT_RECORDED) }),
+  };
 }
 
 /** The `seq` a delivery settles with, or undefined when it failed. */

@@ -50,11 +50,13 @@ export interface DecidedRequest {
   /** What is kept of it; later answers get `already_resolved` with its decision. */
   readonly settled: SettledRequest;
   /**
-   * Releases the waiter and tells the adapters (`settled` event), once, with the agent's record of
-   * the answer (`answer.record`, appended by now). `decision` replaces the decision taken when it
-   * could not be carried out (its record could not be appended): the gate fails closed.
+   * Releases the waiter, once, with the agent's record of the answer (`answer.record`, appended by
+   * now). `decision` replaces the decision taken when it could not be carried out (its record could
+   * not be appended): the gate fails closed. Returns what tells the adapters and hosts (the
+   * `settled` event, once): the caller runs it when what follows the answer may run
+   * (docs/permissions.md, "What follows an answer").
    */
-  release(outcome?: { answer?: AppliedAnswer; decision?: PermissionDecision }): void;
+  release(outcome?: { answer?: AppliedAnswer; decision?: PermissionDecision }): () => void;
 }
 
 /** How many settled requests are remembered; older ones are forgotten (later answers get `permissions.unknown_request`). */
@@ -73,7 +75,10 @@ export class PermissionBroker {
   private readonly settledRequests = new Map<string, SettledRequest>();
   private readonly subject = new Subject<BrokerEvent>();
 
-  /** Requests made and settled, in the order it happens (synchronously). */
+  /**
+   * Requests made and settled, in the order it happens: `requested` synchronously, `settled` when
+   * the settling caller tells the adapters (at once, or after the RPC's answer for an answer by RPC).
+   */
   readonly events$: Observable<BrokerEvent> = this.subject.asObservable();
 
   /** {@link PermissionBroker.events$} as an async iterable, until `signal` aborts. */
@@ -118,9 +123,10 @@ export class PermissionBroker {
 
   /**
    * Takes `decision` for a pending request if nothing took one first: from now on it is settled
-   * for every later answer (`already_resolved`). Its waiter and the adapters hear of it only at
-   * `release`, once the caller has recorded the decision (the gate answers the RPC in between,
-   * docs/permissions.md, "What a request does"). Returns undefined when it was already taken.
+   * for every later answer (`already_resolved`). Its waiter hears of it at `release`, once the
+   * caller has recorded the decision, and the adapters when the caller runs what `release` returns
+   * (after the RPC's answer, docs/permissions.md, "What follows an answer"). Returns undefined when
+   * it was already taken.
    */
   decide(
     request: PendingRequest,
@@ -130,24 +136,31 @@ export class PermissionBroker {
     if (!request.claim()) return undefined;
     let settled = this.keep(request, decision, closingSeq, undefined);
     let released = false;
+    const nothing = (): void => undefined;
     return {
       get settled() {
         return settled;
       },
       release: (outcome = {}) => {
-        if (released) return;
+        if (released) return nothing;
         released = true;
         const recordId = outcome.answer?.record?.id;
         if (outcome.decision || recordId !== undefined) {
           settled = this.keep(request, outcome.decision ?? settled.decision, settled.closingSeq, recordId);
         }
         request.resolve(settled.decision);
-        this.subject.next({
+        const event: BrokerEvent = {
           kind: 'settled',
           request,
           settled,
           ...(outcome.answer ? { answer: outcome.answer } : {}),
-        });
+        };
+        let announced = false;
+        return () => {
+          if (announced) return;
+          announced = true;
+          this.subject.next(event);
+        };
       },
     };
   }

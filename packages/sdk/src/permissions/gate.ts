@@ -166,7 +166,11 @@ export class PermissionGate implements PermissionRuntime {
     return this.broker.pendingCallIds;
   }
 
-  /** Requests as they are made and settled, synchronously (R9.4, R15): reminders, dashboards, logs. */
+  /**
+   * Requests as they are made and settled (R9.4, R15): reminders, dashboards, logs. `settled` comes
+   * synchronously, except for an answer by RPC: then once its answer is sent, after its waiter was
+   * released (docs/permissions.md, "What follows an answer").
+   */
   get events$(): Observable<GateEvent> {
     return this.broker.events$;
   }

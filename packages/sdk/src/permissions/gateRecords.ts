@@ -1,5 +1,5 @@
 import { randomBytes } from '../crypto/random.js';
-import { RECORD_KEY_BYTES, sealRecord, verifyRecordSeal } from '../crypto/recordSeal.js';
+import { RECORD_KEY_BYTES, RecordSeals } from '../crypto/recordSeal.js';
 import { SdkError } from '../errors.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import type { LedgerMessage } from '../stream/permissionLedger.js';
@@ -14,7 +14,7 @@ import { PERMISSION_APPLIED_PREFIX, PERMISSION_SETTLED_PREFIX } from '../stream/
  * any `via`) never becomes the decision, live or on rebuild.
  */
 export class GateRecords {
-  private readonly key: Uint8Array;
+  private readonly seals: RecordSeals;
 
   /**
    * @param key - the record key ({@link RECORD_KEY_BYTES} bytes or more); default a random one for
@@ -31,19 +31,17 @@ export class GateRecords {
         },
       );
     }
-    this.key = key ?? randomBytes(RECORD_KEY_BYTES);
+    this.seals = new RecordSeals(key ?? randomBytes(RECORD_KEY_BYTES));
   }
 
   /** The seal of `message` when it is one of the gate's own records, else undefined (the writer's seal hook). */
   seal(message: SessionMessage): string | undefined {
-    return isGateRecord(message)
-      ? sealRecord(this.key, message as unknown as Record<string, unknown>)
-      : undefined;
+    return isGateRecord(message) ? this.seals.seal(message as unknown as Record<string, unknown>) : undefined;
   }
 
   /** True when `message` is a gate record whose seal checks out under this gate's key. */
   trusts(message: LedgerMessage): boolean {
-    return isGateRecord(message) && verifyRecordSeal(this.key, message as unknown as Record<string, unknown>);
+    return isGateRecord(message) && this.seals.verify(message as unknown as Record<string, unknown>);
   }
 }
 

@@ -1,10 +1,11 @@
 import type { Logger } from '../logger.js';
-import type { RpcContext } from '../ports/rpc.js';
+import type { RpcContext, RpcHandler } from '../ports/rpc.js';
 import type { AgentStateMirror } from './agentStateMirror.js';
 import type { PermissionBroker } from './broker.js';
 import type { PermissionGateOptions, StreamInput } from './gateOptions.js';
 import { PermissionPush } from './permissionPush.js';
 import type { RespondResult } from './respondResult.js';
+import { answerAfterWaiter } from './rpcChannel.js';
 import { grantRules } from './ruleGrants.js';
 import type { SessionRuleStore } from './sessionRules.js';
 
@@ -58,7 +59,9 @@ export function wireGate(options: PermissionGateOptions, parts: GateParts): Arra
     });
     ends.push(() => s.unsubscribe());
   }
-  if (options.rpc)
-    ends.push(options.rpc.register('permission', (body, context) => parts.answerRpc(body, context)));
+  if (options.rpc) {
+    const answer: RpcHandler = (body, context) => answerAfterWaiter(parts.answerRpc(body, context));
+    ends.push(options.rpc.register('permission', answer));
+  }
   return ends;
 }

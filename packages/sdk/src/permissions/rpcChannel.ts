@@ -7,11 +7,10 @@ import { refuse } from './respondResult.js';
 
 /**
  * The `permission` RPC handler (docs/permissions.md, "How the gate is built"): the v2 body
- * `{ callId, optionId, updatedInput? }` or today's legacy body. It returns as soon as the decision
- * is taken. With `context` (what the registry hands a handler), the decision is recorded and
- * carried out once the answer is sent (`afterAnswer`); without it, before this returns. Either
- * way the tool starts only after its record is appended (docs/permissions.md, "What follows an
- * answer").
+ * `{ callId, optionId, updatedInput? }` or today's legacy body. It returns once the decision is
+ * taken, recorded and its waiter released. With `context` (what the registry hands a handler),
+ * the adapters (agentState mirror, push, rule grants) hear of it once the answer is sent
+ * (`afterAnswer`); without it, before this returns (docs/permissions.md, "What follows an answer").
  */
 export function answerRpc(
   deps: {
@@ -27,4 +26,14 @@ export function answerRpc(
   const answer = answerFromRpcBody(body, (id) => deps.gate.lookupRecord(id) ?? deps.gate.lookup(id));
   if ('status' in answer) return answer;
   return deps.answering.apply(answer, context ? (task) => context.afterAnswer(task) : runNow);
+}
+
+/**
+ * What the `permission` handler hands its registry: a result that released a waiter (`applied`)
+ * comes a microtask later, so the waiter's continuation, queued when it was released (the tool's
+ * start), runs before the registry seals and sends the answer; other results at once
+ * (docs/permissions.md, "What follows an answer").
+ */
+export function answerAfterWaiter(result: RespondResult): RespondResult | Promise<RespondResult> {
+  return result.status === 'applied' ? Promise.resolve(result) : result;
 }

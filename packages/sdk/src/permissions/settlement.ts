@@ -42,8 +42,8 @@ export class Settlement implements GateSettlement {
   }
 
   /**
-   * Settles a request once through the broker (whose adapters mirror agentState, drop the push and
-   * grant rules) and ends the call on every outcome but allow. `closingSeq` is the `seq` of the
+   * Settles a request once through the broker and tells its adapters at once (they mirror
+   * agentState, drop the push and grant rules); ends the call on every outcome but allow. `closingSeq` is the `seq` of the
    * record that closes the request in the stream; for outcomes without one, the call's end.
    */
   settle(
@@ -52,15 +52,10 @@ export class Settlement implements GateSettlement {
     closingSeq?: Promise<number | undefined>,
   ): boolean {
     const decided = this.decide(entry, decision, closingSeq);
-    decided?.complete();
+    decided?.complete()();
     return decided !== undefined;
   }
 
-  /**
-   * Takes `decision` for a request if nothing took one first (see {@link PermissionBroker.decide});
-   * `complete` then releases it and ends the call on every outcome but allow. Without `closingSeq`,
-   * the request closes in the stream with the record `complete` names, or the call's end.
-   */
   /**
    * Ends `entry` when nothing answers it: its request was never stored (`appended` failed: nobody
    * can answer it), one of `signals` aborted (cancelled), or its deadline passed (`policy`).
@@ -86,6 +81,12 @@ export class Settlement implements GateSettlement {
     return this.deps.broker.pendingRequests().find((r) => r.recordId === recordId);
   }
 
+  /**
+   * Takes `decision` for a request if nothing took one first (see {@link PermissionBroker.decide});
+   * `complete` then releases it and ends the call on every outcome but allow, and returns what tells
+   * the adapters. Without `closingSeq`, the request closes in the stream with the record `complete`
+   * names, or the call's end.
+   */
   decide(
     entry: PendingRequest,
     decision: PermissionDecision,
@@ -98,7 +99,7 @@ export class Settlement implements GateSettlement {
     if (!decided) return undefined;
     return {
       complete: (outcome = {}) => {
-        decided.release({
+        const announce = decided.release({
           ...(outcome.answer ? { answer: outcome.answer } : {}),
           ...(outcome.decision ? { decision: outcome.decision } : {}),
         });
@@ -110,6 +111,7 @@ export class Settlement implements GateSettlement {
         }
         if (closingSeq === undefined)
           closeWith(outcome.closedBy ?? (end ? seqOf(end) : Promise.resolve(undefined)));
+        return announce;
       },
     };
   }

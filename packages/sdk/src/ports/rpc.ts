@@ -9,7 +9,7 @@ export interface RpcContext {
    * answer (records, mirrors, notifications) then does not hold it back. Tasks run in the order
    * they were added, right after the answer is sent, also when it could not be sent (a result too
    * large, a closed socket); a task that throws does not stop the others. The permission gate
-   * answers this way (docs/permissions.md, "What a request does").
+   * tells its adapters of an RPC's decision this way (docs/permissions.md, "What follows an answer").
    */
   afterAnswer(task: () => void): void;
 }
