@@ -120,8 +120,8 @@ export async function prepareMedia(
 
 /**
  * {@link prepareMedia}, except that a path to a regular file is detected, probed and later
- * uploaded where it is (`inPlace`), never read into one buffer; so is a video given by path that
- * is fitted, read by ffmpeg where it is. Same errors. The caller releases the source
+ * uploaded where it is (`inPlace`), never read into one buffer. Either way a video given by path
+ * over the limit is fitted by ffmpeg from where it is. Same errors. The caller releases the source
  * ({@link releaseSource}) once it is uploaded; after an error nothing is left to release.
  */
 export async function prepareSource(
@@ -131,18 +131,19 @@ export async function prepareSource(
 ): Promise<PreparedSource> {
   const { signal, onProgress } = options;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
-  onProgress?.('read', {});
-  const file =
-    inPlace && typeof input === 'string' ? await findMediaFile(input, readLimit(options)) : undefined;
   throwIfAborted(signal);
-  if (file === undefined) return prepareRead(input, options);
+  onProgress?.('read', {});
+  const file = typeof input === 'string' ? await findMediaFile(input, readLimit(options)) : undefined;
+  throwIfAborted(signal);
+  // Within the limit, only the pipeline leaves the file where it is; prepareMedia() returns it.
+  if (file === undefined || (!inPlace && file.size <= maxBytes)) return prepareRead(input, options);
   onProgress?.('detect', { inputBytes: file.size });
   const givenName = options.name ?? basename(file.path);
   const detected = await detectKind(file, detectOverride(options, givenName));
   if (file.size > maxBytes) {
     // Only `fit: 'auto'` gets here. A photo is re-encoded from its bytes; a video from its file.
     if (detected.kind === 'photo') return prepareRead(input, options);
-    if (detected.kind === 'file') throw cannotFit('file', file.size, maxBytes);
+    if (detected.kind === 'file') throw cannotFit(file.size, maxBytes);
     return prepareFitted(file, givenName, detected, options);
   }
   const base = { name: givenName, size: file.size, source: { file } };
@@ -220,7 +221,7 @@ async function prepareFitted(
     const { file, release, ext, tried } = await fitVideoToFile(original, fitOptions);
     fitted = { source: { file, release }, size: file.size, ext, tried };
   } else {
-    throw cannotFit('file', inputBytes, maxBytes);
+    throw cannotFit(inputBytes, maxBytes);
   }
   const base = {
     name: renameTo(name, fitted.ext),
@@ -282,8 +283,9 @@ function detectOverride(options: PrepareMediaOptions, name: string | undefined):
   };
 }
 
-function cannotFit(what: 'file', size: number, maxBytes: number): MediaError {
-  return tooLargeAfterFit(what, size, maxBytes, [], 'only photos and videos can be re-encoded');
+/** `media.too_large` for a plain file over the limit: only photos and videos are re-encoded. */
+function cannotFit(size: number, maxBytes: number): MediaError {
+  return tooLargeAfterFit('file', size, maxBytes, [], 'only photos and videos can be re-encoded');
 }
 
 /** `shot.png` re-encoded as JPEG is sent as `shot.jpg`. */
