@@ -32,9 +32,10 @@ export async function decodeThumbnail(
 
 /**
  * Empties libvips' operation cache, keeping its limits. The cache keeps the loader of a file it
- * decoded, and libvips' JPEG loader maps the whole file into memory: cached, it kept a 10 MB photo
- * in the process's memory through its upload and after (docs/media.md, "Memory"). Only the cached
- * operations go (the host's too, which libvips would recompute); nothing in progress is affected.
+ * decoded, and libvips' JPEG and WebP loaders map the whole file into memory: cached, that kept a
+ * 10 MB photo in the process's memory through its upload and after (docs/media.md, "Memory"). Only
+ * the cached operations go (the host's too, which libvips recomputes when next asked); nothing in
+ * progress is affected.
  */
 function dropCachedLoaders(sharp: typeof sharpModule): void {
   const { items } = sharp.cache();
