@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,6 +14,7 @@ import {
   probeVideo,
 } from 'happy-session/media';
 import type { FitAttempt, MediaMessage } from 'happy-session/media';
+import { prepareSource, releaseSource } from '../../packages/sdk/src/media/prepare.js';
 import type { Relay } from 'happy-session-relay';
 import { startRelay } from 'happy-session-relay';
 import { connect } from 'happy-session/node';
@@ -259,10 +260,92 @@ describe('fitting videos', () => {
     });
   }, 120_000);
 
+  /** Runs `use` with the temporary directory (`TMPDIR`) pointed at an empty one of its own. */
+  async function withOwnTmpdir(use: (tmp: string) => Promise<void>): Promise<void> {
+    const tmp = join(dir, `tmp-${Math.random().toString(36).slice(2)}`);
+    await mkdir(tmp);
+    const previous = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      await use(tmp);
+    } finally {
+      if (previous === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previous;
+    }
+  }
+
+  async function smallClip(): Promise<string> {
+    const path = join(dir, 'small.mp4');
+    await ffmpeg(
+      ['-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25', '-t', '2', '-c:v', 'libx264', '-preset', 'ultrafast', '-qp', '0'],
+      path,
+    ); // prettier-ignore
+    return path;
+  }
+
+  it('a video given by path is fitted into a temporary file, probed and uploaded from there, and removed on release', async () => {
+    const clip = await smallClip();
+    await withOwnTmpdir(async (tmp) => {
+      const prepared = await prepareSource(clip, { maxBytes: 100_000 }, { inPlace: true });
+      expect(prepared).toMatchObject({ kind: 'video', mimeType: 'video/mp4', name: 'small.mp4' });
+      expect(prepared.video).toMatchObject({ width: 320, height: 240 });
+      if (!('file' in prepared.source)) throw new Error('the fitted video was read into memory');
+      const { file } = prepared.source;
+      expect(file.path.startsWith(tmp)).toBe(true);
+      expect((await stat(file.path)).size).toBe(prepared.size);
+      expect(prepared.size).toBeLessThanOrEqual(100_000);
+      expect(await ffprobe(file.path)).toMatchObject({ codec: 'h264', width: 320, height: 240 });
+      // Only the fitted file is left: neither a copy of the input nor a second one for probing.
+      expect(await readdir(join(file.path, '..'))).toEqual(['fitted.mp4']);
+      await releaseSource(prepared.source);
+      expect(await readdir(tmp)).toEqual([]);
+    });
+  }, 120_000);
+
+  it('prepareMedia() returns a fitted video as bytes and leaves no temporary file', async () => {
+    const clip = await smallClip();
+    await withOwnTmpdir(async (tmp) => {
+      const prepared = await prepareMedia(clip, { maxBytes: 100_000 });
+      expect(prepared.bytes.length).toBe(prepared.size);
+      expect(prepared.size).toBeLessThanOrEqual(100_000);
+      expect(await readdir(tmp)).toEqual([]);
+    });
+  }, 120_000);
+
+  it('an abort while the fitted video is probed removes its temporary file: media.aborted', async () => {
+    const clip = await smallClip();
+    await withOwnTmpdir(async (tmp) => {
+      const controller = new AbortController();
+      const preparing = prepareSource(
+        clip,
+        {
+          maxBytes: 100_000,
+          signal: controller.signal,
+          onProgress: (stage) => {
+            if (stage === 'probe') controller.abort();
+          },
+        },
+        { inPlace: true },
+      );
+      await expect(preparing).rejects.toMatchObject({ code: 'media.aborted' });
+      expect(await readdir(tmp)).toEqual([]);
+    });
+  }, 120_000);
+
   it('plain files are not re-encoded: media.too_large says so', async () => {
     await expect(prepareMedia(Buffer.alloc(3_000, 7), { maxBytes: 1_000 })).rejects.toMatchObject({
       code: 'media.too_large',
       message: expect.stringContaining('only photos and videos can be re-encoded'),
+    });
+  });
+
+  it('a plain file by path over the limit is refused: only photos and videos can be re-encoded', async () => {
+    const path = join(dir, 'big.bin');
+    await writeFile(path, Buffer.alloc(3_000, 7));
+    await expect(prepareSource(path, { maxBytes: 1_000 }, { inPlace: true })).rejects.toMatchObject({
+      code: 'media.too_large',
+      message: expect.stringContaining('only photos and videos can be re-encoded'),
+      details: { size: 3_000, maxBytes: 1_000, tried: [] },
     });
   });
 });

@@ -1,3 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MAX_IMAGE_PIXELS, probeImage } from 'happy-session/media';
@@ -88,6 +92,31 @@ describe('probeImage', () => {
     expect(probe).toMatchObject({ width: 20, height: 10, mimeType: 'image/gif' });
     expect(colourDistance(thumbhashAverage(probe.thumbhash), { r: 255, g: 0, b: 0 })).toBeLessThanOrEqual(8);
   });
+
+  // libvips maps a JPEG file while it decodes it; its cache kept that mapping (docs/media.md, "Memory").
+  it.runIf(existsSync('/proc/self/maps'))(
+    'leaves no mapping of a JPEG probed by path, and keeps the cache limits',
+    async () => {
+      const { default: sharp } = await import('sharp');
+      const dir = await mkdtemp(join(tmpdir(), 'happy-probe-'));
+      try {
+        const path = join(dir, 'photo.jpg');
+        await writeFile(path, await gradient(800, 600, colour, { r: 200, g: 40, b: 40 }).jpeg().toBuffer());
+        const limits = sharp.cache();
+        const probe = await probeImage(path);
+        expect(probe).toMatchObject({ width: 800, height: 600, mimeType: 'image/jpeg' });
+        expect(readFileSync('/proc/self/maps', 'utf8')).not.toContain(path);
+        const after = sharp.cache();
+        expect([after.memory.max, after.files.max, after.items.max]).toEqual([
+          limits.memory.max,
+          limits.files.max,
+          limits.items.max,
+        ]);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('raises media.corrupt_image for a PNG signature followed by garbage', async () => {
     const corrupt = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(256, 0x5a)]);

@@ -25,7 +25,7 @@ import type { MediaInput } from './input.js';
 import { DEFAULT_MAX_MEDIA_BYTES } from './limits.js';
 import { mediaError, throwIfAborted } from './mediaError.js';
 import { MACHINE_FILE_PREFIX, mediaMessageFields } from './mediaMessage.js';
-import { prepareSource } from './prepare.js';
+import { prepareSource, releaseSource } from './prepare.js';
 import type { PrepareMediaOptions, PreparedSource, PrepareProgressDetail, PrepareStage } from './prepare.js';
 import { withSealedSource } from './sealedFile.js';
 import type { MediaUploader } from './uploader.js';
@@ -146,7 +146,6 @@ export class MediaPipeline implements MediaRuntime {
     options: AttachOptions,
     beforeUpload: () => void,
   ): Promise<UploadedMedia & { readonly context: MessageContext }> {
-    const { signal } = options;
     const messageId = newId();
     const progress = new ProgressReporter(
       messageId,
@@ -162,6 +161,20 @@ export class MediaPipeline implements MediaRuntime {
       { ...this.prepareOptions(options), onProgress: (stage, detail) => progress.stage(stage, detail) },
       { inPlace: true },
     );
+    try {
+      return await this.uploadPrepared(prepared, messageId, progress, options, beforeUpload);
+    } finally {
+      await releaseSource(prepared.source);
+    }
+  }
+
+  private async uploadPrepared(
+    prepared: PreparedSource,
+    messageId: string,
+    progress: ProgressReporter,
+    { signal }: AttachOptions,
+    beforeUpload: () => void,
+  ): Promise<UploadedMedia & { readonly context: MessageContext }> {
     progress.prepared(prepared);
     beforeUpload();
     const poster = await this.uploadPoster(prepared, signal);
@@ -221,6 +234,8 @@ export class MediaPipeline implements MediaRuntime {
     }
     const path = isAbsolute(input) ? input : resolve(input);
     const prepared = await prepareSource(path, this.prepareOptions(options), { inPlace: true });
+    // Only the message goes out: whatever preparing left on disk is not needed.
+    await releaseSource(prepared.source);
     throwIfAborted(options.signal);
     return target.append(
       { ...mediaMessageFields(prepared, `${MACHINE_FILE_PREFIX}${path}`), id: newId() },

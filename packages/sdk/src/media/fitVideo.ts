@@ -1,13 +1,14 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { locateFfmpeg } from './ffmpeg.js';
 import type { FfmpegTools } from './ffmpeg.js';
 import { runFfprobe } from './ffprobe.js';
 import { tooLargeAfterFit } from './fitFailure.js';
 import type { FitAttempt, FitResult } from './fitFailure.js';
+import type { MediaFile } from './input.js';
 import { mediaError, throwIfAborted } from './mediaError.js';
 import { runTool } from './runTool.js';
-import { withTemporaryDir, withTemporaryFile } from './tempFile.js';
+import { createTemporaryDir, writeTemporaryFile } from './tempFile.js';
 import { displaySize, durationMs } from './videoGeometry.js';
 
 /** Share of the byte budget the audio and video streams may use; the MP4 container takes the rest. */
@@ -49,14 +50,45 @@ export async function fitVideo(
   input: Buffer | { path: string; size: number },
   options: FitVideoOptions,
 ): Promise<FitResult> {
+  const { file, release, ...fitted } = await fitVideoToFile(input, options);
+  try {
+    return { ...fitted, bytes: await readFile(file.path) };
+  } finally {
+    await release();
+  }
+}
+
+/** A fitted video left in its private temporary file, until `release()` removes it. */
+export interface FittedVideoFile extends Omit<FitResult, 'bytes'> {
+  readonly file: MediaFile;
+  release(): Promise<void>;
+}
+
+/**
+ * {@link fitVideo}, except that the result stays in the file ffmpeg wrote, to be probed and
+ * uploaded from there, piece by piece (docs/media.md, "Memory"); the caller removes it with
+ * `release()`. Same errors; after an error nothing is left behind.
+ */
+export async function fitVideoToFile(
+  input: Buffer | { path: string; size: number },
+  options: FitVideoOptions,
+): Promise<FittedVideoFile> {
   throwIfAborted(options.signal);
   const tools = options.tools ?? (await locateFfmpeg());
-  const fit = (path: string, size: number): Promise<FitResult> =>
-    withTemporaryDir((dir) => transcodeToFit(path, join(dir, 'fitted.mp4'), size, tools, options));
-  // A file on disk is read by ffmpeg where it is; bytes are written to a private file first.
-  return Buffer.isBuffer(input)
-    ? withTemporaryFile(input, (path) => fit(path, input.length))
-    : fit(input.path, input.size);
+  const dir = await createTemporaryDir();
+  try {
+    // A file on disk is read by ffmpeg where it is; bytes are written to a private file first.
+    const copy = Buffer.isBuffer(input) ? await writeTemporaryFile(dir.path, input) : undefined;
+    const path = copy ?? (input as { path: string }).path;
+    const size = Buffer.isBuffer(input) ? input.length : input.size;
+    const fitted = await transcodeToFit(path, join(dir.path, 'fitted.mp4'), size, tools, options);
+    // The copy of the input has served; only the result stays until it is released.
+    if (copy !== undefined) await rm(copy, { force: true });
+    return { ...fitted, release: () => dir.remove() };
+  } catch (error) {
+    await dir.remove();
+    throw error;
+  }
 }
 
 async function transcodeToFit(
@@ -65,7 +97,7 @@ async function transcodeToFit(
   size: number,
   tools: FfmpegTools,
   options: FitVideoOptions,
-): Promise<FitResult> {
+): Promise<Omit<FittedVideoFile, 'release'>> {
   const report = await runFfprobe(tools.ffprobe, path, options.signal, false);
   const video = report.streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
   if (video === undefined) {
@@ -99,11 +131,11 @@ async function transcodeToFit(
     throwIfAborted(options.signal);
     const side = Math.min(Math.max(width, height), SIDE_BY_BITRATE.find(([bps]) => videoBitrate >= bps)![1]);
     await transcode(tools.ffmpeg, path, output, { side, videoBitrate, audioBitrate, seconds }, options);
-    const bytes = (await stat(output)).size;
+    const { size: bytes, mtimeMs } = await stat(output);
     const scaled = scaleInside(width, height, side);
     tried.push({ ...scaled, videoBitrate, format: 'mp4', bytes });
     if (bytes <= options.maxBytes) {
-      return { bytes: await readFile(output), mimeType: 'video/mp4', ext: 'mp4', tried };
+      return { file: { path: output, size: bytes, mtimeMs }, mimeType: 'video/mp4', ext: 'mp4', tried };
     }
     videoBitrate = Math.floor(videoBitrate * (options.maxBytes / bytes) * 0.9);
     if (videoBitrate < MIN_FIT_VIDEO_BITRATE) break;

@@ -7,10 +7,11 @@ import { findMediaFile, readMediaInput } from './input.js';
 import type { MediaFile, MediaInput } from './input.js';
 import { DEFAULT_MAX_MEDIA_BYTES, MAX_FIT_INPUT_BYTES } from './limits.js';
 import { fitImage } from './fitImage.js';
-import type { FitAttempt, FitResult } from './fitFailure.js';
+import type { FitAttempt } from './fitFailure.js';
 import { tooLargeAfterFit } from './fitFailure.js';
-import { fitVideo } from './fitVideo.js';
+import { fitVideoToFile } from './fitVideo.js';
 import { throwIfAborted } from './mediaError.js';
+import type { MediaError } from './mediaError.js';
 import { probeImage } from './probeImage.js';
 import { probeVideo } from './probeVideo.js';
 
@@ -83,10 +84,12 @@ export interface PrepareProgressDetail {
 }
 
 /**
- * Where a prepared attachment's bytes are: read into memory, or still in the file it was given as
- * (read again, piece by piece, to upload it; docs/media.md, "Memory").
+ * Where a prepared attachment's bytes are: read into memory, or in a file, read again piece by
+ * piece to upload it (docs/media.md, "Memory"): the file it was given as, or the temporary file a
+ * fitted video was written to, which `release` removes.
  */
-export type MediaSource = { readonly bytes: Buffer } | { readonly file: MediaFile };
+export type MediaSource =
+  { readonly bytes: Buffer } | { readonly file: MediaFile; readonly release?: () => Promise<void> };
 
 /** A {@link PreparedMedia} whose bytes may have stayed in their file: what the pipeline uploads. */
 export type PreparedSource = Omit<PreparedMedia, 'bytes'> & { readonly source: MediaSource };
@@ -107,12 +110,19 @@ export async function prepareMedia(
   options: PrepareMediaOptions = {},
 ): Promise<PreparedMedia> {
   const { source, ...prepared } = await prepareSource(input, options, { inPlace: false });
-  return { ...prepared, bytes: 'bytes' in source ? source.bytes : await readFile(source.file.path) };
+  if ('bytes' in source) return { ...prepared, bytes: source.bytes };
+  try {
+    return { ...prepared, bytes: await readFile(source.file.path) };
+  } finally {
+    await releaseSource(source);
+  }
 }
 
 /**
- * {@link prepareMedia}, except that a path to a regular file within `maxBytes` is detected, probed
- * and later uploaded where it is (`inPlace`), never read into one buffer. Same errors.
+ * {@link prepareMedia}, except that a path to a regular file is detected, probed and later
+ * uploaded where it is (`inPlace`), never read into one buffer. Either way a video given by path
+ * over the limit is fitted by ffmpeg from where it is. Same errors. The caller releases the source
+ * ({@link releaseSource}) once it is uploaded; after an error nothing is left to release.
  */
 export async function prepareSource(
   input: MediaInput,
@@ -121,62 +131,112 @@ export async function prepareSource(
 ): Promise<PreparedSource> {
   const { signal, onProgress } = options;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
-  onProgress?.('read', {});
-  const file = inPlace && typeof input === 'string' ? await fileWithin(input, maxBytes) : undefined;
   throwIfAborted(signal);
-  if (file === undefined) return prepareRead(input, options);
+  onProgress?.('read', {});
+  const file = typeof input === 'string' ? await findMediaFile(input, readLimit(options)) : undefined;
+  throwIfAborted(signal);
+  // Within the limit, only the pipeline leaves the file where it is; prepareMedia() returns it.
+  if (file === undefined || (!inPlace && file.size <= maxBytes)) return prepareRead(input, options);
   onProgress?.('detect', { inputBytes: file.size });
   const givenName = options.name ?? basename(file.path);
   const detected = await detectKind(file, detectOverride(options, givenName));
+  if (file.size > maxBytes) {
+    // Only `fit: 'auto'` gets here. A photo is re-encoded from its bytes; a video from its file.
+    if (detected.kind === 'photo') return prepareRead(input, options);
+    if (detected.kind === 'file') throw cannotFit(file.size, maxBytes);
+    return prepareFitted(file, givenName, detected, options);
+  }
   const base = { name: givenName, size: file.size, source: { file } };
   return probe(base, detected, { path: file.path }, undefined, options);
 }
 
-/** The file at `path` when it is a regular one within `maxBytes`; else undefined (read it instead). */
-async function fileWithin(path: string, maxBytes: number): Promise<MediaFile | undefined> {
-  try {
-    return await findMediaFile(path, maxBytes);
-  } catch (error) {
-    // Over the limit, a photo or video may still be fitted: that reads it, and refuses it there.
-    if (isSdkError(error, 'media.too_large')) return undefined;
-    throw error;
-  }
+/** Removes what a prepared source left on disk for its upload (a fitted video's temporary file). */
+export async function releaseSource(source: MediaSource): Promise<void> {
+  if ('file' in source) await source.release?.();
+}
+
+/** The most bytes an input may have: with `fit: 'auto'`, what may be read to re-encode it. */
+function readLimit(options: PrepareMediaOptions): number {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
+  return (options.fit ?? 'auto') === 'auto'
+    ? Math.max(maxBytes, options.maxInputBytes ?? MAX_FIT_INPUT_BYTES)
+    : maxBytes;
 }
 
 /** Preparation of an input read into memory (bytes, a stream, a path to fit or to count). */
 async function prepareRead(input: MediaInput, options: PrepareMediaOptions): Promise<PreparedSource> {
   const { signal, onProgress } = options;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
-  const fit = options.fit ?? 'auto';
-  const readLimit =
-    fit === 'auto' ? Math.max(maxBytes, options.maxInputBytes ?? MAX_FIT_INPUT_BYTES) : maxBytes;
-  const read = await readMediaInput(input, { maxBytes: readLimit, signal });
+  const read = await readMediaInput(input, { maxBytes: readLimit(options), signal });
   throwIfAborted(signal);
   const inputBytes = read.bytes.length;
   onProgress?.('detect', { inputBytes });
   const givenName = options.name ?? read.name;
   const detected = await detectKind(read.bytes, detectOverride(options, givenName));
-  let name =
+  const name =
     givenName ??
     (options.fallbackName ?? defaultName)(
       detected.kind,
       detected.ext ?? (detected.mimeType === TEXT_MIME_TYPE ? 'txt' : 'bin'),
     );
-  let bytes = read.bytes;
-  let fitted: PreparedMedia['fitted'];
-  if (bytes.length > maxBytes) {
+  if (inputBytes > maxBytes) {
     // Only `fit: 'auto'` reads past maxBytes, so this is a photo or video to re-encode, or a refusal.
-    onProgress?.('compress', { inputBytes });
-    const result = await fitToLimit(detected.kind, bytes, read.path, maxBytes, signal, (fraction) =>
-      onProgress?.('compress', { inputBytes, fraction }),
-    );
-    fitted = { originalBytes: bytes.length, tried: result.tried };
-    bytes = result.bytes;
-    name = renameTo(name, result.ext);
-    throwIfAborted(signal);
+    // ffmpeg reads a video's file where it is; the bytes read from it are the same file.
+    const original =
+      detected.kind === 'video' && read.path !== undefined
+        ? { path: read.path, size: inputBytes }
+        : read.bytes;
+    return prepareFitted(original, name, detected, options);
   }
-  const base = { name, size: bytes.length, source: { bytes }, ...(fitted ? { fitted } : {}) };
-  return probe(base, detected, bytes, inputBytes, options);
+  const base = { name, size: inputBytes, source: { bytes: read.bytes } };
+  return probe(base, detected, read.bytes, inputBytes, options);
+}
+
+/**
+ * Re-encodes a photo or video over the limit until it fits, then probes the result. A fitted
+ * video stays in its temporary file (docs/media.md, "Memory"), removed again if probing fails.
+ */
+async function prepareFitted(
+  original: Buffer | { path: string; size: number },
+  name: string,
+  detected: DetectedKind,
+  options: PrepareMediaOptions,
+): Promise<PreparedSource> {
+  const { signal, onProgress } = options;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
+  const inputBytes = Buffer.isBuffer(original) ? original.length : original.size;
+  onProgress?.('compress', { inputBytes });
+  const fitOptions = {
+    maxBytes,
+    onProgress: (fraction: number) => onProgress?.('compress', { inputBytes, fraction }),
+    ...(signal ? { signal } : {}),
+  };
+  let fitted: { source: MediaSource; size: number; ext: string; tried: readonly FitAttempt[] };
+  if (detected.kind === 'photo') {
+    // sharp re-encodes a photo from its bytes.
+    const bytes = Buffer.isBuffer(original) ? original : await readFile(original.path);
+    const { bytes: fittedBytes, ext, tried } = await fitImage(bytes, fitOptions);
+    fitted = { source: { bytes: fittedBytes }, size: fittedBytes.length, ext, tried };
+  } else if (detected.kind === 'video') {
+    const { file, release, ext, tried } = await fitVideoToFile(original, fitOptions);
+    fitted = { source: { file, release }, size: file.size, ext, tried };
+  } else {
+    throw cannotFit(inputBytes, maxBytes);
+  }
+  const base = {
+    name: renameTo(name, fitted.ext),
+    size: fitted.size,
+    source: fitted.source,
+    fitted: { originalBytes: inputBytes, tried: fitted.tried },
+  };
+  try {
+    throwIfAborted(signal);
+    const probed = 'bytes' in fitted.source ? fitted.source.bytes : { path: fitted.source.file.path };
+    return await probe(base, detected, probed, inputBytes, options);
+  } catch (error) {
+    await releaseSource(fitted.source);
+    throw error;
+  }
 }
 
 /** Probes a photo or video (from its bytes or its file) and completes what its message carries. */
@@ -223,19 +283,9 @@ function detectOverride(options: PrepareMediaOptions, name: string | undefined):
   };
 }
 
-async function fitToLimit(
-  kind: MediaKind,
-  bytes: Buffer,
-  path: string | undefined,
-  maxBytes: number,
-  signal: AbortSignal | undefined,
-  onProgress: (fraction: number) => void,
-): Promise<FitResult> {
-  const options = { maxBytes, onProgress, ...(signal ? { signal } : {}) };
-  if (kind === 'photo') return fitImage(bytes, options);
-  // A path is transcoded from where it is; the bytes read from it are the same file.
-  if (kind === 'video') return fitVideo(path === undefined ? bytes : { path, size: bytes.length }, options);
-  throw tooLargeAfterFit('file', bytes.length, maxBytes, [], 'only photos and videos can be re-encoded');
+/** `media.too_large` for a plain file over the limit: only photos and videos are re-encoded. */
+function cannotFit(size: number, maxBytes: number): MediaError {
+  return tooLargeAfterFit('file', size, maxBytes, [], 'only photos and videos can be re-encoded');
 }
 
 /** `shot.png` re-encoded as JPEG is sent as `shot.jpg`. */

@@ -1,3 +1,4 @@
+import type sharpModule from 'sharp';
 import { loadSharp } from './libraries.js';
 import { THUMBHASH_MAX_SIDE } from './limits.js';
 import { mediaError } from './mediaError.js';
@@ -7,6 +8,7 @@ import type { MediaError } from './mediaError.js';
  * Decodes an image (its bytes, or the path of its file, read in order where it is) once into the
  * 100-px RGBA thumbnail a thumbhash is computed from. JPEG and WebP shrink while they load
  * (sharp's `fastShrinkOnLoad`, its default), so a 12-megapixel photo is never decoded at full size.
+ * A file's loader is dropped from libvips' cache once decoded (see {@link dropCachedLoaders}).
  */
 export async function decodeThumbnail(
   image: Buffer | string,
@@ -23,7 +25,22 @@ export async function decodeThumbnail(
     return { width: info.width, height: info.height, rgba: data };
   } catch (cause) {
     throw corruptImage(cause);
+  } finally {
+    if (typeof image === 'string') dropCachedLoaders(sharp);
   }
+}
+
+/**
+ * Empties libvips' operation cache, keeping its limits. The cache keeps the loader of a file it
+ * decoded, and libvips' JPEG and WebP loaders map the whole file into memory: cached, that kept a
+ * 10 MB photo in the process's memory through its upload and after (docs/media.md, "Memory"). Only
+ * the cached operations go (the host's too, which libvips recomputes when next asked); nothing in
+ * progress is affected.
+ */
+function dropCachedLoaders(sharp: typeof sharpModule): void {
+  const { items } = sharp.cache();
+  sharp.cache({ items: 0 });
+  sharp.cache({ items: items.max });
 }
 
 /** The error for bytes that claim to be an image but do not decode. */
