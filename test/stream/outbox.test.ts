@@ -232,6 +232,40 @@ describe('Outbox: retries, stalls and bounded waits', () => {
     await expect(outbox.enqueue('d', Promise.resolve('d'))).resolves.toMatchObject({ seq: 4 });
   });
 
+  it('acknowledgements in another order than the records still settle each record with its own seq', async () => {
+    const inner = new MemoryTransport();
+    const transport: Transport = {
+      records$: inner.records$,
+      read: (a, o) => inner.read(a, o),
+      append: async (records) => [...(await inner.append(records))].reverse(),
+    };
+    const outbox = new Outbox(transport);
+    const acks = await Promise.all(['a', 'b', 'c'].map((id) => outbox.enqueue(id, Promise.resolve(id))));
+    expect(acks.map((ack) => [ack.localId, ack.seq])).toEqual([
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ]);
+  });
+
+  it("a message's delivery (enqueueMessage) settles with its id and seq; a failed one is told to onRejected and rejects", async () => {
+    const inner = new MemoryTransport();
+    const transport: Transport = {
+      records$: inner.records$,
+      read: (a, o) => inner.read(a, o),
+      append: async (records) => (await inner.append(records)).filter((ack) => ack.localId !== 'b'),
+    };
+    const rejected: Array<[string, string]> = [];
+    const outbox = new Outbox(transport, {}, undefined, (error, messageId) =>
+      rejected.push([messageId, isSdkError(error) ? error.code : String(error)]),
+    );
+    const outcomes = await Promise.allSettled(['a', 'b', 'c'].map((id) => outbox.enqueueMessage(id, id, 1)));
+    expect(outcomes[0]).toEqual({ status: 'fulfilled', value: { messageId: 'a', seq: 1 } });
+    expect(outcomes[1]!.status).toBe('rejected');
+    expect(outcomes[2]).toEqual({ status: 'fulfilled', value: { messageId: 'c', seq: 3 } });
+    expect(rejected).toEqual([['b', 'transport.bad_response']]);
+  });
+
   it('reports a stall once, with its cause, and again only after a success', async () => {
     const transport = new FailingTransport(serverError);
     const stalls: SdkError[] = [];

@@ -4,6 +4,7 @@ import { firstValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { SdkError, SessionWriter, MemoryTransport } from 'happy-session';
 import { isCuid } from 'happy-session/protocol';
+import { aesGcmOpen, decodeBase64 } from 'happy-session/crypto';
 import type { SessionMessage } from 'happy-session';
 import { FlakyTransport } from '../helpers/flakyTransport.js';
 import { memorySession } from '../helpers/memorySession.js';
@@ -141,6 +142,24 @@ describe('SessionWriter', () => {
       'step "compile" failed: exit code 2',
       'step "compile" failed: exit code 2',
     ]);
+  });
+
+  it("seals each record's JSON as exactly its UTF-8 bytes: multi-byte text, a lone surrogate, a record larger than the scratch", async () => {
+    const { writer, transport, key } = memorySession({ redact: false });
+    const appended: SessionMessage[] = [];
+    writer.messages$.subscribe((m) => appended.push(m));
+    const turn = writer.turn();
+    turn.text('naïve café — 日本語 🚀');
+    turn.text('lone \ud800 surrogate');
+    turn.text(`${'é'.repeat(30_000)}🚀`);
+    turn.end();
+    await writer.flush();
+    expect(transport.records).toHaveLength(appended.length);
+    for (const [i, record] of transport.records.entries()) {
+      const opened = await aesGcmOpen(decodeBase64(record.content), key.key);
+      expect(opened.ok).toBe(true);
+      if (opened.ok) expect(opened.value).toEqual(new TextEncoder().encode(JSON.stringify(appended[i])));
+    }
   });
 
   it('messages$ emits every appended message in order', async () => {

@@ -13,6 +13,11 @@ export interface WriterCore {
    * `options.context` goes to the writer's `encode` hook with the message.
    */
   emit(draft: MessageDraft, options?: EmitOptions): { message: SessionMessage; delivery: Delivery };
+  /**
+   * {@link WriterCore.emit} of a draft the builder has just made and hands over: the writer may
+   * stamp it in place instead of copying it. Validated and redacted all the same.
+   */
+  emitOwn(draft: MessageDraft, options?: EmitOptions): { message: SessionMessage; delivery: Delivery };
   /** Announces a structural event before its message is appended. */
   announce(event: StreamLifecycleEvent): void;
   /** A fresh cuid2. */

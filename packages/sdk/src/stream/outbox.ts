@@ -5,6 +5,7 @@ import { RetryPolicy } from '../ports/retryPolicy.js';
 import { pause, within } from '../ports/waits.js';
 import type { AppendAck, OutgoingRecord, Transport } from '../ports/transport.js';
 import { backpressure, batchFailure, deliveryStalled, missingAck, undelivered } from './deliveryErrors.js';
+import type { Delivered } from './types.js';
 
 /** Tuning of the {@link Outbox}. */
 export interface OutboxOptions {
@@ -53,18 +54,42 @@ export interface WriterCloseOptions {
   readonly signal?: AbortSignal;
 }
 
-interface Entry {
-  readonly localId: string;
-  /** The message the record belongs to (a v1 message may have several records). */
-  readonly messageId: string;
-  /** The ciphertext, or its promise while an asynchronous cipher (WebCrypto) works on it. */
-  readonly content: string | Promise<string>;
-  /** Size counted against `maxQueuedBytes`. */
-  readonly bytes: number;
-  readonly delivery: Promise<AppendAck>;
-  readonly resolve: (ack: AppendAck) => void;
-  readonly reject: (error: unknown) => void;
+/** What a record's delivery settles with: the server's ack, or the message's {@link Delivered}. */
+type Settled = AppendAck | Delivered;
+
+/** A record queued or in flight, and the delivery it settles. */
+class Entry {
+  /** Settles {@link Entry.delivery}; set by the promise's executor. */
+  resolve!: (value: Settled) => void;
+  reject!: (error: unknown) => void;
+  readonly delivery: Promise<Settled>;
+
+  constructor(
+    readonly localId: string,
+    /** The message the record belongs to (a v1 message may have several records). */
+    readonly messageId: string,
+    /** The ciphertext, or its promise while an asynchronous cipher (WebCrypto) works on it. */
+    readonly content: string | Promise<string>,
+    /** Size counted against `maxQueuedBytes`. */
+    readonly bytes: number,
+    /**
+     * The message's one record ({@link Outbox.enqueueMessage}): the delivery settles with the
+     * message's {@link Delivered}, and a failure is told to the outbox's `onRejected` instead of
+     * going unhandled.
+     */
+    readonly whole: boolean,
+  ) {
+    this.delivery = new Promise<Settled>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
 }
+
+/** One already resolved promise for every {@link Outbox.ready} that need not wait. */
+const READY: Promise<void> = Promise.resolve();
+
+const ignore = (): void => undefined;
 
 const DEFAULT_STALL_AFTER_MS = 10_000;
 
@@ -125,6 +150,11 @@ export class Outbox {
     options: OutboxOptions = {},
     /** Told once per stall (a batch failing for longer than `stallAfterMs`), with the cause. */
     private readonly onStall: (error: SdkError) => void = () => undefined,
+    /**
+     * Told of each failed delivery of {@link Outbox.enqueueMessage}, as it is rejected, with the
+     * message's id (the writer reports it on `errors$`).
+     */
+    private readonly onRejected: (error: unknown, messageId: string) => void = () => undefined,
   ) {
     this.maxBatch = Math.min(Math.max(options.maxBatch ?? 100, 1), 100);
     this.highWaterMark = Math.max(options.highWaterMark ?? 1000, 1);
@@ -186,25 +216,69 @@ export class Outbox {
     messageId: string = localId,
     bytes: number = typeof content === 'string' ? content.length : 0,
   ): Promise<AppendAck> {
+    const refused = this.refusedNow();
+    if (refused) return refused;
+    return this.push(new Entry(localId, messageId, content, bytes, false)) as Promise<AppendAck>;
+  }
+
+  /**
+   * Queues the one record of a message, with the message id as `localId`: the promise settles
+   * with the message's {@link Delivered} once the server has stored it. A failure is told to the
+   * outbox's `onRejected` as the promise rejects, and the promise is marked handled, so that a
+   * delivery nobody awaits never goes unhandled: one promise per message, where a `then` and a
+   * `catch` of {@link Outbox.enqueue} made three (docs/performance.md, "Cutting the client's CPU
+   * per message").
+   */
+  enqueueMessage(messageId: string, content: string | Promise<string>, bytes: number): Promise<Delivered> {
+    const refused = this.refusedNow();
+    if (refused) {
+      refused.catch((error: unknown) => this.onRejected(error, messageId));
+      return refused;
+    }
+    return this.push(new Entry(messageId, messageId, content, bytes, true)) as Promise<Delivered>;
+  }
+
+  /** The rejection of a record queued now, when the outbox has stopped or is closed. */
+  private refusedNow(): Promise<never> | undefined {
     if (this.failure) return Promise.reject(this.failure);
     if (this.closed) {
       return Promise.reject(
         new SdkError('stream.closed', 'The writer is closed; nothing more can be appended.'),
       );
     }
-    let settle!: Pick<Entry, 'resolve' | 'reject'>;
-    const delivery = new Promise<AppendAck>((resolve, reject) => (settle = { resolve, reject }));
-    this.queue.push({ localId, messageId, content, bytes, delivery, ...settle });
-    this.queuedBytes += bytes;
+    return undefined;
+  }
+
+  private push(entry: Entry): Promise<Settled> {
+    this.queue.push(entry);
+    this.queuedBytes += entry.bytes;
     // Started a microtask later, so that records appended in one synchronous run share a batch.
     if (!this.running && !this.scheduled) {
       this.scheduled = true;
-      queueMicrotask(() => {
-        this.scheduled = false;
-        void this.pump();
-      });
+      queueMicrotask(this.startPump);
     }
-    return delivery;
+    return entry.delivery;
+  }
+
+  private readonly startPump = (): void => {
+    this.scheduled = false;
+    void this.pump();
+  };
+
+  /** Settles an entry's delivery with the server's ack. */
+  private settle(entry: Entry, ack: AppendAck): void {
+    entry.resolve(entry.whole ? { messageId: entry.messageId, seq: ack.seq } : ack);
+  }
+
+  /** Rejects an entry's delivery; a message's own is marked handled and told to `onRejected`. */
+  private fail(entry: Entry, error: unknown): void {
+    if (!entry.whole) {
+      entry.reject(error);
+      return;
+    }
+    entry.delivery.catch(ignore);
+    entry.reject(error);
+    this.onRejected(error, entry.messageId);
   }
 
   /**
@@ -215,7 +289,7 @@ export class Outbox {
    * after `sendWaitMs` (a connection being made, a server that does not take it) holds no one.
    */
   ready(): Promise<void> {
-    if (this.isReady()) return Promise.resolve();
+    if (this.isReady()) return READY;
     return new Promise((resolve) => this.readyWaiters.push(resolve));
   }
 
@@ -299,7 +373,7 @@ export class Outbox {
     settled.forEach((result, i) => {
       const entry = batch[i]!;
       if (result.status === 'fulfilled') records.push({ localId: entry.localId, content: result.value });
-      else entry.reject(result.reason);
+      else this.fail(entry, result.reason);
     });
     return records;
   }
@@ -332,13 +406,27 @@ export class Outbox {
       }
       this.onSent();
       this.clearStall();
-      const byLocalId = new Map(acks.map((a) => [a.localId, a]));
-      for (const entry of batch) {
-        const ack = byLocalId.get(entry.localId);
-        if (ack) entry.resolve(ack);
-        else entry.reject(missingAck(entry.localId, entry.messageId));
-      }
+      this.settleAll(batch, acks);
       return;
+    }
+  }
+
+  /**
+   * Settles each record of a stored batch with its ack, found by `localId`: in order, as the server
+   * answers, without a map; any other order through one.
+   */
+  private settleAll(batch: readonly Entry[], acks: readonly AppendAck[]): void {
+    let i = 0;
+    for (; i < batch.length && i < acks.length && acks[i]!.localId === batch[i]!.localId; i++) {
+      this.settle(batch[i]!, acks[i]!);
+    }
+    if (i === batch.length) return;
+    const byLocalId = new Map(acks.map((a) => [a.localId, a]));
+    for (; i < batch.length; i++) {
+      const entry = batch[i]!;
+      const ack = byLocalId.get(entry.localId);
+      if (ack) this.settle(entry, ack);
+      else this.fail(entry, missingAck(entry.localId, entry.messageId));
     }
   }
 
@@ -397,7 +485,7 @@ export class Outbox {
   private rejectAll(batch: Entry[], error: SdkError): void {
     this.clearStall();
     const pending = new Set([...batch, ...this.queue]);
-    for (const entry of pending) entry.reject(error);
+    for (const entry of pending) this.fail(entry, error);
     this.queue.length = 0;
     this.queuedBytes = 0;
     this.overflowing = false;

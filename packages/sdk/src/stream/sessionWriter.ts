@@ -13,7 +13,7 @@ import { isScalarAgentMessage } from '../protocol/scalarMessage.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import { NO_CONTEXT } from '../protocol/messageContext.js';
 import type { MessageContext } from '../protocol/messageContext.js';
-import type { AppendAck, Transport } from '../ports/transport.js';
+import type { Transport } from '../ports/transport.js';
 import { asyncIterableOf } from '../ports/asyncIterable.js';
 import type { IterateOptions } from '../ports/asyncIterable.js';
 import { MonotonicClock } from './clock.js';
@@ -63,6 +63,23 @@ export interface SessionWriterOptions {
 export const DEFAULT_CLOSE_DEADLINE_MS = 30_000;
 
 const utf8 = new TextEncoder();
+/** Where a record's JSON is encoded before it is copied out at its size; reused, only synchronously. */
+const scratch = new Uint8Array(64 * 1024);
+
+/**
+ * The UTF-8 bytes of `json`, in an array of their own: encoded into the scratch buffer and copied
+ * out at their size, which costs about half of `TextEncoder.encode` for a record of a few hundred
+ * bytes (docs/performance.md, "Cutting the client's CPU per message"); a string that might not fit
+ * (over a third of the scratch in UTF-16 units) is encoded directly.
+ */
+function utf8Bytes(json: string): Uint8Array {
+  if (json.length * 3 > scratch.length) return utf8.encode(json);
+  const { written } = utf8.encodeInto(json, scratch);
+  return scratch.slice(0, written);
+}
+
+/** The options of an append given none (one object, not one per append). */
+const NO_OPTIONS: EmitOptions = Object.freeze({});
 
 /** The messages the outbox's hard bound may refuse: leaves of the stream, never its structure. */
 const REFUSABLE: ReadonlySet<SessionMessage['type']> = new Set(['text', 'service', 'photo', 'video', 'file']);
@@ -97,8 +114,8 @@ export class SessionWriter {
   private readonly redactor: Redactor | undefined;
   /** Errors already reported on `errors$` (one report per failure). */
   private readonly reported = new WeakSet<object>();
-  /** Ack of the last record queued: a message with no records settles with it. */
-  private lastRecord: Promise<AppendAck> | undefined;
+  /** Delivery of the last record queued: a message with no records settles with its seq. */
+  private lastRecord: Promise<{ readonly seq: number }> | undefined;
 
   /** Every appended message, in append order, at the moment it is appended. */
   readonly messages$: Observable<SessionMessage> = this.messagesSubject.asObservable();
@@ -128,11 +145,15 @@ export class SessionWriter {
     this.encode = options.encode;
     this.redactor =
       options.redact === false ? undefined : new Redactor(options.redact === true ? {} : options.redact);
-    this.outbox = new Outbox(options.transport, { logger: this.logger, ...options.outbox }, (stall) =>
-      this.errorsSubject.next(stall),
+    this.outbox = new Outbox(
+      options.transport,
+      { logger: this.logger, ...options.outbox },
+      (stall) => this.errorsSubject.next(stall),
+      (error, messageId) => this.report(error, messageId),
     );
     this.core = {
       emit: (draft, emitOptions) => this.emit(draft, emitOptions),
+      emitOwn: (draft, emitOptions) => this.emit(draft, emitOptions, true),
       announce: (event) => this.announce(event),
       createId: () => this.makeId(),
       logger: this.logger,
@@ -322,12 +343,18 @@ export class SessionWriter {
       throw new SdkError('stream.closed', 'The writer is closed; nothing more can be appended.');
   }
 
+  /**
+   * Stamps, checks, redacts, seals and queues one message. `owned`: the draft is a builder's own
+   * fresh object, stamped in place instead of copied (id and time go last either way, so the
+   * record's JSON is the same).
+   */
   private emit(
     draft: MessageDraft,
-    options: EmitOptions = {},
+    options: EmitOptions = NO_OPTIONS,
+    owned = false,
   ): { message: SessionMessage; delivery: Delivery } {
-    const given = { ...draft, id: draft.id ?? this.makeId(), time: draft.time ?? this.clock.next() };
     if (draft.time !== undefined) this.clock.advancePast(draft.time);
+    const given = owned ? this.stampInPlace(draft) : this.stamped(draft);
     // A message of scalars only (a text, a turn's start or end, a call's end: most of a stream) is
     // checked field by field, and redaction keeps it so (it replaces strings with strings); any
     // other goes through the JSON check and the schema (docs/performance.md).
@@ -355,17 +382,58 @@ export class SessionWriter {
       });
     }
     const message = this.sealed(parsed ? parsed.value : (stamped as SessionMessage));
+    const delivery = this.encode ? this.queueEncoded(message, options, redactor) : this.queue(message);
+    return { message, delivery };
+  }
+
+  /** A copy of a draft given from outside, with its id and time filled in. */
+  private stamped(draft: MessageDraft): MessageDraft & { id: string; time: number } {
+    return { ...draft, id: draft.id ?? this.makeId(), time: draft.time ?? this.clock.next() };
+  }
+
+  /** A builder's own draft with its id and time filled in, in place (see {@link WriterCore.emitOwn}). */
+  private stampInPlace(draft: MessageDraft): MessageDraft & { id: string; time: number } {
+    const own = draft as { id?: string; time?: number };
+    if (own.id === undefined) own.id = this.makeId();
+    if (own.time === undefined) own.time = this.clock.next();
+    return draft as MessageDraft & { id: string; time: number };
+  }
+
+  /**
+   * A v2 message as its one record: sealed, queued and emitted on `messages$`, or refused past the
+   * outbox's bound (and not emitted).
+   */
+  private queue(message: SessionMessage): Delivery {
+    const plain = utf8Bytes(JSON.stringify(message));
+    assertRecordFits(plain.length, this.key.variant, message);
+    const refused = this.refusedByBound(message, 1, plain.length);
+    if (refused) return refused;
+    // The outbox settles the delivery itself and reports its failure (one promise per message).
+    const delivery = this.outbox.enqueueMessage(message.id, this.seal(plain), plain.length);
+    this.lastRecord = delivery;
+    this.messagesSubject.next(message);
+    return delivery;
+  }
+
+  /** A message through the writer's `encode` hook: its 0..n records, each sealed and queued. */
+  private queueEncoded(
+    message: SessionMessage,
+    options: EmitOptions,
+    redactor: Redactor | undefined,
+  ): Delivery {
     // The context reaches the wire too (the v1 encoder writes an attachment's name as its caption).
     const context = options.context
       ? (redactor?.redactValue(options.context) ?? options.context)
       : NO_CONTEXT;
     const plaintexts = this.plaintextsOf(message, context);
-    const refused = this.refusedByBound(message, plaintexts);
-    if (refused) return { message, delivery: refused };
+    let bytes = 0;
+    for (const plain of plaintexts) bytes += plain.length;
+    const refused = this.refusedByBound(message, plaintexts.length, bytes);
+    if (refused) return refused;
     const delivery = this.enqueue(message.id, plaintexts);
     delivery.catch((error: unknown) => this.report(error, message.id));
     this.messagesSubject.next(message);
-    return { message, delivery };
+    return delivery;
   }
 
   /**
@@ -390,11 +458,9 @@ export class SessionWriter {
    * refusals. Structural messages (turn and call starts and ends, permission records) are always
    * admitted, so every call still gets its one end (docs/transport.md, "Backpressure").
    */
-  private refusedByBound(message: SessionMessage, plaintexts: readonly Uint8Array[]): Delivery | undefined {
+  private refusedByBound(message: SessionMessage, records: number, bytes: number): Delivery | undefined {
     if (!REFUSABLE.has(message.type)) return undefined;
-    let bytes = 0;
-    for (const plain of plaintexts) bytes += plain.length;
-    const admission = this.outbox.admits(plaintexts.length, bytes);
+    const admission = this.outbox.admits(records, bytes);
     if (admission === 'admitted') return undefined;
     const error = this.outbox.refusal(message.id, message.type);
     if (admission === 'refused-first') {
@@ -427,7 +493,7 @@ export class SessionWriter {
   /** Each record of the message as the plaintext it is sealed from, every one checked against the size limit. */
   private plaintextsOf(message: SessionMessage, context: MessageContext): Uint8Array[] {
     return this.recordsOf(message, context).map((record) => {
-      const plain = utf8.encode(JSON.stringify(record) ?? '');
+      const plain = utf8Bytes(JSON.stringify(record) ?? '');
       assertRecordFits(plain.length, this.key.variant, message);
       return plain;
     });
@@ -460,9 +526,9 @@ export class SessionWriter {
   }
 
   /**
-   * Queues a message's records. The first takes the message id as `localId` (the session spots its
-   * own echo by it), the others `<id>:<n>`. No records: it settles once everything before it is
-   * stored, with the seq of the last record queued before it (0 if none).
+   * Queues a message's encoded records. The first takes the message id as `localId` (the session
+   * spots its own echo by it), the others `<id>:<n>`. No records: it settles once everything before
+   * it is stored, with the seq of the last record queued before it (0 if none).
    */
   private enqueue(messageId: string, records: readonly Uint8Array[]): Delivery {
     if (records.length === 0) {
@@ -481,7 +547,6 @@ export class SessionWriter {
     );
     const last = acks[acks.length - 1]!;
     this.lastRecord = last;
-    // One record (a v2 message): its ack settles the delivery without a Promise.all.
     if (acks.length === 1) return last.then((ack) => ({ messageId, seq: ack.seq }));
     return Promise.all(acks).then((stored) => ({ messageId, seq: stored[stored.length - 1]!.seq }));
   }
