@@ -1,7 +1,33 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer } from 'vitest/node';
+import type { TestSpecification } from 'vitest/node';
 
 const source = (path: string): string => fileURLToPath(new URL(`./packages/${path}`, import.meta.url));
+
+/**
+ * The files that take longest, longest first. They start before all others, so that none of them is
+ * left running alone at the end. Vitest orders by the durations of the last run where it has them
+ * (node_modules/.vite), by file size in a fresh clone, which would start some of these last.
+ */
+const SLOW_FIRST = [
+  'test/package/packedInstall.test.ts',
+  'test/cli/loop.test.ts',
+  'test/permissions/gate/race.test.ts',
+  'test/layers/layers.test.ts',
+  'test/media/fit.test.ts',
+];
+
+class SlowFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification): number => {
+      const at = SLOW_FIRST.findIndex((path) => file.moduleId.endsWith(`/${path}`));
+      return at === -1 ? SLOW_FIRST.length : at;
+    };
+    // Array.prototype.sort is stable: the others keep Vitest's order.
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   // The examples and the CLI import the packages by their names, as a user would; in this
@@ -35,9 +61,15 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Bounds on a hung test, never speed checks: with four files at a time on 2 cores, a test that
+    // starts a few processes (the CLI's tests) took over 30 s on a busy machine.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     pool: 'forks',
+    // Four files at a time. Vitest's default is one fewer than the cores, which is one on a 2-core
+    // machine; most files spend their time waiting on a relay, a socket or a child process.
+    maxWorkers: 4,
+    sequence: { sequencer: SlowFirst },
     reporters: ['default'],
   },
 });

@@ -11,6 +11,7 @@ import type { Session } from '../../packages/sdk/src/node.js';
 import { AppClient } from '../../test/transport/appClient.js';
 import { relayWithAccount, tempDir } from '../../test/transport/helpers.js';
 import type { RelayAccount } from '../../test/transport/helpers.js';
+import { until } from '../../test/helpers/until.js';
 import { runAcpBridge } from './bridge.js';
 import type { AcpBridgeResult, AcpBridgeSession } from './bridge.js';
 import { answerForAgent, offerFromAgent } from './permissionOptions.js';
@@ -295,7 +296,15 @@ describe('acp-bridge example', () => {
     expect(await app.call(session.id, 'abort', {}, key)).toEqual({ aborted: 1 });
     expect(await written$('turn-end')).toMatchObject({ status: 'cancelled' });
 
-    const report = agentReport();
+    // The turn ends without waiting for the agent process: it reports the cancel notification and
+    // the cancelled answer at its own pace, in either order.
+    const report = await until(
+      () => {
+        const entries = agentReport();
+        return entries.some((e) => e.prompt === 'stop me') && entries.some((e) => 'cancel' in e) && entries;
+      },
+      { what: () => `the agent's report of the prompt and the cancel (${JSON.stringify(agentReport())})` },
+    );
     expect(report).toContainEqual({ prompt: 'stop me', outcome: { outcome: 'cancelled' } });
     expect(report.some((entry) => 'cancel' in entry)).toBe(true);
     expect(
