@@ -18,6 +18,11 @@
  * The server (the embedded relay by default, or `HAPPY_SERVER_URL`) runs in another process, so
  * its cost weighs equally on both sides; each side has one session socket connected, so the
  * server fans every record out alike. Rounds alternate SDK and raw, each on a fresh session.
+ * Each side first runs one whole untimed round of the same size (the warm-up: JIT, sockets and the
+ * relay's own warm-up alike for all three), then seven timed rounds; each figure is the median.
+ * With a warm-up of 500 messages the first timed SDK round still ran at 1.5 times the CPU per
+ * message of the later ones, and five rounds left the medians moving by ±0.1 between runs
+ * (docs/performance.md, "Where a write round's time goes (issue 28)").
  *
  * Run alone: `npx tsx bench/write.bench.ts`.
  */
@@ -33,8 +38,9 @@ import type { BenchResult } from './types.js';
 
 /** Text messages per round (plus the turn's start and end). */
 const COUNT = Number(process.env.BENCH_WRITE_COUNT ?? 5000);
-const ROUNDS = Number(process.env.BENCH_WRITE_ROUNDS ?? 5);
-const WARMUP_COUNT = 500;
+const ROUNDS = Number(process.env.BENCH_WRITE_ROUNDS ?? 7);
+/** Messages of each side's untimed first round: a whole round. */
+const WARMUP_COUNT = COUNT;
 
 /** Runs the write throughput benchmark. */
 export default async function run(): Promise<BenchResult[]> {
