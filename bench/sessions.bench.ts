@@ -85,6 +85,7 @@ export default async function run(): Promise<BenchResult[]> {
 
     const perSessionKb = (all.rss - none.rss) / HOSTED / 1024;
     const firstKb = none.rss / 1024;
+    const heapKb = (all.heapUsed - none.heapUsed) / HOSTED / 1024;
     const coreShare = (r: { cpuMs: number; wallMs: number }): number => (100 * r.cpuMs) / r.wallMs;
     const where = `${HOSTED} sessions in one process (a child), relay in another, default relay limits; server: ${server.label}`;
     const latency = (p: number): BenchResult => {
@@ -108,7 +109,7 @@ export default async function run(): Promise<BenchResult[]> {
         ratio: round(perSessionKb / firstKb),
         unit: 'KB',
         target: 'value <= 100',
-        note: `value = (RSS after GC with all ${HOSTED} open − RSS with none, after the single-session phase) / ${HOSTED}; baseline = the host's RSS with none (${all.sockets} account socket(s) open with all); ${where}`,
+        note: `value = (RSS after GC with all ${HOSTED} open − RSS with none, after the single-session phase) / ${HOSTED}; baseline = the host's RSS with none (${all.sockets} account socket(s) open with all); of it, JS heap (heapUsed after GC) ${round(heapKb)} KB per session; ${where}`,
       },
       {
         name: `${NAME}.idle-cpu`,
