@@ -31,7 +31,14 @@ export interface HostedSession {
 /** What the host answers. */
 export type HostReply =
   | { readonly op: 'open'; readonly sessions: readonly HostedSession[] }
-  | { readonly op: 'rss'; readonly rss: number; readonly heapUsed: number; readonly sockets: number }
+  | {
+      readonly op: 'rss';
+      readonly rss: number;
+      readonly heapUsed: number;
+      readonly heapTotal: number;
+      readonly external: number;
+      readonly sockets: number;
+    }
   | { readonly op: 'idle'; readonly cpuMs: number; readonly wallMs: number }
   | { readonly op: 'ask'; readonly latencies: readonly number[] }
   | { readonly op: 'drop' }
@@ -65,15 +72,21 @@ async function open(count: number): Promise<HostedSession[]> {
   return opened.map((s) => ({ id: s.id, variant: s.key.variant, key: encodeBase64(s.key.key) }));
 }
 
-async function rss(): Promise<{ rss: number; heapUsed: number; sockets: number }> {
+async function rss(): Promise<{
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  sockets: number;
+}> {
   await collectGarbage();
   await new Promise((resolve) => setTimeout(resolve, 500));
   await collectGarbage();
-  const { rss, heapUsed } = process.memoryUsage();
+  const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
   if (process.env.BENCH_HOST_HEAP_SNAPSHOT_DIR) {
     writeHeapSnapshot(`${process.env.BENCH_HOST_HEAP_SNAPSHOT_DIR}/host-${sessions.length}.heapsnapshot`);
   }
-  return { rss, heapUsed, sockets: openAccountSockets() };
+  return { rss, heapUsed, heapTotal, external, sockets: openAccountSockets() };
 }
 
 async function idle(ms: number): Promise<{ cpuMs: number; wallMs: number }> {
