@@ -24,7 +24,8 @@
  * (`messagesPerMinute` 120,000). None is raised.
  *
  * Run alone: `npx tsx bench/sessions.bench.ts` (`BENCH_HOST_SESSIONS`, `BENCH_HOST_IDLE_MS` to
- * try other sizes).
+ * try other sizes; `BENCH_HOST_HEAP_SNAPSHOT_DIR` to have the host write a heap snapshot where it
+ * measures RSS, with none and with all open).
  */
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -85,6 +86,8 @@ export default async function run(): Promise<BenchResult[]> {
 
     const perSessionKb = (all.rss - none.rss) / HOSTED / 1024;
     const firstKb = none.rss / 1024;
+    const perKb = (of: 'heapUsed' | 'heapTotal' | 'external'): number =>
+      round((all[of] - none[of]) / HOSTED / 1024);
     const coreShare = (r: { cpuMs: number; wallMs: number }): number => (100 * r.cpuMs) / r.wallMs;
     const where = `${HOSTED} sessions in one process (a child), relay in another, default relay limits; server: ${server.label}`;
     const latency = (p: number): BenchResult => {
@@ -108,7 +111,7 @@ export default async function run(): Promise<BenchResult[]> {
         ratio: round(perSessionKb / firstKb),
         unit: 'KB',
         target: 'value <= 100',
-        note: `value = (RSS after GC with all ${HOSTED} open − RSS with none, after the single-session phase) / ${HOSTED}; baseline = the host's RSS with none (${all.sockets} account socket(s) open with all); ${where}`,
+        note: `value = (RSS after GC with all ${HOSTED} open − RSS with none, after the single-session phase) / ${HOSTED}; baseline = the host's RSS with none (${all.sockets} account socket(s) open with all); per session, at the same two moments: JS heap used ${perKb('heapUsed')} KB, heap reserved (heapTotal) ${perKb('heapTotal')} KB, external ${perKb('external')} KB; ${where}`,
       },
       {
         name: `${NAME}.idle-cpu`,

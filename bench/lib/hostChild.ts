@@ -5,6 +5,7 @@
  * sessions with `connect()`, sits idle, and asks for permission in each, on the parent's commands
  * ({@link HostCommand}); each answer is a {@link HostReply}.
  */
+import { writeHeapSnapshot } from 'node:v8';
 import { encodeBase64 } from '../../packages/sdk/src/crypto/base64.js';
 import { connect } from '../../packages/sdk/src/session/connect.js';
 import type { Session } from '../../packages/sdk/src/session/session.js';
@@ -30,7 +31,14 @@ export interface HostedSession {
 /** What the host answers. */
 export type HostReply =
   | { readonly op: 'open'; readonly sessions: readonly HostedSession[] }
-  | { readonly op: 'rss'; readonly rss: number; readonly sockets: number }
+  | {
+      readonly op: 'rss';
+      readonly rss: number;
+      readonly heapUsed: number;
+      readonly heapTotal: number;
+      readonly external: number;
+      readonly sockets: number;
+    }
   | { readonly op: 'idle'; readonly cpuMs: number; readonly wallMs: number }
   | { readonly op: 'ask'; readonly latencies: readonly number[] }
   | { readonly op: 'drop' }
@@ -64,11 +72,21 @@ async function open(count: number): Promise<HostedSession[]> {
   return opened.map((s) => ({ id: s.id, variant: s.key.variant, key: encodeBase64(s.key.key) }));
 }
 
-async function rss(): Promise<{ rss: number; sockets: number }> {
+async function rss(): Promise<{
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  sockets: number;
+}> {
   await collectGarbage();
   await new Promise((resolve) => setTimeout(resolve, 500));
   await collectGarbage();
-  return { rss: process.memoryUsage().rss, sockets: openAccountSockets() };
+  const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+  if (process.env.BENCH_HOST_HEAP_SNAPSHOT_DIR) {
+    writeHeapSnapshot(`${process.env.BENCH_HOST_HEAP_SNAPSHOT_DIR}/host-${sessions.length}.heapsnapshot`);
+  }
+  return { rss, heapUsed, heapTotal, external, sockets: openAccountSockets() };
 }
 
 async function idle(ms: number): Promise<{ cpuMs: number; wallMs: number }> {

@@ -1,13 +1,12 @@
 import {
   EMPTY,
   Observable,
+  Subscription,
   concatMap,
   defer,
   expand,
   filter,
   map,
-  merge,
-  of,
   retry,
   tap,
   throwError,
@@ -127,6 +126,49 @@ class TailChecks {
 }
 
 /**
+ * A catch-up first, then a trigger for each live hint, each `resync$` notice and each tail check;
+ * completes when all three sources have, fails when one does. What `merge(of(..), hints.pipe(map(..)),
+ * ...)` would do, in one subscriber instead of two merges and three maps, which each open session
+ * holds while it idles (docs/performance.md, "One host, a thousand sessions").
+ */
+function triggersOf(transport: Transport, tailChecks: TailChecks): Observable<Trigger> {
+  return new Observable<Trigger>((subscriber) => {
+    subscriber.next({ tail: false });
+    let open = 3;
+    const done = (): void => {
+      open -= 1;
+      if (open === 0) subscriber.complete();
+    };
+    const fail = (error: unknown): void => subscriber.error(error);
+    const subscription = new Subscription();
+    subscription.add(
+      transport.records$.subscribe({
+        next: (hint) => subscriber.next({ hint }),
+        error: fail,
+        complete: done,
+      }),
+    );
+    if (transport.resync$) {
+      subscription.add(
+        transport.resync$.subscribe({
+          next: () => subscriber.next({ tail: false }),
+          error: fail,
+          complete: done,
+        }),
+      );
+    } else done();
+    subscription.add(
+      tailChecks.ticks$.subscribe({
+        next: () => subscriber.next({ tail: true }),
+        error: fail,
+        complete: done,
+      }),
+    );
+    return subscription;
+  });
+}
+
+/**
  * Every stored record after `afterSeq`, then new ones live, each exactly once and in `seq` order
  * (docs/wire.md §5.2, "Client discipline"). A hint for `lastSeq + 1` is taken as is; a hint that
  * skips ahead, every `resync$` notice, and a tail check trigger a paged read from the last `seq`
@@ -162,12 +204,7 @@ export function recordFeed(transport: Transport, options: RecordFeedOptions = {}
         tap({ complete: () => (tail ? undefined : tailChecks.restart()) }),
         concatMap((page) => page.records),
       );
-    const triggers: Observable<Trigger> = merge(
-      transport.records$.pipe(map((hint) => ({ hint }))),
-      transport.resync$?.pipe(map(() => ({ tail: false }))) ?? EMPTY,
-      tailChecks.ticks$.pipe(map(() => ({ tail: true }))),
-    );
-    return defer(() => merge(of({ tail: false }), triggers)).pipe(
+    return triggersOf(transport, tailChecks).pipe(
       inTurn((trigger: Trigger) => {
         if (!trigger.hint) return catchUp(trigger.tail);
         if (trigger.hint.seq <= cursor) return undefined;

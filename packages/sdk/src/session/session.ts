@@ -1,4 +1,4 @@
-import { filter, map, merge } from 'rxjs';
+import { map } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { RecordKey } from '../crypto/records.js';
 import type { Logger } from '../logger.js';
@@ -126,19 +126,17 @@ export class Session {
    */
   private installGate(gate: PermissionGate): void {
     this.gateRef = gate;
-    const picks = merge(
-      this.incoming$.pipe(
-        filter((incoming) => Object.hasOwn(incoming.meta, 'permissionMode')),
-        map((incoming) => incoming.meta.permissionMode),
-      ),
-      this.state.changes$.pipe(
-        filter((change) => change.field === 'metadata'),
-        map((change) => change.value.permissionMode),
-      ),
-    );
-    picks.subscribe((pick) => {
+    // Two plain subscriptions, not a merge of operator pipes: each open session holds them while it
+    // idles (docs/performance.md, "One host, a thousand sessions").
+    const take = (pick: unknown): void => {
       const refused = gate.handleModePick(pick);
       if (refused) this.logger.warn('permission mode pick refused', { pick: String(pick), reason: refused });
+    };
+    this.incoming$.subscribe((incoming) => {
+      if (Object.hasOwn(incoming.meta, 'permissionMode')) take(incoming.meta.permissionMode);
+    });
+    this.state.changes$.subscribe((change) => {
+      if (change.field === 'metadata') take(change.value.permissionMode);
     });
   }
 
