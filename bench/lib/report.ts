@@ -32,27 +32,35 @@ export interface BenchReport {
   readonly crashed: readonly Crash[];
 }
 
-const TARGET = /^\s*(ratio|value)\s*(<=|>=|<|>)\s*(-?\d+(?:\.\d+)?)\s*$/;
+const CLAUSE = /^\s*(ratio|value)\s*(<=|>=|<|>)\s*(-?\d+(?:\.\d+)?)\s*$/;
 
 /**
- * Reads a target such as `ratio <= 1.3` or `value <= 50` and checks the result against it.
- * Targets are reported, never asserted: a miss is a `fail` in the table, not an exit code.
+ * Reads a target such as `ratio <= 1.3`, `value <= 50` or several joined by commas
+ * (`ratio <= 1.5, value < 128`: every one must hold) and checks the result against it. A result
+ * without a target is `-`; a target that does not read as such clauses is a `fail`, never a
+ * silent `-`. Targets are reported, never asserted: a miss is a `fail` in the table, not an exit
+ * code.
  */
 export function verdict(result: BenchResult): ReportedResult['verdict'] {
-  const match = result.target ? TARGET.exec(result.target) : null;
-  if (!match) return '-';
+  if (!result.target) return '-';
+  const clauses = result.target.split(',').map((clause) => CLAUSE.exec(clause));
+  return clauses.every((match) => match !== null && holds(result, match)) ? 'pass' : 'fail';
+}
+
+function holds(result: BenchResult, match: RegExpExecArray): boolean {
   const actual = match[1] === 'ratio' ? result.ratio : result.value;
-  if (typeof actual !== 'number' || !Number.isFinite(actual)) return 'fail';
+  if (typeof actual !== 'number' || !Number.isFinite(actual)) return false;
   const bound = Number(match[3]);
-  const ok =
-    match[2] === '<='
-      ? actual <= bound
-      : match[2] === '>='
-        ? actual >= bound
-        : match[2] === '<'
-          ? actual < bound
-          : actual > bound;
-  return ok ? 'pass' : 'fail';
+  switch (match[2]) {
+    case '<=':
+      return actual <= bound;
+    case '>=':
+      return actual >= bound;
+    case '<':
+      return actual < bound;
+    default:
+      return actual > bound;
+  }
 }
 
 const COLUMNS = ['name', 'value', 'baseline', 'ratio', 'target', 'result', 'note'] as const;
