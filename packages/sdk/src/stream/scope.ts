@@ -172,15 +172,7 @@ export class ScopeBuilder implements Scope {
    * the client's CPU per message"). What it holds is still checked and redacted as any draft is.
    */
   private emitOwn(draft: ContentDraft, options: EmitOptions): Delivery {
-    const { state, core } = this.wiring;
-    if (state.stopped) return refuseStopped(state, core.logger, draft.type);
-    this.assertOpen();
-    const full = draft as Record<string, unknown>;
-    full.role = 'agent';
-    full.turn = state.turnId;
-    if (this.parentId !== undefined) full.parentId = this.parentId;
-    if (this.agentId !== undefined) full.agentId = this.agentId;
-    return core.emitOwn(full as MessageDraft, options).delivery;
+    return this.appendContent(draft, options, true).delivery;
   }
 
   /** Throws when the turn or the owning call has ended. */
@@ -207,20 +199,23 @@ export class ScopeBuilder implements Scope {
   }
 
   /** Appends, or for a stopped turn appends nothing: no message, and a `stream.turn_stopped` delivery. */
+  /**
+   * Stamps a content draft with this scope's turn, parent and agent and appends it: a copy of it,
+   * or the draft itself when `owned` (see {@link ScopeBuilder.emitOwn}).
+   */
   private appendContent(
     draft: ContentDraft,
     options: EmitOptions,
+    owned = false,
   ): { message: SessionMessage | undefined; delivery: Delivery } {
     const { state, core } = this.wiring;
     if (state.stopped) return { message: undefined, delivery: refuseStopped(state, core.logger, draft.type) };
     this.assertOpen();
-    const full = {
-      ...draft,
-      role: 'agent',
-      turn: this.wiring.state.turnId,
-      ...(this.parentId !== undefined ? { parentId: this.parentId } : {}),
-      ...(this.agentId !== undefined ? { agentId: this.agentId } : {}),
-    } as MessageDraft;
-    return this.wiring.core.emit(full, options);
+    const full = (owned ? draft : { ...draft }) as Record<string, unknown>;
+    full.role = 'agent';
+    full.turn = state.turnId;
+    if (this.parentId !== undefined) full.parentId = this.parentId;
+    if (this.agentId !== undefined) full.agentId = this.agentId;
+    return owned ? core.emitOwn(full as MessageDraft, options) : core.emit(full as MessageDraft, options);
   }
 }

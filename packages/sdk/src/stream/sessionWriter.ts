@@ -354,7 +354,7 @@ export class SessionWriter {
     owned = false,
   ): { message: SessionMessage; delivery: Delivery } {
     if (draft.time !== undefined) this.clock.advancePast(draft.time);
-    const given = owned ? this.stampInPlace(draft) : this.stamped(draft);
+    const given = this.stamp(owned ? draft : { ...draft });
     // A message of scalars only (a text, a turn's start or end, a call's end: most of a stream) is
     // checked field by field, and redaction keeps it so (it replaces strings with strings); any
     // other goes through the JSON check and the schema (docs/performance.md).
@@ -386,16 +386,14 @@ export class SessionWriter {
     return { message, delivery };
   }
 
-  /** A copy of a draft given from outside, with its id and time filled in. */
-  private stamped(draft: MessageDraft): MessageDraft & { id: string; time: number } {
-    return { ...draft, id: draft.id ?? this.makeId(), time: draft.time ?? this.clock.next() };
-  }
-
-  /** A builder's own draft with its id and time filled in, in place (see {@link WriterCore.emitOwn}). */
-  private stampInPlace(draft: MessageDraft): MessageDraft & { id: string; time: number } {
+  /**
+   * A draft with its id and time filled in where missing, in place: the caller hands over a copy
+   * of a draft given from outside, or a builder's own fresh draft (see {@link WriterCore.emitOwn}).
+   */
+  private stamp(draft: MessageDraft): MessageDraft & { id: string; time: number } {
     const own = draft as { id?: string; time?: number };
-    if (own.id === undefined) own.id = this.makeId();
-    if (own.time === undefined) own.time = this.clock.next();
+    own.id = own.id ?? this.makeId();
+    own.time = own.time ?? this.clock.next();
     return draft as MessageDraft & { id: string; time: number };
   }
 
