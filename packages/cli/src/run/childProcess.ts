@@ -74,7 +74,7 @@ export function runChild(command: readonly string[], options: RunChildOptions): 
   });
 }
 
-/** Reports each chunk, then echoes it; reading pauses while a report is in flight. */
+/** Reports each chunk, then echoes it; reading pauses while a report is in flight. A read error ends the output. */
 function relay(
   from: NodeJS.ReadableStream & { pause(): unknown; resume(): unknown },
   to: Writable,
@@ -94,8 +94,12 @@ function relay(
       from.resume();
     });
   });
-  from.on('end', () => {
+  const flush = (): void => {
     const rest = decoder.end();
     if (rest !== '') void report(rest);
-  });
+  };
+  from.on('end', flush);
+  // A pipe reset from the command's side (ECONNRESET) ends its output as its end does; the exit
+  // status still comes from the process.
+  from.on('error', flush);
 }

@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
-import { createInterface } from 'node:readline';
 import { RunAckSchema } from './runProtocol.js';
 import type { RunAck, RunRequestBody } from './runProtocol.js';
+import { onSocketLines } from './socketLines.js';
 
 /**
  * A nested run's connection to the outer run's socket (docs/cli.md, "Nesting"). Each request
@@ -17,8 +17,7 @@ export class RunClient {
   private failure: Error | undefined;
 
   private constructor(private readonly socket: Socket) {
-    const lines = createInterface({ input: socket, crlfDelay: Infinity });
-    lines.on('line', (line) => {
+    onSocketLines(socket, (line) => {
       let ack: RunAck;
       try {
         ack = RunAckSchema.parse(JSON.parse(line));

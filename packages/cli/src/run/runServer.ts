@@ -3,11 +3,11 @@ import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { isCuid } from 'happy-session/protocol';
 import type { Logger } from 'happy-session';
 import { RunRequestSchema } from './runProtocol.js';
 import type { RunAck, RunRequest } from './runProtocol.js';
+import { onSocketLines } from './socketLines.js';
 import type { StepTree } from './stepTree.js';
 
 /** Asks the session's permission gate whether a step may run; resolves with the outcome. */
@@ -86,8 +86,7 @@ export class RunServer {
     };
     // Requests are handled one at a time, in order: an ask waits, and the output after it waits too.
     let queue = Promise.resolve();
-    const lines = createInterface({ input: socket, crlfDelay: Infinity });
-    lines.on('line', (line) => {
+    onSocketLines(socket, (line) => {
       queue = queue.then(async () => {
         let request: RunRequest;
         try {

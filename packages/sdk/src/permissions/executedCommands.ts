@@ -64,10 +64,16 @@ export function executedCommands(words: readonly ShellWord[], shell: ShellParser
   return unchecked === undefined ? { runs } : { runs, unchecked };
 }
 
-/** The last path segment of a command name: what bash looks up is the file, wherever it is. */
+/**
+ * The last path segment of a command name: what bash looks up is the file, wherever it is. A
+ * name whose last segment is `.` or `..` (`/.`, `bin/..`) names a directory, which the kernel
+ * refuses to run: it is kept whole, so it is never read as the builtin `.` or as a wrapper.
+ */
 export function baseName(name: string): string {
   const segments = name.split('/').filter((s) => s.length > 0);
-  return segments.at(-1) ?? name;
+  const last = segments.at(-1);
+  if (last === undefined) return name;
+  return name.includes('/') && (last === '.' || last === '..') ? name : last;
 }
 
 /** What a wrapper runs: word lists, and/or a string of shell code; or why that cannot be known. */
