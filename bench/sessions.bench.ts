@@ -14,8 +14,9 @@
  * - **Then a thousand:** the host opens {@link HOSTED} − 1 more sessions, idles {@link IDLE_MS}
  *   (60 s) with all of them open, and asks once in each, one session after another, timed alike.
  *
- * Figures: RSS per open session (RSS after GC with all open, less RSS with none after the single
- * phase, over the thousand; target ≤ 100 KB); the host's CPU while all sit idle, in % of one core (target ≤ 2 %);
+ * Figures: RSS per open session (RSS after GC with all open at the end of the idle minute, less
+ * RSS with none after the single phase, over the thousand; target ≤ 100 KB; the reading right
+ * after the opening, whose garbage V8 still keeps room for, is in the detail); the host's CPU while all sit idle, in % of one core (target ≤ 2 %);
  * p50 and p99 of the latency across the thousand against the single session's (target ≤ 2×).
  *
  * The relay's default limits fit: the host holds one socket (docs/transport.md, "One socket per
@@ -79,15 +80,16 @@ export default async function run(): Promise<BenchResult[]> {
     const singleIdle = await host.ask({ op: 'idle', ms: SINGLE_IDLE_MS });
 
     app.watch((await host.ask({ op: 'open', count: HOSTED - 1 })).sessions);
-    const all = await host.ask({ op: 'rss' });
+    const opened = await host.ask({ op: 'rss' });
     const idle = await host.ask({ op: 'idle', ms: IDLE_MS });
+    const all = await host.ask({ op: 'rss' });
     const many = (await host.ask({ op: 'ask', from: first, to: first + HOSTED, times: 1 })).latencies;
     await host.ask({ op: 'close' });
 
     const perSessionKb = (all.rss - none.rss) / HOSTED / 1024;
     const firstKb = none.rss / 1024;
-    const perKb = (of: 'heapUsed' | 'heapTotal' | 'external'): number =>
-      round((all[of] - none[of]) / HOSTED / 1024);
+    const perKb = (of: 'rss' | 'heapUsed' | 'heapTotal' | 'external', at = all): number =>
+      round((at[of] - none[of]) / HOSTED / 1024);
     const coreShare = (r: { cpuMs: number; wallMs: number }): number => (100 * r.cpuMs) / r.wallMs;
     const where = `${HOSTED} sessions in one process (a child), relay in another, default relay limits; server: ${server.label}`;
     const latency = (p: number): BenchResult => {
@@ -111,7 +113,7 @@ export default async function run(): Promise<BenchResult[]> {
         ratio: round(perSessionKb / firstKb),
         unit: 'KB',
         target: 'value <= 100',
-        note: `value = (RSS after GC with all ${HOSTED} open − RSS with none, after the single-session phase) / ${HOSTED}; baseline = the host's RSS with none (${all.sockets} account socket(s) open with all); per session, at the same two moments: JS heap used ${perKb('heapUsed')} KB, heap reserved (heapTotal) ${perKb('heapTotal')} KB, external ${perKb('external')} KB; ${where}`,
+        note: `value = (RSS after GC with all ${HOSTED} open, at the end of the ${IDLE_MS / 1000} s idle − RSS with none, after the single-session phase) / ${HOSTED}; baseline = the host's RSS with none (${all.sockets} account socket(s) open with all); per session, at the same two moments: JS heap used ${perKb('heapUsed')} KB, heap reserved (heapTotal) ${perKb('heapTotal')} KB, external ${perKb('external')} KB; right after the last session opened (before the idle): RSS ${perKb('rss', opened)} KB, heap used ${perKb('heapUsed', opened)} KB, heapTotal ${perKb('heapTotal', opened)} KB; ${where}`,
       },
       {
         name: `${NAME}.idle-cpu`,
