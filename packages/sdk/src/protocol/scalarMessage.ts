@@ -1,43 +1,53 @@
 import type { SessionMessage } from './sessionMessage.js';
 
 /**
- * The fields, beyond the base ones, of each agent message type whose fields are all scalars,
- * `true` for a field that must be there. These are the messages a writer appends most often (a
- * turn's start and end, its texts, the end of each tool call); every other type goes through the
- * schema.
+ * The message types whose fields are all scalars, with their role and the fields beyond the base
+ * ones (`true` for a field that must be there). These are the messages a writer appends most
+ * often (a turn's start and end, its texts, the end of each tool call) and the permission gate's
+ * record of an answer, which it appends on the way to the tool's start (a `permission-response`
+ * without `updatedInput`); every other type goes through the schema.
  */
-const SCALAR_TYPES: ReadonlyMap<unknown, Readonly<Record<string, boolean>>> = new Map<
+const SCALAR_TYPES: ReadonlyMap<
   unknown,
-  Readonly<Record<string, boolean>>
->([
-  ['turn-start', {}],
-  ['turn-end', { status: true }],
-  ['text', { text: true, thinking: false }],
-  ['tool-call-end', { callId: true, error: false }],
-  ['service', { text: true, seal: false }],
+  { readonly role: string; readonly fields: Readonly<Record<string, boolean>> }
+> = new Map<unknown, { readonly role: string; readonly fields: Readonly<Record<string, boolean>> }>([
+  ['turn-start', { role: 'agent', fields: {} }],
+  ['turn-end', { role: 'agent', fields: { status: true } }],
+  ['text', { role: 'agent', fields: { text: true, thinking: false } }],
+  ['tool-call-end', { role: 'agent', fields: { callId: true, error: false } }],
+  ['service', { role: 'agent', fields: { text: true, seal: false } }],
+  [
+    'permission-response',
+    { role: 'user', fields: { callId: true, optionId: true, via: false, requestId: false, seal: false } },
+  ],
 ]);
+
+const VIAS: ReadonlySet<unknown> = new Set(['stream', 'rpc', 'local']);
 
 const TURN_END_STATUSES: ReadonlySet<unknown> = new Set(['completed', 'failed', 'cancelled']);
 
 /**
- * True when `value` is an agent message of one of the all-scalar types (`turn-start`, `turn-end`,
- * `text`, `tool-call-end`, `service`) that `parseSessionMessage` accepts and returns with the same
- * fields and values, checked field by field without the schema: a plain object with only that
- * type's fields, each of the schema's type and bounds, none of them `undefined`.
+ * True when `value` is a message of one of the all-scalar types (the agent's `turn-start`,
+ * `turn-end`, `text`, `tool-call-end`, `service`, and the user's `permission-response` without
+ * `updatedInput`) that `parseSessionMessage` accepts and returns with the same fields and values,
+ * checked field by field without the schema: a plain object with only that type's fields, each of
+ * the schema's type and bounds, none of them `undefined`.
  *
  * Sound, not complete: false for anything else, valid or not, and the caller then validates with
  * the schema (whose issues name what is wrong). The writer checks its messages this way first, so
  * that a text costs a few `typeof`s instead of a parse and a copy (docs/performance.md, "Cutting
  * the client's CPU per message"); `test/protocol/scalarMessage.test.ts` holds it to the schema.
  */
-export function isScalarAgentMessage(value: object): value is SessionMessage {
+export function isScalarMessage(value: object): value is SessionMessage {
   if (Object.getPrototypeOf(value) !== Object.prototype) return false;
   const message = value as Record<string, unknown>;
-  const fields = SCALAR_TYPES.get(message.type);
-  if (fields === undefined) return false;
-  if (message.role !== 'agent' || !isId(message.id) || !isTime(message.time)) return false;
-  // `turn` may be left out of a service message only.
-  if (message.type === 'service' ? !isOptionalId(message, 'turn') : !isId(message.turn)) return false;
+  const kind = SCALAR_TYPES.get(message.type);
+  if (kind === undefined) return false;
+  const { fields } = kind;
+  if (message.role !== kind.role || !isId(message.id) || !isTime(message.time)) return false;
+  // `turn` may be left out of a service message and of a user's message only.
+  const turnOptional = message.type === 'service' || kind.role === 'user';
+  if (turnOptional ? !isOptionalId(message, 'turn') : !isId(message.turn)) return false;
   let required = 0;
   for (const key in message) {
     if (!Object.hasOwn(message, key)) return false;
@@ -52,7 +62,12 @@ export function isScalarAgentMessage(value: object): value is SessionMessage {
       case 'parentId':
       case 'agentId':
       case 'callId':
+      case 'optionId':
+      case 'requestId':
         if (!isId(field)) return false;
+        break;
+      case 'via':
+        if (!VIAS.has(field)) return false;
         break;
       case 'text':
       case 'error':

@@ -9,7 +9,7 @@ import { silentLogger } from '../logger.js';
 import { newId } from '../protocol/ids.js';
 import { findNonJson, formatPath } from '../protocol/jsonValue.js';
 import { parseSessionMessage } from '../protocol/parse.js';
-import { isScalarAgentMessage } from '../protocol/scalarMessage.js';
+import { isScalarMessage } from '../protocol/scalarMessage.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import { NO_CONTEXT } from '../protocol/messageContext.js';
 import type { MessageContext } from '../protocol/messageContext.js';
@@ -355,10 +355,10 @@ export class SessionWriter {
   ): { message: SessionMessage; delivery: Delivery } {
     if (draft.time !== undefined) this.clock.advancePast(draft.time);
     const given = this.stamp(owned ? draft : { ...draft });
-    // A message of scalars only (a text, a turn's start or end, a call's end: most of a stream) is
-    // checked field by field, and redaction keeps it so (it replaces strings with strings); any
+    // A message of scalars only (a text, a turn's start or end, a call's end: most of a stream; the
+    // gate's record of an answer) is checked field by field, and redaction keeps it so (it replaces strings with strings); any
     // other goes through the JSON check and the schema (docs/performance.md).
-    const scalar = isScalarAgentMessage(given);
+    const scalar = isScalarMessage(given);
     const nonJson = scalar ? undefined : findNonJson(given);
     if (nonJson) {
       const where = formatPath(nonJson.path);
