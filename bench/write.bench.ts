@@ -17,12 +17,15 @@
  *
  * The server (the embedded relay by default, or `HAPPY_SERVER_URL`) runs in another process, so
  * its cost weighs equally on both sides; each side has one session socket connected, so the
- * server fans every record out alike. Rounds alternate SDK and raw, each on a fresh session.
- * Each side first runs one whole untimed round of the same size (the warm-up: JIT, sockets and the
- * relay's own warm-up alike for all three), then seven timed rounds; each figure is the median.
+ * server fans every record out alike. Rounds alternate SDK and raw, each on a fresh session,
+ * and the order of the three turns rotates from round to round, so that no side always follows
+ * the same other (whose garbage the next round's collections pay for).
+ * Each side first runs two whole untimed rounds of the same size (the warm-up: JIT, sockets and
+ * the relay's own warm-up alike for all three), then nine timed rounds; each figure is the median.
  * With a warm-up of 500 messages the first timed SDK round still ran at 1.5 times the CPU per
- * message of the later ones, and five rounds left the medians moving by ±0.1 between runs
- * (docs/performance.md, "Where a write round's time goes (issue 28)").
+ * message of the later ones, with one whole round the first two still at 1.5-1.8 times, and five
+ * rounds left the medians moving by ±0.1 between runs (docs/performance.md, "Where a write
+ * round's time goes (issue 28)").
  *
  * Run alone: `npx tsx bench/write.bench.ts`.
  */
@@ -38,27 +41,36 @@ import type { BenchResult } from './types.js';
 
 /** Text messages per round (plus the turn's start and end). */
 const COUNT = Number(process.env.BENCH_WRITE_COUNT ?? 5000);
-const ROUNDS = Number(process.env.BENCH_WRITE_ROUNDS ?? 7);
-/** Messages of each side's untimed first round: a whole round. */
+const ROUNDS = Number(process.env.BENCH_WRITE_ROUNDS ?? 9);
+/** Messages of each side's untimed first rounds: whole rounds. */
 const WARMUP_COUNT = COUNT;
+/** Untimed rounds of each side before the timed ones. */
+const WARMUP_ROUNDS = Number(process.env.BENCH_WRITE_WARMUP_ROUNDS ?? 2);
 
 /** Runs the write throughput benchmark. */
 export default async function run(): Promise<BenchResult[]> {
   // Three sides (SDK, raw, raw with crypto) of a turn of COUNT texts per round, and their warm-ups.
   const server = await benchServer({
-    limits: limitsForRecords(3 * (ROUNDS * (COUNT + 2) + WARMUP_COUNT + 2)),
+    limits: limitsForRecords(3 * (ROUNDS * (COUNT + 2) + WARMUP_ROUNDS * (WARMUP_COUNT + 2))),
   });
   try {
-    await sdkRound(server, WARMUP_COUNT);
-    await rawRound(server, WARMUP_COUNT);
-    await rawCryptoRound(server, WARMUP_COUNT);
+    for (let i = 0; i < WARMUP_ROUNDS; i++) {
+      await sdkRound(server, WARMUP_COUNT);
+      await rawRound(server, WARMUP_COUNT);
+      await rawCryptoRound(server, WARMUP_COUNT);
+    }
     const sdk: Round[] = [];
     const raw: Round[] = [];
     const rawCrypto: Round[] = [];
+    // The order of the three turns round by round, so that none always follows the same other
+    // (whose garbage the next round's collections pay for, whose sockets the relay still closes).
+    const sides: Array<() => Promise<void>> = [
+      async () => void sdk.push(await sdkRound(server, COUNT)),
+      async () => void raw.push(await rawRound(server, COUNT)),
+      async () => void rawCrypto.push(await rawCryptoRound(server, COUNT)),
+    ];
     for (let i = 0; i < ROUNDS; i++) {
-      sdk.push(await sdkRound(server, COUNT));
-      raw.push(await rawRound(server, COUNT));
-      rawCrypto.push(await rawCryptoRound(server, COUNT));
+      for (let k = 0; k < sides.length; k++) await sides[(i + k) % sides.length]!();
     }
     const value = median(sdk.map(rate));
     const baseline = median(raw.map(rate));
