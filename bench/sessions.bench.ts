@@ -26,7 +26,9 @@
  *
  * Run alone: `npx tsx bench/sessions.bench.ts` (`BENCH_HOST_SESSIONS`, `BENCH_HOST_IDLE_MS` to
  * try other sizes; `BENCH_HOST_HEAP_SNAPSHOT_DIR` to have the host write a heap snapshot where it
- * measures RSS, with none and with all open).
+ * measures RSS, with none and with all open; `BENCH_HOST_CPU_PROFILE_DIR` to have it write a CPU
+ * profile of each idle phase). The host's stderr gives each idle phase's user and system CPU and
+ * its garbage collections.
  */
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';

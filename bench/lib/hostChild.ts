@@ -5,6 +5,9 @@
  * sessions with `connect()`, sits idle, and asks for permission in each, on the parent's commands
  * ({@link HostCommand}); each answer is a {@link HostReply}.
  */
+import { writeFileSync } from 'node:fs';
+import { Session as Inspector } from 'node:inspector/promises';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { writeHeapSnapshot } from 'node:v8';
 import { encodeBase64 } from '../../packages/sdk/src/crypto/base64.js';
 import { connect } from '../../packages/sdk/src/session/connect.js';
@@ -90,11 +93,43 @@ async function rss(): Promise<{
 }
 
 async function idle(ms: number): Promise<{ cpuMs: number; wallMs: number }> {
+  const profiler = process.env.BENCH_HOST_CPU_PROFILE_DIR ? await startProfiler() : undefined;
+  let gcMs = 0;
+  let gcs = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gcMs += entry.duration;
+      gcs++;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
   const cpu = process.cpuUsage();
   const start = performance.now();
   await new Promise((resolve) => setTimeout(resolve, ms));
   const used = process.cpuUsage(cpu);
-  return { cpuMs: (used.user + used.system) / 1000, wallMs: performance.now() - start };
+  const wallMs = performance.now() - start;
+  observer.disconnect();
+  process.stderr.write(
+    `  host: idle ${sessions.length} sessions, CPU user ${(used.user / 1000).toFixed(0)} ms, system ${(used.system / 1000).toFixed(0)} ms, ${gcs} GCs ${gcMs.toFixed(0)} ms\n`,
+  );
+  if (profiler) {
+    const { profile } = await profiler.post('Profiler.stop');
+    writeFileSync(
+      `${process.env.BENCH_HOST_CPU_PROFILE_DIR}/idle-${sessions.length}.cpuprofile`,
+      JSON.stringify(profile),
+    );
+    profiler.disconnect();
+  }
+  return { cpuMs: (used.user + used.system) / 1000, wallMs };
+}
+
+/** A CPU profile of this process from now on (`BENCH_HOST_CPU_PROFILE_DIR`: where each idle phase's is written). */
+async function startProfiler(): Promise<Inspector> {
+  const inspector = new Inspector();
+  inspector.connect();
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.start');
+  return inspector;
 }
 
 /**
