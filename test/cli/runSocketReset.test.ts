@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from 'happy-session';
 import { RunClient } from '../../packages/cli/src/run/runClient.js';
 import { RunServer } from '../../packages/cli/src/run/runServer.js';
 import type { StepTree } from '../../packages/cli/src/run/stepTree.js';
@@ -16,12 +17,6 @@ import type { StepTree } from '../../packages/cli/src/run/stepTree.js';
  */
 
 const TOKEN = 'run-token';
-const quiet = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
 /** Requests with a wrong token are answered with an error and never reach the step tree. */
 const refusedTree = {} as StepTree;
 
@@ -59,7 +54,7 @@ describe('a nested run killed with answers unread', () => {
       refusedTree,
       TOKEN,
       { ask: () => Promise.resolve('deny'), attach: () => Promise.resolve() },
-      quiet,
+      silentLogger,
     );
     try {
       expect(await killedClient(server.path, 200)).toBe('SIGKILL');

@@ -56,15 +56,20 @@ const fieldNames = [
 
 const id = fc.oneof(fc.constantFrom('m1', 'c1', 'x'), fc.string({ minLength: 1, maxLength: 6 }));
 
+/** The base fields every message may carry (which of them must be there is each type's to say). */
+const baseFields = {
+  id,
+  time: fc.oneof(fc.nat(), fc.constant(1_796_000_000_000)),
+  turn: id,
+  parentId: id,
+  agentId: id,
+};
+
 /** Valid messages of every all-scalar type, optional fields in or out. */
 const validScalar: fc.Arbitrary<Record<string, unknown>> = fc
   .record(
     {
-      id,
-      time: fc.oneof(fc.nat(), fc.constant(1_796_000_000_000)),
-      turn: id,
-      parentId: id,
-      agentId: id,
+      ...baseFields,
       body: fc.oneof(
         fc.constant({ type: 'turn-start' }),
         fc.record({
@@ -97,11 +102,7 @@ const validScalar: fc.Arbitrary<Record<string, unknown>> = fc
 const validResponse: fc.Arbitrary<Record<string, unknown>> = fc
   .record(
     {
-      id,
-      time: fc.oneof(fc.nat(), fc.constant(1_796_000_000_000)),
-      turn: id,
-      parentId: id,
-      agentId: id,
+      ...baseFields,
       callId: id,
       optionId: id,
       via: fc.constantFrom('stream', 'rpc', 'local'),

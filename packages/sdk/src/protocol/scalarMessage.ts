@@ -1,16 +1,20 @@
+import { TurnEndStatusSchema } from './agentMessages.js';
 import type { SessionMessage } from './sessionMessage.js';
+import { PermissionViaSchema } from './userMessages.js';
+
+/** The role a scalar message type has, and its fields beyond the base ones (`true`: must be there). */
+interface ScalarKind {
+  readonly role: 'agent' | 'user';
+  readonly fields: Readonly<Record<string, boolean>>;
+}
 
 /**
- * The message types whose fields are all scalars, with their role and the fields beyond the base
- * ones (`true` for a field that must be there). These are the messages a writer appends most
+ * The message types whose fields are all scalars. These are the messages a writer appends most
  * often (a turn's start and end, its texts, the end of each tool call) and the permission gate's
  * record of an answer, which it appends on the way to the tool's start (a `permission-response`
  * without `updatedInput`); every other type goes through the schema.
  */
-const SCALAR_TYPES: ReadonlyMap<
-  unknown,
-  { readonly role: string; readonly fields: Readonly<Record<string, boolean>> }
-> = new Map<unknown, { readonly role: string; readonly fields: Readonly<Record<string, boolean>> }>([
+const SCALAR_TYPES: ReadonlyMap<unknown, ScalarKind> = new Map<unknown, ScalarKind>([
   ['turn-start', { role: 'agent', fields: {} }],
   ['turn-end', { role: 'agent', fields: { status: true } }],
   ['text', { role: 'agent', fields: { text: true, thinking: false } }],
@@ -22,9 +26,9 @@ const SCALAR_TYPES: ReadonlyMap<
   ],
 ]);
 
-const VIAS: ReadonlySet<unknown> = new Set(['stream', 'rpc', 'local']);
-
-const TURN_END_STATUSES: ReadonlySet<unknown> = new Set(['completed', 'failed', 'cancelled']);
+/** The schemas' own enums, so that the two checks cannot drift apart. */
+const VIAS: ReadonlySet<unknown> = new Set(PermissionViaSchema.options);
+const TURN_END_STATUSES: ReadonlySet<unknown> = new Set(TurnEndStatusSchema.options);
 
 /**
  * True when `value` is a message of one of the all-scalar types (the agent's `turn-start`,

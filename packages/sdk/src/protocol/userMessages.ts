@@ -10,6 +10,9 @@ export const UserTextSchema = z.object({
   thinking: z.optional(z.never()),
 });
 
+/** The channel an applied answer came by, on the agent's record of it (see {@link PermissionResponseSchema}). */
+export const PermissionViaSchema = z.enum(['stream', 'rpc', 'local']);
+
 /**
  * `permission-response`: the user's answer to a `permission-request`, by option id.
  *
@@ -31,7 +34,7 @@ export const PermissionResponseSchema = z.object({
   type: z.literal('permission-response'),
   callId: z.string().check(z.minLength(1)),
   optionId: z.string().check(z.minLength(1)),
-  via: z.optional(z.enum(['stream', 'rpc', 'local'])),
+  via: z.optional(PermissionViaSchema),
   updatedInput: z.optional(z.record(z.string(), z.unknown())),
   requestId: z.optional(z.string().check(z.minLength(1))),
   seal: z.optional(z.string()),

@@ -198,10 +198,10 @@ export class ScopeBuilder implements Scope {
     }
   }
 
-  /** Appends, or for a stopped turn appends nothing: no message, and a `stream.turn_stopped` delivery. */
   /**
    * Stamps a content draft with this scope's turn, parent and agent and appends it: a copy of it,
-   * or the draft itself when `owned` (see {@link ScopeBuilder.emitOwn}).
+   * or the draft itself when `owned` (see {@link ScopeBuilder.emitOwn}). For a stopped turn it
+   * appends nothing: no message, and a `stream.turn_stopped` delivery.
    */
   private appendContent(
     draft: ContentDraft,

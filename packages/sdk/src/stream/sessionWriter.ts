@@ -356,8 +356,9 @@ export class SessionWriter {
     if (draft.time !== undefined) this.clock.advancePast(draft.time);
     const given = this.stamp(owned ? draft : { ...draft });
     // A message of scalars only (a text, a turn's start or end, a call's end: most of a stream; the
-    // gate's record of an answer) is checked field by field, and redaction keeps it so (it replaces strings with strings); any
-    // other goes through the JSON check and the schema (docs/performance.md).
+    // gate's record of an answer) is checked field by field, and redaction keeps it so (it
+    // replaces strings with strings); any other goes through the JSON check and the schema
+    // (docs/performance.md).
     const scalar = isScalarMessage(given);
     const nonJson = scalar ? undefined : findNonJson(given);
     if (nonJson) {
