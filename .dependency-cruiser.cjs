@@ -4,7 +4,7 @@
 const SDK = '^packages/sdk/src/';
 const GROUND = `${SDK}(errors|errorCodes|logger|result|zod)\\.ts$`;
 /** The entry files: what the package exports, never imported from inside the SDK. */
-const ENTRIES = `${SDK}(index|node|user|redaction|protocol/index|ports/index|permissions/index|media/index|sandbox/index|crypto/index|protocol/v1/index|wire/index|integrations/[^/]+/index)\\.ts$`;
+const ENTRIES = `${SDK}(index|node|user|redaction|protocol/index|ports/index|permissions|media/index|sandbox/index|crypto/index|protocol/v1/index|wire/index|integrations/[^/]+/index)\\.ts$`;
 const folder = (names) => `${SDK}(${names.join('|')})/`;
 
 /** Each floor with the floors below it that it may import (besides itself and the ground). */
@@ -12,26 +12,31 @@ const FLOORS = [
   { floor: 'protocol', below: [] },
   { floor: 'crypto', below: [] },
   { floor: 'wire', below: [] },
+  // Pure judgement of a call under a configuration (docs/permissions-policy.md): it reads the
+  // filesystem for real paths and nothing else, so it stands on the protocol alone.
+  { floor: 'policy', below: ['protocol'] },
   { floor: 'ports', below: ['protocol', 'crypto', 'wire'] },
   { floor: 'stream', below: ['protocol', 'crypto', 'wire', 'ports'] },
-  { floor: 'permissions', below: ['protocol', 'crypto', 'wire', 'ports', 'stream'] },
+  // The gate's runtime (docs/permissions.md): it holds calls, hears answers on every channel and
+  // records them, and asks policy/ what may run unasked.
+  { floor: 'gate', below: ['protocol', 'crypto', 'wire', 'policy', 'ports', 'stream'] },
   { floor: 'media', below: ['protocol', 'crypto', 'wire', 'ports', 'stream'] },
-  // The question desk behind scope.ask() (docs/questions.md): it plugs into stream/ as the gate
-  // does, and takes the timer ceiling of permissions/.
-  { floor: 'questions', below: ['protocol', 'crypto', 'wire', 'ports', 'stream', 'permissions'] },
-  // The sandbox runs shell calls confined: it reads the protected paths of permissions/ and
-  // executes for stream/'s toolCall.run(); nothing below imports it.
-  { floor: 'sandbox', below: ['protocol', 'crypto', 'wire', 'ports', 'stream', 'permissions'] },
-  { floor: 'transport', below: ['protocol', 'crypto', 'wire', 'ports', 'stream', 'permissions', 'media'] },
+  // The question desk behind scope.ask() (docs/questions.md): it plugs into stream/ as the gate does.
+  { floor: 'questions', below: ['protocol', 'crypto', 'wire', 'ports', 'stream'] },
+  // The sandbox runs shell calls confined: it reads the protected paths of policy/ and executes
+  // for stream/'s toolCall.run(); nothing below imports it.
+  { floor: 'sandbox', below: ['protocol', 'crypto', 'wire', 'policy', 'ports', 'stream'] },
+  { floor: 'transport', below: ['protocol', 'crypto', 'wire', 'ports', 'stream', 'media'] },
   {
     floor: 'session',
     below: [
       'protocol',
       'crypto',
       'wire',
+      'policy',
       'ports',
       'stream',
-      'permissions',
+      'gate',
       'media',
       'questions',
       'transport',
@@ -44,9 +49,10 @@ const FLOORS = [
       'protocol',
       'crypto',
       'wire',
+      'policy',
       'ports',
       'stream',
-      'permissions',
+      'gate',
       'media',
       'sandbox',
       'transport',
@@ -73,6 +79,25 @@ module.exports = {
       from: { path: `${SDK}${floor}/`, pathNot: ENTRIES },
       to: { path: folder(ALL.filter((f) => f !== floor && !below.includes(f))) },
     })),
+    {
+      name: 'policy-is-pure',
+      comment:
+        'policy/ judges a call under a configuration (docs/architecture.md, "Floors of the SDK"): of the packages it uses only the bash parser, never RxJS or another runtime.',
+      severity: 'error',
+      from: { path: `${SDK}policy/` },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev', 'npm-peer', 'npm-optional', 'npm-no-pkg'],
+        pathNot: '(^|/)node_modules/web-tree-sitter/',
+      },
+    },
+    {
+      name: 'policy-reads-only-the-filesystem',
+      comment:
+        "policy/ reads real paths and the parser's grammar file: of Node it uses fs, path, os, module and url, never a socket, a process or a timer.",
+      severity: 'error',
+      from: { path: `${SDK}policy/` },
+      to: { dependencyTypes: ['core'], pathNot: '^(node:)?(fs|path|os|module|url)$' },
+    },
     {
       name: 'no-entry-from-inside',
       comment:

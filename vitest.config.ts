@@ -41,7 +41,7 @@ export default defineConfig({
       { find: /^happy-session\/protocol$/, replacement: source('sdk/src/protocol/index.ts') },
       { find: /^happy-session\/ports$/, replacement: source('sdk/src/ports/index.ts') },
       { find: /^happy-session\/redaction$/, replacement: source('sdk/src/redaction.ts') },
-      { find: /^happy-session\/permissions$/, replacement: source('sdk/src/permissions/index.ts') },
+      { find: /^happy-session\/permissions$/, replacement: source('sdk/src/permissions.ts') },
       { find: /^happy-session\/media$/, replacement: source('sdk/src/media/index.ts') },
       { find: /^happy-session\/sandbox$/, replacement: source('sdk/src/sandbox/index.ts') },
       { find: /^happy-session\/crypto$/, replacement: source('sdk/src/crypto/index.ts') },

@@ -26,7 +26,7 @@
  */
 import type { Socket } from 'socket.io-client';
 import { encryptRecordBase64 } from '../packages/sdk/src/crypto/records.js';
-import { PermissionGate } from '../packages/sdk/src/permissions/gate.js';
+import { PermissionGate } from '../packages/sdk/src/gate/gate.js';
 import { newId } from '../packages/sdk/src/protocol/ids.js';
 import { connect } from '../packages/sdk/src/session/connect.js';
 import type { Session } from '../packages/sdk/src/session/session.js';

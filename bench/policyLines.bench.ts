@@ -16,15 +16,15 @@
  *
  * Run directly: `npx tsx bench/policyLines.bench.ts`.
  */
-import { MAX_GRAMMAR_LINE_LENGTH } from '../packages/sdk/src/permissions/bashGrammar.js';
+import { MAX_GRAMMAR_LINE_LENGTH } from '../packages/sdk/src/policy/bashGrammar.js';
 import {
   compileRules,
   evaluatePolicy,
   loadShellParser,
   MAX_SHELL_COMMAND_LENGTH,
   type PolicyConfig,
-} from '../packages/sdk/src/permissions/index.js';
-import { ruleForCall } from '../packages/sdk/src/permissions/sessionRules.js';
+} from '../packages/sdk/src/permissions.js';
+import { ruleForCall } from '../packages/sdk/src/policy/sessionRules.js';
 import { runIfMain } from './lib/main.js';
 import { median, percentile, round } from './lib/stats.js';
 import type { BenchResult } from './types.js';

@@ -13,7 +13,7 @@ export const SDK_ENTRIES: readonly SdkEntry[] = [
   { name: 'happy-session/protocol', source: 'protocol/index.ts', build: 'protocol' },
   { name: 'happy-session/ports', source: 'ports/index.ts', build: 'ports' },
   { name: 'happy-session/redaction', source: 'redaction.ts', build: 'redaction' },
-  { name: 'happy-session/permissions', source: 'permissions/index.ts', build: 'permissions' },
+  { name: 'happy-session/permissions', source: 'permissions.ts', build: 'permissions' },
   { name: 'happy-session/media', source: 'media/index.ts', build: 'media' },
   { name: 'happy-session/sandbox', source: 'sandbox/index.ts', build: 'sandbox' },
   { name: 'happy-session/crypto', source: 'crypto/index.ts', build: 'crypto' },

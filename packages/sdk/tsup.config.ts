@@ -14,7 +14,7 @@ export default defineConfig({
     protocol: 'src/protocol/index.ts',
     ports: 'src/ports/index.ts',
     redaction: 'src/redaction.ts',
-    permissions: 'src/permissions/index.ts',
+    permissions: 'src/permissions.ts',
     media: 'src/media/index.ts',
     sandbox: 'src/sandbox/index.ts',
     crypto: 'src/crypto/index.ts',

@@ -57,7 +57,12 @@ describe.concurrent('each rule, on a tree made for the test', { timeout: 120_000
       'tsconfig.json',
       JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }),
     );
-    write('packages/sdk/package.json', manifest('happy-session'));
+    write('packages/sdk/package.json', manifest('happy-session', { rxjs: '0.0.0' }));
+    write(
+      'node_modules/rxjs/package.json',
+      JSON.stringify({ name: 'rxjs', version: '0.0.0', main: 'index.js' }),
+    );
+    write('node_modules/rxjs/index.js', 'export const x = 1;\n');
     write('packages/relay/package.json', manifest('happy-session-relay'));
     write('packages/cli/package.json', manifest('happy-session-cli', { 'happy-session': '0.0.0' }));
     for (const file of [
@@ -70,7 +75,13 @@ describe.concurrent('each rule, on a tree made for the test', { timeout: 120_000
     ]) {
       write(sdk(file), 'export const x = 1;\n');
     }
-    for (const file of ['ports/transport.ts', 'stream/writer.ts', 'permissions/gate.ts', 'media/attach.ts']) {
+    for (const file of [
+      'policy/rules.ts',
+      'ports/transport.ts',
+      'stream/writer.ts',
+      'gate/gate.ts',
+      'media/attach.ts',
+    ]) {
       write(sdk(file), 'export const x = 1;\n');
     }
     for (const file of ['transport/http.ts', 'session/connect.ts']) write(sdk(file), 'export const x = 1;\n');
@@ -86,10 +97,14 @@ describe.concurrent('each rule, on a tree made for the test', { timeout: 120_000
     ['crypto-imports-only-downwards', sdk('crypto/bad.ts'), '../ports/transport.js'],
     ['wire-imports-only-downwards', sdk('wire/bad.ts'), '../stream/writer.js'],
     ['ports-imports-only-downwards', sdk('ports/bad.ts'), '../stream/writer.js'],
-    ['stream-imports-only-downwards', sdk('stream/bad.ts'), '../permissions/gate.js'],
+    ['policy-imports-only-downwards', sdk('policy/bad.ts'), '../gate/gate.js'],
+    ['policy-imports-only-downwards', sdk('policy/bad2.ts'), '../stream/writer.js'],
+    ['policy-is-pure', sdk('policy/bad3.ts'), 'rxjs'],
+    ['policy-reads-only-the-filesystem', sdk('policy/bad4.ts'), 'node:child_process'],
+    ['stream-imports-only-downwards', sdk('stream/bad.ts'), '../gate/gate.js'],
     ['stream-imports-only-downwards', sdk('stream/bad2.ts'), '../transport/http.js'],
-    ['permissions-imports-only-downwards', sdk('permissions/bad.ts'), '../media/attach.js'],
-    ['media-imports-only-downwards', sdk('media/bad.ts'), '../permissions/gate.js'],
+    ['gate-imports-only-downwards', sdk('gate/bad.ts'), '../media/attach.js'],
+    ['media-imports-only-downwards', sdk('media/bad.ts'), '../gate/gate.js'],
     ['transport-imports-only-downwards', sdk('transport/bad.ts'), '../session/connect.js'],
     ['session-imports-only-downwards', sdk('session/bad3.ts'), '../integrations/claudeAgent/mirror.js'],
     ['no-entry-from-inside', sdk('session/bad.ts'), '../node.js'],
@@ -139,7 +154,10 @@ describe.concurrent('each rule, on a tree made for the test', { timeout: 120_000
   it.each([
     [sdk('ports/ok.ts'), '../protocol/message.js'],
     [sdk('stream/ok.ts'), '../ports/transport.js'],
-    [sdk('permissions/ok.ts'), '../stream/writer.js'],
+    [sdk('policy/ok.ts'), '../protocol/message.js'],
+    [sdk('policy/ok2.ts'), 'node:fs'],
+    [sdk('gate/ok.ts'), '../stream/writer.js'],
+    [sdk('gate/ok2.ts'), '../policy/rules.js'],
     [sdk('media/ok.ts'), '../wire/shapes.js'],
     [sdk('transport/ok.ts'), '../media/attach.js'],
     [sdk('session/ok.ts'), '../transport/http.js'],

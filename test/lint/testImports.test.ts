@@ -18,7 +18,7 @@ describe('imports in tests', () => {
   it.each([
     ['../../packages/sdk/src/index.js'],
     ['../../packages/sdk/src/node.js'],
-    ['../../packages/sdk/src/permissions/index.js'],
+    ['../../packages/sdk/src/permissions.js'],
     ['../../../packages/sdk/src/protocol/v1/index.js'],
     ['../../packages/sdk/src/integrations/claudeAgent/index.js'],
     ['../../packages/relay/src/index.js'],

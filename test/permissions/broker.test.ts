@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PermissionBroker } from '../../packages/sdk/src/permissions/broker.js';
+import { PermissionBroker } from '../../packages/sdk/src/gate/broker.js';
 
 describe('PermissionBroker', () => {
   it('remembers a bounded number of settled requests, forgetting the oldest first', () => {

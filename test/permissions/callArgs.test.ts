@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalArgs } from '../../packages/sdk/src/permissions/callArgs.js';
+import { canonicalArgs } from '../../packages/sdk/src/policy/callArgs.js';
 
 /** `[1, <hole>, 2]`. */
 function holed(): unknown[] {

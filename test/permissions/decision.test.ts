@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cancelledDecision, decisionFromOption } from '../../packages/sdk/src/permissions/decision.js';
+import { cancelledDecision, decisionFromOption } from '../../packages/sdk/src/gate/decision.js';
 
 describe('decisions', () => {
   it('a user choice carries the option, its kind, the channel and the feedback', () => {

@@ -7,7 +7,7 @@ import {
   type ModeCell,
   type PermissionMode,
 } from 'happy-session/permissions';
-import { modeCell } from '../../packages/sdk/src/permissions/modes.js';
+import { modeCell } from '../../packages/sdk/src/policy/modes.js';
 
 // Research R4.2, one row per mode; columns in TOOL_KINDS order:
 // read search think fetch edit delete move execute switch_mode other

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PERMISSION_OPTIONS, validateOptions } from 'happy-session/permissions';
-import { findOptionByKind } from '../../packages/sdk/src/permissions/options.js';
+import { findOptionByKind } from '../../packages/sdk/src/policy/options.js';
 
 describe('DEFAULT_PERMISSION_OPTIONS', () => {
   it('are the four options of the protocol document, with its ids', () => {

@@ -5,7 +5,7 @@ import {
   loadShellParser,
   type ShellParser,
 } from 'happy-session/permissions';
-import { decisionFromPolicy } from '../../packages/sdk/src/permissions/decision.js';
+import { decisionFromPolicy } from '../../packages/sdk/src/gate/decision.js';
 import { bash, judge } from './helpers.js';
 
 let shell: ShellParser;

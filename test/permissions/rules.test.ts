@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatRule, parseRule, type ParsedRule } from 'happy-session/permissions';
-import { matchCallRule, matchCommandText } from '../../packages/sdk/src/permissions/ruleMatch.js';
+import { matchCallRule, matchCommandText } from '../../packages/sdk/src/policy/ruleMatch.js';
 
 function rule(text: string): ParsedRule {
   const parsed = parseRule(text);

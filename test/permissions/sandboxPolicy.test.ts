@@ -10,7 +10,7 @@ import {
   type SandboxPolicy,
   type ShellParser,
 } from 'happy-session/permissions';
-import { decisionFromPolicy } from '../../packages/sdk/src/permissions/decision.js';
+import { decisionFromPolicy } from '../../packages/sdk/src/gate/decision.js';
 
 let shell: ShellParser;
 beforeAll(async () => {

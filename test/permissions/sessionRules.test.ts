@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PERMISSION_OPTIONS, loadShellParser, type ShellParser } from 'happy-session/permissions';
+import { SessionRuleStore, ruleForCall } from '../../packages/sdk/src/policy/sessionRules.js';
+import { grantedRules } from '../../packages/sdk/src/gate/recovery.js';
 import {
-  SessionRuleStore,
-  ruleForCall,
-  type PermissionMessageLike,
-} from '../../packages/sdk/src/permissions/sessionRules.js';
-import { PERMISSION_SETTLED_PREFIX } from 'happy-session/protocol';
+  PERMISSION_SETTLED_PREFIX,
+  type LedgerMessage as PermissionMessageLike,
+} from 'happy-session/protocol';
 import { bash, judge } from './helpers.js';
 
 let shell: ShellParser;
@@ -156,7 +156,7 @@ describe('SessionRuleStore', () => {
   });
 });
 
-describe('SessionRuleStore.rebuildFromMessages (docs/permissions-requirements.md, scenario 13)', () => {
+describe('grantedRules (docs/permissions-requirements.md, scenario 13)', () => {
   it('rebuilds exactly the rules granted live', () => {
     const live = new SessionRuleStore();
     live.addFromAnswer({
@@ -178,9 +178,9 @@ describe('SessionRuleStore.rebuildFromMessages (docs/permissions-requirements.md
       request('c3', 'Edit', {}),
       record('r3', 'c3', 'allow-once', { via: 'local' }),
     ];
-    const rebuilt = new SessionRuleStore();
-    expect(rebuilt.rebuildFromMessages(messages)).toEqual(live.listRules());
-    expect(judge(shell, { sessionRules: rebuilt.listRules() }, bash('npm test')).verdict).toBe('allow');
+    const rebuilt = grantedRules(messages);
+    expect(rebuilt).toEqual(live.listRules());
+    expect(judge(shell, { sessionRules: rebuilt }, bash('npm test')).verdict).toBe('allow');
   });
 
   it('ignores agent-authored responses, unknown options, records before their request, and every record after the first', () => {
@@ -192,7 +192,7 @@ describe('SessionRuleStore.rebuildFromMessages (docs/permissions-requirements.md
       record('first', 'c1', 'deny'),
       record('late', 'c1', 'allow-session', { via: 'local' }),
     ];
-    expect(new SessionRuleStore().rebuildFromMessages(messages)).toEqual([]);
+    expect(grantedRules(messages)).toEqual([]);
   });
 
   it('answers without via are inputs: they grant nothing, however many there are', () => {
@@ -201,7 +201,7 @@ describe('SessionRuleStore.rebuildFromMessages (docs/permissions-requirements.md
       response('a', 'c1', 'allow-session'),
       response('b', 'c1', 'deny-always'),
     ];
-    expect(new SessionRuleStore().rebuildFromMessages(messages)).toEqual([]);
+    expect(grantedRules(messages)).toEqual([]);
   });
 
   it("a request closed by its call end or by the agent's settled note takes no later record", () => {
@@ -218,7 +218,7 @@ describe('SessionRuleStore.rebuildFromMessages (docs/permissions-requirements.md
       },
       record('late2', 'c2', 'deny-always'),
     ];
-    expect(new SessionRuleStore().rebuildFromMessages(messages)).toEqual([]);
+    expect(grantedRules(messages)).toEqual([]);
   });
 
   it('an answer that edited the arguments grants no rule', () => {
@@ -226,7 +226,7 @@ describe('SessionRuleStore.rebuildFromMessages (docs/permissions-requirements.md
       request('c1', 'Bash', { command: 'echo hi' }),
       record('r1', 'c1', 'allow-session', { updatedInput: { command: 'echo bye' } }),
     ];
-    expect(new SessionRuleStore().rebuildFromMessages(messages)).toEqual([]);
+    expect(grantedRules(messages)).toEqual([]);
   });
 
   it('answers the latest request of a re-raised call, only by an answer naming it (requestId)', () => {
@@ -239,7 +239,7 @@ describe('SessionRuleStore.rebuildFromMessages (docs/permissions-requirements.md
       record('a2b', 'c1', 'allow-session'),
       record('a3', 'c1', 'allow-session', { requestId: 'q2' }),
     ];
-    expect(new SessionRuleStore().rebuildFromMessages(messages)).toEqual([
+    expect(grantedRules(messages)).toEqual([
       {
         id: 'allow:Bash(ls -la /)',
         behavior: 'allow',
@@ -265,12 +265,6 @@ describe('SessionRuleStore.rebuildFromMessages (docs/permissions-requirements.md
       ),
       record('r', 'c1', 'x'),
     ];
-    expect(new SessionRuleStore().rebuildFromMessages(messages).map((r) => r.id)).toEqual(['allow:Grep']);
-  });
-
-  it('replaces what the store held', () => {
-    const store = new SessionRuleStore();
-    store.add('Edit', 'allow');
-    expect(store.rebuildFromMessages([])).toEqual([]);
+    expect(grantedRules(messages).map((r) => r.id)).toEqual(['allow:Grep']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { timeoutDecision, validateTimeoutPolicy } from '../../packages/sdk/src/permissions/timeouts.js';
+import { timeoutDecision, validateTimeoutPolicy } from '../../packages/sdk/src/gate/timeouts.js';
 
 describe('validateTimeoutPolicy', () => {
   it('has no timeout by default and denies on expiry by default', () => {

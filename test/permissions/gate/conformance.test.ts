@@ -4,7 +4,7 @@ import { foldPermissions, fold } from 'happy-session';
 import type { SessionMessage, ToolCall } from 'happy-session';
 import { PermissionGate } from 'happy-session/permissions';
 // The timeout's note is a detail of the gate, not a name it exports.
-import { TIMEOUT_MESSAGE } from '../../../packages/sdk/src/permissions/timeouts.js';
+import { TIMEOUT_MESSAGE } from '../../../packages/sdk/src/gate/timeouts.js';
 import type { GateWorld } from './worlds.js';
 import { until } from '../../helpers/until.js';
 import { describeEachWorld, worlds } from './worlds.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readBashLine } from '../../../packages/sdk/src/permissions/bashGrammar.js';
+import { readBashLine } from '../../../packages/sdk/src/policy/bashGrammar.js';
 import { loadShellParser, type ShellParser } from 'happy-session/permissions';
 import { bash, judge } from '../helpers.js';
 

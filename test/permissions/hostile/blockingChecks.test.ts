@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadShellParser, type RuleLists, type ShellParser } from 'happy-session/permissions';
-import { ruleForCall } from '../../../packages/sdk/src/permissions/sessionRules.js';
+import { ruleForCall } from '../../../packages/sdk/src/policy/sessionRules.js';
 import { bash, judge } from '../helpers.js';
 
 /**

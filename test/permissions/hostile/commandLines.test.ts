@@ -5,7 +5,7 @@ import {
   type RuleLists,
   type ShellParser,
 } from 'happy-session/permissions';
-import { ruleForCall } from '../../../packages/sdk/src/permissions/sessionRules.js';
+import { ruleForCall } from '../../../packages/sdk/src/policy/sessionRules.js';
 import { bash, judge } from '../helpers.js';
 
 /**

@@ -9,8 +9,8 @@ import {
   type PolicyCall,
   type ShellParser,
 } from 'happy-session/permissions';
-import { editConcern } from '../../../packages/sdk/src/permissions/editScope.js';
-import { ruleForCall } from '../../../packages/sdk/src/permissions/sessionRules.js';
+import { editConcern } from '../../../packages/sdk/src/policy/editScope.js';
+import { ruleForCall } from '../../../packages/sdk/src/policy/sessionRules.js';
 import { judge } from '../helpers.js';
 
 /**

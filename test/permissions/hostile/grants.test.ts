@@ -9,14 +9,14 @@ import {
   type SessionRule,
   type ShellParser,
 } from 'happy-session/permissions';
-import { ruleForCall } from '../../../packages/sdk/src/permissions/sessionRules.js';
-import { toolKindsOf } from '../../../packages/sdk/src/permissions/toolKinds.js';
-import { canonicalArgs } from '../../../packages/sdk/src/permissions/callArgs.js';
+import { ruleForCall } from '../../../packages/sdk/src/policy/sessionRules.js';
+import { toolKindsOf } from '../../../packages/sdk/src/policy/toolKinds.js';
+import { canonicalArgs } from '../../../packages/sdk/src/policy/callArgs.js';
 import {
   canonicalToolName,
   KNOWN_TOOL_KINDS,
   SEEN_KINDS,
-} from '../../../packages/sdk/src/permissions/toolKinds.js';
+} from '../../../packages/sdk/src/policy/toolKinds.js';
 import { toolNameProblem } from '../../../packages/sdk/src/protocol/toolName.js';
 import type { PermissionDecision, Turn } from 'happy-session';
 import { memoryWorld, type GateWorld } from '../gate/worlds.js';

@@ -11,14 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { editConcern } from '../../../packages/sdk/src/permissions/editScope.js';
+import { editConcern } from '../../../packages/sdk/src/policy/editScope.js';
 import { loadShellParser, type ShellParser } from 'happy-session/permissions';
 import {
   GIT_DIRECTORY_NAMES,
   PROTECTED_NAMES,
   PROTECTED_PATHS,
   type ProtectedGroup,
-} from '../../../packages/sdk/src/permissions/protectedPaths.js';
+} from '../../../packages/sdk/src/policy/protectedPaths.js';
 import { judge } from '../helpers.js';
 
 /**

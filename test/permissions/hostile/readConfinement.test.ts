@@ -10,8 +10,8 @@ import {
   type PolicyCall,
   type ShellParser,
 } from 'happy-session/permissions';
-import { remoteModeChangeAllowed } from '../../../packages/sdk/src/permissions/modeCeiling.js';
-import { allowsNoMoreThan } from '../../../packages/sdk/src/permissions/modeCeiling.js';
+import { remoteModeChangeAllowed } from '../../../packages/sdk/src/policy/modeCeiling.js';
+import { allowsNoMoreThan } from '../../../packages/sdk/src/policy/modeCeiling.js';
 import { judge } from '../helpers.js';
 
 /**

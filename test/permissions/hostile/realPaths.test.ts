@@ -2,14 +2,14 @@ import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { editConcern } from '../../../packages/sdk/src/permissions/editScope.js';
+import { editConcern } from '../../../packages/sdk/src/policy/editScope.js';
 import {
   loadShellParser,
   type PermissionMode,
   type PolicyCall,
   type ShellParser,
 } from 'happy-session/permissions';
-import { MAX_SYMLINKS, resolveLikeKernel } from '../../../packages/sdk/src/permissions/realPath.js';
+import { MAX_SYMLINKS, resolveLikeKernel } from '../../../packages/sdk/src/policy/realPath.js';
 import { judge } from '../helpers.js';
 
 /**

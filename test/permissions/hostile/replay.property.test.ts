@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { generateDataKey } from 'happy-session/crypto';
 import type { RecordKey } from 'happy-session/crypto';
 import { PermissionGate } from 'happy-session/permissions';
-import { GateRecords } from '../../../packages/sdk/src/permissions/gateRecords.js';
+import { GateRecords } from '../../../packages/sdk/src/gate/gateRecords.js';
 import type { StreamInput } from 'happy-session/permissions';
 import { MemoryTransport, SessionReader, SessionWriter } from 'happy-session';
 import type { SessionMessage, PermissionDecision, ToolCall } from 'happy-session';

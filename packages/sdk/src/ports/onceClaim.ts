@@ -1,5 +1,8 @@
 import { watchAbort } from './abortWatch.js';
 
+/** Largest delay a Node timer can hold: the bound of every wait a host may time out. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
 /**
  * Something waiting for one outcome (a permission request, a question) that is claimed once:
  * `claim` returns false for every later attempt, which is what makes "the first valid answer wins"

@@ -6,7 +6,7 @@ import {
   SECRET_PATHS,
   protectedEntry,
   type ProtectedPath,
-} from '../permissions/protectedPaths.js';
+} from '../policy/protectedPaths.js';
 
 /** What a sandboxed command may write and read (docs/sandbox.md, "The defaults"). */
 export interface Confinement {

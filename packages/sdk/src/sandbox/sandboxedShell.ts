@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { Subject, type Observable } from 'rxjs';
 import { SdkError, isSdkError } from '../errors.js';
-import { LEAVE_SANDBOX_ARG, type SandboxPolicy } from '../permissions/sandboxPolicy.js';
+import { LEAVE_SANDBOX_ARG, type SandboxPolicy } from '../policy/sandboxPolicy.js';
 import { asyncIterableOf, type IterateOptions } from '../ports/asyncIterable.js';
 import type { RunContext } from '../stream/builders.js';
 import {

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import type { MessageContext } from '../protocol/messageContext.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
-import type { PermissionGateOptions } from '../permissions/gate.js';
+import type { PermissionGateOptions } from '../gate/gate.js';
 import { SessionReader } from '../stream/sessionReader.js';
 import { SessionWriter } from '../stream/sessionWriter.js';
 import type { OutboxOptions } from '../stream/outbox.js';
@@ -204,7 +204,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
         import('../media/attach.js'),
         import('../media/fetchMedia.js'),
         import('../transport/happyUploader.js'),
-        import('../permissions/gate.js'),
+        import('../gate/gate.js'),
         import('../questions/questionDesk.js'),
       ]);
     // Attachments go to the same server with the same token (docs/wire.md §8).

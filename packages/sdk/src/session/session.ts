@@ -4,7 +4,7 @@ import type { RecordKey } from '../crypto/records.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import type { MediaReader } from '../media/fetchMedia.js';
-import type { PermissionGate } from '../permissions/gate.js';
+import type { PermissionGate } from '../gate/gate.js';
 import type { QuestionDesk } from '../questions/questionDesk.js';
 import type { SessionMessage, UserMessage } from '../protocol/sessionMessage.js';
 import type { SessionReader } from '../stream/sessionReader.js';

@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { SessionStateStore, StateObject } from '../ports/sessionState.js';
-import type { PermissionMode } from './modes.js';
+import type { PermissionMode } from '../policy/modes.js';
 
 /** What today's app shows for each mode in its permission menu (docs/wire.md §4.2, `operatingModes`). */
 export const MODE_LABELS: Readonly<Record<PermissionMode, string>> = {

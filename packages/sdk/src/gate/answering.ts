@@ -8,7 +8,7 @@ import { cancelledDecision, decisionFromOption } from './decision.js';
 import type { GatePolicy } from './gatePolicy.js';
 import type { ModeControl } from './modeControl.js';
 import type { PendingRequest } from './pendingRequest.js';
-import { describePolicyResult } from './policy.js';
+import { describePolicyResult } from '../policy/policy.js';
 import { frozenArgs } from '../stream/frozenArgs.js';
 import { PERMISSION_APPLIED_PREFIX } from '../stream/permissionLedger.js';
 import type { RespondResult } from './respondResult.js';

@@ -1,7 +1,6 @@
 import type { SdkError } from '../errors.js';
-import { ledgerOf, type LedgerMessage, type LedgerOptions } from '../stream/permissionLedger.js';
 import { ok, type Result } from '../result.js';
-import { isPermissionOptionKind, type PermissionOptionKind } from './options.js';
+import type { PermissionOptionKind } from './options.js';
 import { toolNameProblem } from '../protocol/toolName.js';
 import { MAX_GRAMMAR_LINE_LENGTH } from './bashGrammar.js';
 import { canonicalArgs } from './callArgs.js';
@@ -131,14 +130,6 @@ export interface PermissionAnswer {
 }
 
 /**
- * A v2 message, typed only as far as the rebuild needs it (`docs/protocol.md`:
- * `permission-request` from the agent, `permission-response` from the user, `tool-call-end`, the
- * agent's settled note). Other messages are skipped. `requestId` is honoured when both the request
- * and the answer carry one (docs/permissions-requirements.md R2).
- */
-export type PermissionMessageLike = LedgerMessage;
-
-/**
  * The session's granted rules: added from `*-always` answers, listed, revoked, and rebuilt from the
  * stream after a restart (docs/permissions-requirements.md R6.1, R6.5, scenario 13). A runtime reset does not clear it;
  * only session end or {@link SessionRuleStore.revokeRule} removes a rule.
@@ -201,38 +192,5 @@ export class SessionRuleStore {
   /** Removes a rule; false when there was none with this id. */
   revokeRule(id: string): boolean {
     return this.#rules.delete(id);
-  }
-
-  /**
-   * Replaces the rules with those granted in `messages`, read in order by the one arbitration the
-   * live gate follows (`PermissionLedger`): a request's decision is the agent's own record of
-   * the answer it applied (a user `permission-response` with `via`), the first one after the
-   * request and before it closed; answers without `via` are inputs and grant nothing. Revocations
-   * are not in the v2 message set, so whoever records them re-applies them with
-   * {@link SessionRuleStore.revokeRule} after the rebuild.
-   */
-  rebuildFromMessages(
-    messages: Iterable<PermissionMessageLike>,
-    options: LedgerOptions = {},
-  ): readonly SessionRule[] {
-    this.#rules.clear();
-    // In the order the answers were recorded, as the live gate granted them.
-    const answered = ledgerOf(messages, options).entries.filter((e) => e.answer !== undefined);
-    answered.sort((a, b) => a.answerIndex! - b.answerIndex!);
-    for (const entry of answered) {
-      const { request, answer } = entry;
-      if (!answer || typeof request.toolName !== 'string') continue;
-      const option = request.options?.find((o) => o.id === answer.optionId);
-      if (!option || !isPermissionOptionKind(option.kind)) continue;
-      this.addFromAnswer({
-        toolName: request.toolName,
-        args: request.args,
-        kind: option.kind,
-        ...(answer.updatedInput !== undefined ? { updatedInput: answer.updatedInput } : {}),
-        ...(answer.id !== undefined ? { grantedBy: answer.id } : {}),
-        ...(answer.time !== undefined ? { at: answer.time } : {}),
-      });
-    }
-    return this.listRules();
   }
 }

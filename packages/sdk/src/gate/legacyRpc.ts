@@ -1,9 +1,9 @@
 import { err, ok, type Result } from '../result.js';
 import type { RespondErrorCode } from './respondResult.js';
-import { parseMode, type PermissionMode } from './modes.js';
-import { findOptionByKind, type PermissionOption, type PermissionOptionKind } from './options.js';
-import { formatRule, parseRule } from './rules.js';
-import { ruleForCall } from './sessionRules.js';
+import { parseMode, type PermissionMode } from '../policy/modes.js';
+import { findOptionByKind, type PermissionOption, type PermissionOptionKind } from '../policy/options.js';
+import { formatRule, parseRule } from '../policy/rules.js';
+import { ruleForCall } from '../policy/sessionRules.js';
 
 /**
  * Typed rejections of a `permission` RPC body (docs/permissions-requirements.md R11; the codes a gate replies with). The

@@ -5,14 +5,14 @@ import type { GateWriter } from '../stream/gatePorts.js';
 import type { PluginHost } from '../stream/plugins.js';
 import type { RpcRegistry } from '../ports/rpc.js';
 import type { PushNotifier, SessionStateStore } from '../ports/sessionState.js';
-import { DEFAULT_CEILING } from './modeCeiling.js';
-import type { ModeTableOverrides, PermissionMode } from './modes.js';
-import { parseMode } from './modes.js';
-import type { CompiledRules, RuleLists } from './policy.js';
-import { compileRules } from './policy.js';
-import type { SandboxPolicy } from './sandboxPolicy.js';
+import { DEFAULT_CEILING } from '../policy/modeCeiling.js';
+import type { ModeTableOverrides, PermissionMode } from '../policy/modes.js';
+import { parseMode } from '../policy/modes.js';
+import type { CompiledRules, RuleLists } from '../policy/policy.js';
+import { compileRules } from '../policy/policy.js';
+import type { SandboxPolicy } from '../policy/sandboxPolicy.js';
 import { validateTimeoutPolicy } from './timeouts.js';
-import type { ShellParser } from './shell.js';
+import type { ShellParser } from '../policy/shell.js';
 
 /** A message of the stream with its position, as the gate reads answers from it (docs/permissions.md). */
 export interface StreamInput {

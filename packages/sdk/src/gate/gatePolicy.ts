@@ -1,12 +1,12 @@
 import type { PermissionDecision } from '../stream/plugins.js';
 import type { GatedCall } from '../stream/gatePorts.js';
 import { decisionFromPolicy } from './decision.js';
-import type { ModeTableOverrides, PermissionMode } from './modes.js';
-import type { SandboxPolicy } from './sandboxPolicy.js';
-import type { CompiledRules, PolicyResult } from './policy.js';
-import { evaluatePolicy } from './policy.js';
-import { SessionRuleStore } from './sessionRules.js';
-import type { ShellParser } from './shell.js';
+import type { ModeTableOverrides, PermissionMode } from '../policy/modes.js';
+import type { SandboxPolicy } from '../policy/sandboxPolicy.js';
+import type { CompiledRules, PolicyResult } from '../policy/policy.js';
+import { evaluatePolicy } from '../policy/policy.js';
+import { SessionRuleStore } from '../policy/sessionRules.js';
+import type { ShellParser } from '../policy/shell.js';
 
 /** The fixed inputs of a gate's policy, set at configuration. */
 export interface GatePolicySettings {

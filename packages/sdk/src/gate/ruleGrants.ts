@@ -1,6 +1,6 @@
 import type { Observable, Subscription } from 'rxjs';
 import type { BrokerEvent, SettledRequest } from './broker.js';
-import type { SessionRuleStore } from './sessionRules.js';
+import type { SessionRuleStore } from '../policy/sessionRules.js';
 
 /**
  * Grants the session rule of every `allow-always` / `reject-always` answer as the broker settles

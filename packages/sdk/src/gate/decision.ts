@@ -1,6 +1,6 @@
-import type { PermissionOption } from './options.js';
-import { isAllowKind } from './options.js';
-import { describePolicyResult, type PolicyResult } from './policy.js';
+import type { PermissionOption } from '../policy/options.js';
+import { isAllowKind } from '../policy/options.js';
+import { describePolicyResult, type PolicyResult } from '../policy/policy.js';
 import type { Decision, DecisionOutcome, DecisionSource, DecisionVia } from '../stream/decision.js';
 
 export type { Decision, DecisionOutcome, DecisionSource, DecisionVia };

@@ -1,5 +1,5 @@
-import type { PermissionOptionKind } from './options.js';
-import type { PermissionMode } from './modes.js';
+import type { PermissionOptionKind } from '../policy/options.js';
+import type { PermissionMode } from '../policy/modes.js';
 import { mapLegacyAnswer, parsePermissionRpcBody } from './legacyRpc.js';
 import type { PendingRequest } from './pendingRequest.js';
 import type { RespondResult } from './respondResult.js';

@@ -5,7 +5,7 @@ import type { SessionStateStore, StateObject } from '../ports/sessionState.js';
 import { StateWriteQueue } from '../ports/stateWriteQueue.js';
 import type { BrokerEvent } from './broker.js';
 import type { GatedCall } from '../stream/gatePorts.js';
-import { ruleForCall } from './sessionRules.js';
+import { ruleForCall } from '../policy/sessionRules.js';
 
 /** One pending prompt as today's app reads it from `agentState.requests` (docs/wire.md §4.3). */
 interface MirroredRequest {

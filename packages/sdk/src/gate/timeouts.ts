@@ -1,5 +1,6 @@
 import type { PermissionsErrorCode } from '../errorCodes.js';
 import { SdkError } from '../errors.js';
+import { MAX_TIMEOUT_MS } from '../ports/onceClaim.js';
 import { err, ok, type Result } from '../result.js';
 import type { Decision } from './decision.js';
 
@@ -20,9 +21,6 @@ export type TimeoutErrorCode = Extract<
   PermissionsErrorCode,
   'permissions.unsafe_timeout_action' | 'permissions.invalid_timeout'
 >;
-
-/** Largest delay a Node timer can hold. */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** The message given to the model when a request expires. */
 export const TIMEOUT_MESSAGE = 'Permission request timed out.';

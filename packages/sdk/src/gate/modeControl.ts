@@ -1,10 +1,10 @@
 import type { Logger } from '../logger.js';
 import type { GateWriter } from '../stream/gatePorts.js';
 import type { GatePolicy } from './gatePolicy.js';
-import { remoteModeChangeAllowed } from './modeCeiling.js';
+import { remoteModeChangeAllowed } from '../policy/modeCeiling.js';
 import type { ModeMetadata } from './modeMetadata.js';
-import type { PermissionMode } from './modes.js';
-import { parseMode, PERMISSION_MODES } from './modes.js';
+import type { PermissionMode } from '../policy/modes.js';
+import { parseMode, PERMISSION_MODES } from '../policy/modes.js';
 import type { RespondResult } from './respondResult.js';
 import { refuse } from './respondResult.js';
 

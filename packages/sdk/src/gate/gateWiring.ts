@@ -7,7 +7,7 @@ import { PermissionPush } from './permissionPush.js';
 import type { RespondResult } from './respondResult.js';
 import { answerAfterWaiter } from './rpcChannel.js';
 import { grantRules } from './ruleGrants.js';
-import type { SessionRuleStore } from './sessionRules.js';
+import type { SessionRuleStore } from '../policy/sessionRules.js';
 
 /** The parts of a gate that {@link wireGate} connects. */
 export interface GateParts {
