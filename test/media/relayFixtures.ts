@@ -32,15 +32,28 @@ export function attachmentRequests(requests: readonly RelayRequest[]): RelayRequ
   return requests.filter((r) => r.url.includes('/attachments/'));
 }
 
-/** The blob files the relay stored for a session in its data dir. */
+/** How long an upload the client gave up on may take the relay to drop (a bound on a hung relay). */
+const DROP_BOUND_MS = 10_000;
+
+/**
+ * The blob files the relay stored for a session in its data dir. An upload the client aborted is
+ * dropped by the relay when it sees the request close, at its own pace on a busy machine: its
+ * temporary file (`.<uuid>.tmp`) is waited for, up to a bound; one that stays after it is listed,
+ * so a leak still shows.
+ */
 export async function storedBlobs(dataDir: string, sessionId: string): Promise<Map<string, Buffer>> {
   const dir = join(dataDir, ATTACHMENTS_DIR, sessionId);
   const blobs = new Map<string, Buffer>();
   let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return blobs;
+  const deadline = Date.now() + DROP_BOUND_MS;
+  for (;;) {
+    try {
+      names = await readdir(dir);
+    } catch {
+      return blobs;
+    }
+    if (!names.some(isTemporary) || Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
   for (const name of names) {
     // An upload the relay is still dropping (its temporary file goes as the listing is read) was
@@ -52,4 +65,8 @@ export async function storedBlobs(dataDir: string, sessionId: string): Promise<M
     if (bytes) blobs.set(name, bytes);
   }
   return blobs;
+}
+
+function isTemporary(name: string): boolean {
+  return name.startsWith('.') && name.endsWith('.tmp');
 }

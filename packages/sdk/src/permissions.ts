@@ -9,9 +9,9 @@
 // The gate: holds gated calls until an answer, and reports what answers got (docs/permissions.md).
 export { PermissionGate } from './gate/gate.js';
 export type { PermissionGateOptions, ModeSource, StreamInput } from './gate/gate.js';
-export type { LocalAnswer } from './gate/localChannel.js';
+export type { LocalAnswer } from './gate/answers.js';
 export type { RespondResult, RespondErrorCode } from './gate/respondResult.js';
-export type { AppliedAnswer, SettledRequest } from './gate/broker.js';
+export type { AppliedAnswer, SettledRequest } from './gate/gateEvents.js';
 export type { GateEvent, RequestView } from './gate/gateEvents.js';
 export type { SessionRule, SessionRuleBehavior } from './policy/sessionRules.js';
 export type { PermissionsErrorCode } from './errorCodes.js';
@@ -24,7 +24,7 @@ export {
   MAX_OPTION_LABEL_LENGTH,
   validateOptions,
 } from './policy/options.js';
-export { MAX_TIMEOUT_MS } from './ports/onceClaim.js';
+export { MAX_TIMEOUT_MS } from './ports/wait.js';
 export type { TimeoutAction, TimeoutPolicy } from './gate/timeouts.js';
 
 // Modes and the ceiling of remote changes (docs/permissions.md, "Modes").

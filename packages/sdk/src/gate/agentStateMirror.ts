@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import type { PermissionDecision } from '../stream/plugins.js';
 import type { SessionStateStore, StateObject } from '../ports/sessionState.js';
 import { StateWriteQueue } from '../ports/stateWriteQueue.js';
-import type { BrokerEvent } from './broker.js';
+import type { RequestEvent } from './gateEvents.js';
 import type { GatedCall } from '../stream/gatePorts.js';
 import { ruleForCall } from '../policy/sessionRules.js';
 
@@ -48,11 +48,11 @@ export class AgentStateMirror {
   }
 
   /**
-   * Follows the broker: each request is added when made and moved to `completedRequests` when
+   * Follows the gate's events: each request is added when made and moved to `completedRequests` when
    * settled. The arguments are redacted when the write is made, not when the event comes: a
    * settled request's tool starts first (docs/permissions.md, "What follows an answer").
    */
-  follow(events$: Observable<BrokerEvent>): Subscription {
+  follow(events$: Observable<RequestEvent>): Subscription {
     return events$.subscribe((event) => {
       const call = event.request.call;
       const createdAt = event.request.createdAt;

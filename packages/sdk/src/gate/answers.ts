@@ -1,7 +1,7 @@
 import type { PermissionOptionKind } from '../policy/options.js';
 import type { PermissionMode } from '../policy/modes.js';
-import { mapLegacyAnswer, parsePermissionRpcBody } from './legacyRpc.js';
-import type { PendingRequest } from './pendingRequest.js';
+import type { PermissionResponseMessage } from '../protocol/sessionMessage.js';
+import type { PermissionDecision } from '../stream/plugins.js';
 import type { RespondResult } from './respondResult.js';
 import { refuse } from './respondResult.js';
 
@@ -32,60 +32,58 @@ export interface Answer {
 }
 
 /**
- * Looks up the pending request of a call, or says it is resolved or unknown. The legacy body's
- * `id` may also be the id of the request record (what the agentState mirror keys requests by).
+ * What the gate's arbiter is handed for a request (docs/permissions.md, "One arbitration"): a
+ * person's answer, judged before it counts; or the gate's own decision (a rule or the mode, a
+ * cancellation, a deadline, the request never stored), which always counts; or a decision the
+ * stream already holds from the gate's sealed records, read back after a restart.
  */
-export type PendingLookup = (id: string) => PendingRequest | RespondResult;
+export type GateAnswer =
+  | { readonly by: 'person'; readonly answer: Answer }
+  | {
+      readonly by: 'gate';
+      readonly decision: PermissionDecision;
+      /** Set when the request was never stored: its waiter fails with this instead. */
+      readonly unstored?: unknown;
+      /** The text of the settled note that records a decision by policy in the stream (after a grant or a mode change). */
+      readonly note?: string;
+    }
+  | { readonly by: 'record'; readonly decision: PermissionDecision; readonly recordId?: string };
 
-const MAX_BODY_CHARS = 64 * 1024;
+/** An answer from the local program: a terminal prompt, a host UI (docs/permissions.md, "How the gate is built"). */
+export interface LocalAnswer {
+  readonly callId: string;
+  readonly optionId: string;
+  readonly updatedInput?: Record<string, unknown>;
+}
 
 /**
- * Reads a `permission` RPC body: the v2 body `{ callId, optionId }`, or the legacy body of today's
- * app `{ id, approved, decision?, mode?, allowTools?, updatedInput?, reason? }` mapped by kind with
- * the table of `mapLegacyAnswer` (docs/permissions-policy.md). Contradictory, oversize or
- * ill-typed bodies are `permissions.invalid_payload`.
+ * The local program's answer: always from the person at this machine, so it needs no remote
+ * permission and need not name its request.
  */
-export function answerFromRpcBody(body: unknown, lookup: PendingLookup): Answer | RespondResult {
-  let size: number;
-  try {
-    size = JSON.stringify(body ?? null).length;
-  } catch {
-    return refuse('permissions.invalid_payload', 'The body is not JSON.');
-  }
-  if (size > MAX_BODY_CHARS)
-    return refuse('permissions.invalid_payload', `The body is larger than ${MAX_BODY_CHARS} characters.`);
-  const parsed = parsePermissionRpcBody(body);
-  if (!parsed.ok) return refuse(parsed.error.code, parsed.error.message, parsed.error.issues);
-  if (parsed.value.format === 'v2') {
-    const v2 = parsed.value.body;
-    return {
-      callId: v2.callId,
-      optionId: v2.optionId,
-      via: 'rpc',
-      ...(v2.requestId !== undefined ? { requestId: v2.requestId } : {}),
-      ...(v2.updatedInput !== undefined ? { updatedInput: v2.updatedInput } : {}),
-    };
-  }
-  const legacy = parsed.value.body;
-  const pending = lookup(legacy.id);
-  if ('status' in pending) return pending;
-  const mapped = mapLegacyAnswer(legacy, {
-    toolName: pending.call.toolName,
-    args: pending.call.args,
-    ...(pending.call.kind !== undefined ? { toolKind: pending.call.kind } : {}),
-    options: pending.options,
-  });
-  if (!mapped.ok) return refuse(mapped.error.code, mapped.error.message, mapped.error.issues);
-  const a = mapped.value;
+export function answerFromLocal(input: LocalAnswer): Answer | RespondResult {
+  if (typeof input !== 'object' || input === null)
+    return refuse('permissions.invalid_payload', 'The answer must be an object.');
   return {
-    callId: pending.call.callId,
-    ...(pending.recordId === legacy.id ? { requestId: legacy.id } : {}),
-    optionId: a.optionId,
-    via: 'rpc',
-    kind: a.kind,
-    interrupt: a.interrupt,
-    ...(a.mode !== undefined ? { mode: a.mode } : {}),
-    ...(a.updatedInput !== undefined ? { updatedInput: a.updatedInput } : {}),
-    ...(a.message !== undefined ? { message: a.message } : {}),
+    callId: input.callId,
+    optionId: input.optionId,
+    via: 'local',
+    ...(input.updatedInput !== undefined ? { updatedInput: input.updatedInput } : {}),
+  };
+}
+
+/**
+ * A user-role `permission-response` another client appended, at `seq`: a person's answer,
+ * whatever its `via` says (only the gate's own sealed records are the agent's, docs/permissions.md
+ * "The agent's own records"). The gate confirms it with a sealed note instead of appending a
+ * second response.
+ */
+export function answerFromRecord(message: PermissionResponseMessage, seq: number): Answer {
+  return {
+    callId: message.callId,
+    optionId: message.optionId,
+    via: 'stream',
+    ...(message.requestId !== undefined ? { requestId: message.requestId } : {}),
+    ...(message.updatedInput !== undefined ? { updatedInput: message.updatedInput } : {}),
+    record: { id: message.id, time: message.time, seq },
   };
 }

@@ -1,9 +1,16 @@
 import type { Observable } from 'rxjs';
 import { SdkError } from '../errors.js';
-import type { IterateOptions } from '../ports/asyncIterable.js';
 import type { Logger } from '../logger.js';
-import type { RpcContext } from '../ports/rpc.js';
 import { silentLogger } from '../logger.js';
+import { asyncIterableOf } from '../ports/asyncIterable.js';
+import type { IterateOptions } from '../ports/asyncIterable.js';
+import type { RpcContext } from '../ports/rpc.js';
+import type { PermissionMode } from '../policy/modes.js';
+import { DEFAULT_PERMISSION_OPTIONS, validateOptions } from '../policy/options.js';
+import type { CompiledRules } from '../policy/policy.js';
+import type { SessionRule } from '../policy/sessionRules.js';
+import type { ShellParser } from '../policy/shell.js';
+import { loadShellParser } from '../policy/shell.js';
 import { newId } from '../protocol/ids.js';
 import type { GatedCall, GateWriter } from '../stream/gatePorts.js';
 import type {
@@ -14,32 +21,25 @@ import type {
 } from '../stream/plugins.js';
 import type { Delivery, StreamLifecycleEvent } from '../stream/types.js';
 import { AgentStateMirror } from './agentStateMirror.js';
-import { Answering, seqOf } from './answering.js';
-import type { GateEvent } from './gateEvents.js';
-import { PermissionBroker } from './broker.js';
+import { answerFromLocal, answerFromRecord } from './answers.js';
+import { answerFromRpcBody } from './rpcAnswer.js';
+import type { LocalAnswer } from './answers.js';
 import { cancelledDecision } from './decision.js';
+import type { GateEvent } from './gateEvents.js';
 import type { PermissionGateOptions, StreamInput } from './gateOptions.js';
 import { checkGateOptions } from './gateOptions.js';
 import { GatePolicy } from './gatePolicy.js';
 import { GateRecords } from './gateRecords.js';
-import { wireGate } from './gateWiring.js';
-import type { LocalAnswer } from './localChannel.js';
-import { answerLocally } from './localChannel.js';
 import type { ModeSource } from './modeControl.js';
-import { ModeControl } from './modeControl.js';
+import { ModeControl, remoteAnswersAccepted } from './modeControl.js';
 import { ModeMetadata } from './modeMetadata.js';
-import type { PermissionMode } from '../policy/modes.js';
-import { DEFAULT_PERMISSION_OPTIONS, validateOptions } from '../policy/options.js';
-import { PendingRequest } from './pendingRequest.js';
-import type { CompiledRules } from '../policy/policy.js';
-import { recoverFromHistory, REVOKE_PREFIX } from './recovery.js';
+import { PermissionPush } from './permissionPush.js';
+import { closeOrphans, rebuildRules, REVOKE_PREFIX } from './recovery.js';
+import { recordedRequest } from './request.js';
+import { GateRequests, runNow } from './requests.js';
 import type { RespondResult } from './respondResult.js';
-import { answerRpc } from './rpcChannel.js';
-import type { SessionRule } from '../policy/sessionRules.js';
-import type { ShellParser } from '../policy/shell.js';
-import { loadShellParser } from '../policy/shell.js';
-import { Settlement } from './settlement.js';
-import { StreamChannel } from './streamChannel.js';
+import { refuse } from './respondResult.js';
+import { grantRules } from './ruleGrants.js';
 import { validateTimeoutPolicy } from './timeouts.js';
 
 export type { PermissionGateOptions, StreamInput } from './gateOptions.js';
@@ -54,22 +54,19 @@ export type { ModeSource } from './modeControl.js';
  * same decisions and rules (docs/permissions.md, "One arbitration"). Nothing here throws into the
  * host for bad input, and no error path allows a call.
  *
- * Its parts (broker, settlement, answering, one module per channel, mode control, adapters):
- * docs/permissions.md, "How the gate is built".
+ * Every answer takes one road (docs/architecture.md, "One arbiter"): its channel parses it into an
+ * `Answer`, the arbiter decides, the gate records the decision, then releases the waiter.
  */
 export class PermissionGate implements PermissionRuntime {
   private readonly writer: GateWriter & PluginHost;
   private readonly logger: Logger;
   private readonly policy: GatePolicy;
-  private readonly broker = new PermissionBroker();
-  /** Ends the adapters and channels {@link wireGate} set up. */
-  private readonly teardown: Array<() => void> = [];
-  private readonly mirror: AgentStateMirror | undefined;
   private readonly modes: ModeControl;
-  private readonly answering: Answering;
-  private readonly settlement: Settlement;
-  private readonly stream: StreamChannel;
   private readonly records: GateRecords;
+  private readonly mirror: AgentStateMirror | undefined;
+  private readonly requests: GateRequests;
+  /** Ends the adapters and channels {@link PermissionGate.start} set up. */
+  private readonly teardown: Array<() => void> = [];
   /** Calls that had a request, in the history or here: a later request of one needs answers that name it. */
   private readonly requestedCalls = new Set<string>();
   private disposed = false;
@@ -101,14 +98,6 @@ export class PermissionGate implements PermissionRuntime {
           call.redact === false ? call.args : this.writer.redactValue(call.args),
         )
       : undefined;
-    const safely = (write: () => unknown): void => this.safely(write);
-    const remoteAllowed = (): boolean => this.remoteAllowed();
-    this.settlement = new Settlement({
-      broker: this.broker,
-      policy: this.policy,
-      logger: this.logger,
-      safely,
-    });
     this.modes = new ModeControl({
       policy: this.policy,
       writer: this.writer,
@@ -117,24 +106,16 @@ export class PermissionGate implements PermissionRuntime {
         ? new ModeMetadata(options.state, this.logger, (pick) => this.handleModePick(pick))
         : undefined,
       ceiling,
-      remoteAllowed,
-      reevaluate: () => this.settlement.reevaluate(undefined),
-      safely,
+      acceptRemoteAnswers: options.acceptRemoteAnswers,
     });
-    this.answering = new Answering({
-      gate: this.settlement,
-      policy: this.policy,
-      modes: this.modes,
+    this.requests = new GateRequests({
       writer: this.writer,
       logger: this.logger,
+      policy: this.policy,
+      modes: this.modes,
+      mirror: this.mirror,
+      audit: options.audit,
       validateUpdatedInput: options.validateUpdatedInput,
-      safely,
-    });
-    this.stream = new StreamChannel({
-      broker: this.broker,
-      answering: this.answering,
-      gate: this.settlement,
-      remoteAllowed,
     });
   }
 
@@ -151,7 +132,7 @@ export class PermissionGate implements PermissionRuntime {
     return gate;
   }
 
-  /** The current mode. */
+  /** The mode the policy decides by now. */
   get mode(): PermissionMode {
     return this.policy.mode;
   }
@@ -163,21 +144,21 @@ export class PermissionGate implements PermissionRuntime {
 
   /** Call ids of the requests waiting for an answer. */
   get pendingCallIds(): readonly string[] {
-    return this.broker.pendingCallIds;
+    return this.requests.pendingCallIds;
   }
 
   /**
    * Requests as they are made and settled (R9.4, R15): reminders, dashboards, logs. `settled` comes
-   * synchronously, except for an answer by RPC: then once its answer is sent, after its waiter was
-   * released (docs/permissions.md, "What follows an answer").
+   * synchronously, except for an answer by RPC: then once its reply is sent (docs/permissions.md,
+   * "What follows an answer").
    */
   get events$(): Observable<GateEvent> {
-    return this.broker.events$;
+    return this.requests.events$;
   }
 
   /** {@link PermissionGate.events$} as an async iterable, until `signal` aborts. */
   events(options: IterateOptions = {}): AsyncGenerator<GateEvent> {
-    return this.broker.events(options);
+    return asyncIterableOf(this.events$, options);
   }
 
   /** Rules granted in this session by `allow-always` / `reject-always` answers. */
@@ -200,7 +181,7 @@ export class PermissionGate implements PermissionRuntime {
    * metadata. Returns the typed refusal, if any.
    */
   setMode(input: string, source: ModeSource = 'host'): RespondResult | undefined {
-    return this.modes.set(input, source);
+    return this.requests.afterModeChange(this.modes.set(input, source), source);
   }
 
   /**
@@ -210,7 +191,7 @@ export class PermissionGate implements PermissionRuntime {
    * mode back.
    */
   handleModePick(pick: unknown): RespondResult | undefined {
-    return this.modes.handlePick(pick);
+    return this.requests.afterModeChange(this.modes.handlePick(pick), 'user');
   }
 
   /**
@@ -229,24 +210,18 @@ export class PermissionGate implements PermissionRuntime {
     });
     if (!timeouts.ok) throw timeouts.error;
 
-    const existing = this.broker.lookup(call.callId);
-    if (existing instanceof PendingRequest) return existing.promise;
+    const waiting = this.requests.open(call.callId)?.live;
+    if (waiting) return waiting.wait.promise;
     if (call.ended) {
       return Promise.resolve(cancelledDecision('cancel', 'The tool call had already ended.'));
     }
     if (this.disposed)
-      return Promise.resolve(
-        this.settlement.close(call, cancelledDecision('shutdown', 'The gate is disposed.')),
-      );
+      return this.requests.decideAtOnce(call, cancelledDecision('shutdown', 'The gate is disposed.'));
     const signals = [call.signal, ...(options.signal ? [options.signal] : [])];
-    if (signals.some((s) => s.aborted)) {
-      return Promise.resolve(
-        this.settlement.close(call, cancelledDecision('cancel', 'The request was cancelled.')),
-      );
-    }
-
-    const automatic = this.decideByPolicy(call);
-    if (automatic) return Promise.resolve(automatic);
+    if (signals.some((s) => s.aborted))
+      return this.requests.decideAtOnce(call, cancelledDecision('cancel', 'The request was cancelled.'));
+    const automatic = this.policy.decide(call);
+    if (automatic) return this.requests.decideAtOnce(call, automatic, 'policy');
 
     const recordId = newId();
     const firstForCall = !this.requestedCalls.has(call.callId);
@@ -258,21 +233,19 @@ export class PermissionGate implements PermissionRuntime {
     } catch (error) {
       // Appending failed (the call's scope closed): nothing was asked, so nothing may run.
       this.logger.warn('permission request not appended', { error: String(error) });
-      return Promise.resolve(
-        this.settlement.close(call, cancelledDecision('cancel', 'The request could not be appended.')),
+      return this.requests.decideAtOnce(
+        call,
+        cancelledDecision('cancel', 'The request could not be appended.'),
       );
     }
-    const entry = new PendingRequest(
-      call,
-      offered.value,
-      Date.now(),
-      seqOf(appended),
+    return this.requests.ask(call, {
+      options: offered.value,
       recordId,
       firstForCall,
-    );
-    this.broker.open(entry);
-    this.settlement.follow(entry, appended, signals, timeouts.value);
-    return entry.promise;
+      appended,
+      signals,
+      timeouts: timeouts.value,
+    });
   }
 
   /**
@@ -280,40 +253,60 @@ export class PermissionGate implements PermissionRuntime {
    * is recorded in the stream as the user's `permission-response` with `via: 'local'`.
    */
   respond(input: LocalAnswer): RespondResult {
-    return answerLocally(this.answering, input);
+    const answer = answerFromLocal(input);
+    return 'status' in answer ? answer : this.requests.answer(answer.callId, { by: 'person', answer });
   }
 
   /**
    * The `permission` RPC handler: v2 `{ callId, optionId, updatedInput? }` or today's legacy body
-   * (docs/permissions.md, "What follows an answer").
+   * (docs/permissions.md, "What follows an answer"). With `context` (what the registry hands a
+   * handler), the adapters hear of the decision once the reply is sent (`afterAnswer`).
    */
   handleRpc(body: unknown, context?: Pick<RpcContext, 'afterAnswer'>): RespondResult {
-    return answerRpc(
-      { answering: this.answering, gate: this.settlement, remoteAllowed: () => this.remoteAllowed() },
-      body,
-      context,
-    );
+    if (!remoteAnswersAccepted(this.options.acceptRemoteAnswers))
+      return refuse('permissions.not_allowed', 'Remote answers are not accepted right now.');
+    const answer = answerFromRpcBody(body, (id) => this.requests.lookup(id));
+    if ('status' in answer) return answer;
+    const after = context ? (task: () => void) => context.afterAnswer(task) : runNow;
+    return this.requests.answer(answer.callId, { by: 'person', answer }, after);
   }
 
   /**
-   * Reads one record of the stream; user-role `permission-response`s are answers. Resolves with
-   * what the answer got (`undefined` for other messages).
+   * Reads one record of the stream; user-role `permission-response`s are answers, counted only
+   * once their request's record is stored and only if they come after it (`seq`). Resolves with
+   * what the answer got (`undefined` for other messages and for the gate's own records).
    */
-  handleStreamInput(input: StreamInput): Promise<RespondResult | undefined> {
-    return this.stream.read(input);
+  async handleStreamInput(input: StreamInput): Promise<RespondResult | undefined> {
+    const message = input?.message;
+    if (message?.type !== 'permission-response' || message.role !== 'user') return undefined;
+    const item = this.requests.open(message.callId);
+    if (!item?.live) return this.requests.lateAnswer(message.callId, message.id);
+    const requestSeq = item.live.storedSeq ?? (await item.live.requestSeq);
+    if (this.requests.open(message.callId) !== item) {
+      // Settled, or asked again, while the request's record was being stored.
+      const settled = !this.requests.open(message.callId) && this.requests.isDecided(message.callId);
+      return settled ? this.requests.lateAnswer(message.callId, message.id) : undefined;
+    }
+    if (requestSeq === undefined || !(input.seq > requestSeq)) {
+      // Appended before its request (or the request never reached the stream): replay ignores it too.
+      return refuse(
+        'permissions.unknown_request',
+        `The answer to call ${message.callId} was appended before its request.`,
+      );
+    }
+    if (!remoteAnswersAccepted(this.options.acceptRemoteAnswers))
+      return refuse('permissions.not_allowed', 'Remote answers are not accepted right now.');
+    return this.requests.answer(message.callId, {
+      by: 'person',
+      answer: answerFromRecord(message, input.seq),
+    });
   }
 
   /** Cancels every pending request (source `shutdown`), releases channels, timers and listeners. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    for (const entry of this.broker.pendingRequests()) {
-      this.settlement.settle(
-        entry,
-        cancelledDecision('shutdown', 'The agent stopped before the request was answered.'),
-      );
-    }
-    this.broker.complete();
+    this.requests.endAll(cancelledDecision('shutdown', 'The agent stopped before the request was answered.'));
     for (const end of this.teardown.splice(0)) end();
   }
 
@@ -322,42 +315,21 @@ export class PermissionGate implements PermissionRuntime {
     await Promise.all([this.mirror?.settled(), this.modes.settled()]);
   }
 
-  /** Decides without asking when the policy can; returns undefined when the user must be asked. */
-  private decideByPolicy(call: GatedCall): PermissionDecision | undefined {
-    const decision = this.policy.decide(call);
-    if (!decision) return undefined;
-    const { callId, toolName, args } = call;
-    this.broker.remember(callId, { toolName, args, options: [], decision, recordId: undefined });
-    if (this.options.audit === 'full') this.safely(() => call.note(decision.message ?? decision.outcome));
-    if (decision.outcome !== 'allow') {
-      // Today's app shows the call as denied only with an agentState entry (docs/wire.md §6.6).
-      void this.mirror?.completed(callId, decision, {}, { toolName, args, createdAt: Date.now() });
-      call.end({ error: decision.message ?? 'Denied by policy.' });
-    }
-    return decision;
-  }
-
   private start(): void {
     const history = this.options.history ?? [];
     for (const m of history) if (m.type === 'permission-request') this.requestedCalls.add(m.callId);
-    recoverFromHistory(history, {
-      rules: this.policy.sessionRules,
-      broker: this.broker,
-      writer: this.writer,
-      trusted: (m) => this.records.trusts(m),
-    });
+    const trusted = { trusted: (m: Parameters<GateRecords['trusts']>[0]) => this.records.trusts(m) };
+    for (const rule of rebuildRules(history, trusted))
+      this.policy.sessionRules.add(rule.rule, rule.behavior, {
+        grantedBy: rule.grantedBy,
+        createdAt: rule.createdAt,
+      });
+    // A request a dead process left open is closed, and remembered: a late answer is refused.
+    for (const orphan of closeOrphans(history, this.writer, trusted)) {
+      this.requests.remember(recordedRequest(orphan.request, false), orphan.decision);
+    }
     if (history.length > 0) void this.mirror?.cancelAll('Previous agent process exited before responding');
-    this.teardown.push(
-      ...wireGate(this.options, {
-        broker: this.broker,
-        rules: this.policy.sessionRules,
-        mirror: this.mirror,
-        logger: this.logger,
-        reevaluate: (callId) => this.settlement.reevaluate(callId),
-        readStream: (input) => this.handleStreamInput(input),
-        answerRpc: (body, context) => this.handleRpc(body, context),
-      }),
-    );
+    this.wireAdapters();
     this.writer.install({
       permissions: this,
       onLifecycle: (event) => this.onLifecycle(event),
@@ -366,22 +338,55 @@ export class PermissionGate implements PermissionRuntime {
     this.modes.publish();
   }
 
+  /**
+   * Connects what the options name: the adapters that follow the gate's events (the agentState
+   * mirror, the delayed push, then the rule grants, last since a grant re-decides other
+   * requests), the stream to `incoming`, and the RPC to `rpc`.
+   */
+  private wireAdapters(): void {
+    const events$ = this.requests.events$;
+    const options = this.options;
+    if (this.mirror) {
+      const s = this.mirror.follow(events$);
+      this.teardown.push(() => s.unsubscribe());
+    }
+    if (options.push) {
+      const push = new PermissionPush(options.push, {
+        delayMs: options.pushDelayMs ?? 500,
+        sessionTitle: options.sessionTitle,
+        logger: this.logger,
+      });
+      const s = push.follow(events$);
+      this.teardown.push(() => s.unsubscribe());
+    }
+    const grants = grantRules(events$, this.policy.sessionRules, (settled) => {
+      if (options.reevaluatePending !== false) this.requests.reevaluate(settled.callId);
+    });
+    this.teardown.push(() => grants.unsubscribe());
+    if (options.incoming) {
+      const s = options.incoming.subscribe((input) => {
+        this.handleStreamInput(input).catch((error: unknown) =>
+          this.logger.error('a stream answer could not be read', { error: String(error) }),
+        );
+      });
+      this.teardown.push(() => s.unsubscribe());
+    }
+    if (options.rpc)
+      this.teardown.push(
+        options.rpc.register('permission', (body, context) => this.handleRpc(body, context)),
+      );
+  }
+
   private onLifecycle(event: StreamLifecycleEvent): void {
     if (this.disposed) return;
     if (event.kind === 'call-closing') {
-      const entry = this.broker.lookup(event.callId);
-      if (entry instanceof PendingRequest)
-        this.settlement.settle(entry, cancelledDecision('cancel', 'The tool call ended.'));
+      if (this.requests.open(event.callId)?.live)
+        this.requests.answer(event.callId, {
+          by: 'gate',
+          decision: cancelledDecision('cancel', 'The tool call ended.'),
+        });
     } else if (event.kind === 'writer-closing') {
       this.dispose();
-    }
-  }
-
-  private remoteAllowed(): boolean {
-    try {
-      return this.options.acceptRemoteAnswers?.() ?? true;
-    } catch {
-      return false;
     }
   }
 

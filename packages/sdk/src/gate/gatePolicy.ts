@@ -8,6 +8,9 @@ import { evaluatePolicy } from '../policy/policy.js';
 import { SessionRuleStore } from '../policy/sessionRules.js';
 import type { ShellParser } from '../policy/shell.js';
 
+/** What the policy reads of a call: its tool, its kind and its arguments. */
+export type JudgedCall = Pick<GatedCall, 'toolName' | 'kind' | 'args'>;
+
 /** The fixed inputs of a gate's policy, set at configuration. */
 export interface GatePolicySettings {
   readonly rules: CompiledRules;
@@ -28,12 +31,12 @@ export class GatePolicy {
 
   constructor(
     readonly settings: GatePolicySettings,
-    /** The current mode. */
+    /** Set only by `ModeControl`, which notes each change in the stream and the metadata. */
     public mode: PermissionMode,
   ) {}
 
   /** The policy's verdict for `call`, judged with `args` (the call's own unless the user edited them). */
-  evaluate(call: GatedCall, args: Readonly<Record<string, unknown>> = call.args): PolicyResult {
+  evaluate(call: JudgedCall, args: Readonly<Record<string, unknown>> = call.args): PolicyResult {
     const s = this.settings;
     return evaluatePolicy(
       {
@@ -51,7 +54,7 @@ export class GatePolicy {
   }
 
   /** The automatic decision for `call`, or undefined when the user must be asked. */
-  decide(call: GatedCall): PermissionDecision | undefined {
+  decide(call: JudgedCall): PermissionDecision | undefined {
     return decisionFromPolicy(this.evaluate(call));
   }
 }

@@ -1,3 +1,4 @@
+import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { GateWriter } from '../stream/gatePorts.js';
 import type { GatePolicy } from './gatePolicy.js';
@@ -14,7 +15,7 @@ import { refuse } from './respondResult.js';
  */
 export type ModeSource = 'host' | 'user';
 
-/** What mode control needs of its gate. */
+/** What mode control works with. */
 export interface ModeControlDeps {
   readonly policy: GatePolicy;
   readonly writer: GateWriter;
@@ -23,13 +24,12 @@ export interface ModeControlDeps {
   readonly metadata: ModeMetadata | undefined;
   /** The most permissive mode a remote input may switch to. */
   readonly ceiling: PermissionMode;
-  /** Whether remote inputs are accepted right now (the host's `acceptRemoteAnswers`). */
-  readonly remoteAllowed: () => boolean;
-  /** Re-decides the pending requests after a user's mode change. */
-  readonly reevaluate: () => void;
-  /** Runs a stream write whose failure must not break the gate. */
-  readonly safely: (write: () => unknown) => void;
+  /** The host's `acceptRemoteAnswers`: while it says false, a remote input may only lower the mode. */
+  readonly acceptRemoteAnswers: (() => boolean) | undefined;
 }
+
+/** What a mode change came to: refused (with why), or taken (`changed` false when the mode was already so). */
+export type ModeChange = { readonly refused: RespondResult } | { readonly changed: boolean };
 
 /**
  * The gate's mode (docs/permissions.md, "Modes"): changes by the host and by the user, the ceiling
@@ -40,7 +40,7 @@ export class ModeControl {
 
   constructor(private readonly deps: ModeControlDeps) {}
 
-  /** The current mode. */
+  // The policy holds the mode: it is what decides by it.
   get mode(): PermissionMode {
     return this.deps.policy.mode;
   }
@@ -54,38 +54,37 @@ export class ModeControl {
    * Changes the mode. A `host` change is trusted. A `user` change is accepted when
    * {@link ModeControl.remoteChangeAllowed}; otherwise it is refused, noted in the stream, and the
    * real mode is written back to the metadata. Every change is recorded in the stream and written
-   * to the metadata; a `user` change re-decides pending requests. Returns the typed refusal, if any.
+   * to the metadata. The gate re-decides its pending requests after a `user` change.
    */
-  set(input: string, source: ModeSource): RespondResult | undefined {
+  set(input: string, source: ModeSource): ModeChange {
     const parsed = parseMode(input);
     if (!parsed.ok) return this.refusePick(input, source, 'it is not a permission mode');
     const mode = parsed.value;
     if (source === 'user' && !this.remoteChangeAllowed(mode)) {
-      const why = !this.deps.remoteAllowed()
+      const why = !remoteAnswersAccepted(this.deps.acceptRemoteAnswers)
         ? 'remote changes are not accepted right now'
         : `it is above the ceiling ${this.deps.ceiling}`;
       return this.refusePick(input, source, why);
     }
     if (mode === this.mode) {
       this.publishIfStale();
-      return undefined;
+      return { changed: false };
     }
     this.deps.policy.mode = mode;
     this.lastRefusedPick = undefined;
-    this.deps.safely(() => this.deps.writer.service(`Permission mode changed to ${mode} (by ${source}).`));
+    this.note(`Permission mode changed to ${mode} (by ${source}).`);
     this.publish();
-    if (source === 'user') this.deps.reevaluate();
-    return undefined;
+    return { changed: true };
   }
 
   /**
    * The app's mode pick: a mode string is a `user` change; `null` or nothing (the app cleared its
    * pick) writes the real mode back.
    */
-  handlePick(pick: unknown): RespondResult | undefined {
+  handlePick(pick: unknown): ModeChange {
     if (pick === undefined || pick === null) {
       this.publishIfStale();
-      return undefined;
+      return { changed: false };
     }
     if (typeof pick !== 'string') return this.refusePick(String(pick), 'user', 'it is not a permission mode');
     return this.set(pick, 'user');
@@ -97,7 +96,7 @@ export class ModeControl {
    * refused, only a true lowering.
    */
   remoteChangeAllowed(mode: PermissionMode): boolean {
-    const ceiling = this.deps.remoteAllowed() ? this.deps.ceiling : null;
+    const ceiling = remoteAnswersAccepted(this.deps.acceptRemoteAnswers) ? this.deps.ceiling : null;
     return remoteModeChangeAllowed(mode, this.mode, ceiling, this.deps.policy.settings.modeTable);
   }
 
@@ -124,17 +123,34 @@ export class ModeControl {
   }
 
   /** Refuses a user's mode change: notes it in the stream (once per pick) and writes the real mode back. */
-  private refusePick(pick: string, source: ModeSource, why: string): RespondResult {
+  private refusePick(pick: string, source: ModeSource, why: string): ModeChange {
     const shown = JSON.stringify(pick.slice(0, 64));
     if (source === 'user') {
       if (this.lastRefusedPick !== pick) {
         this.lastRefusedPick = pick;
-        this.deps.safely(() =>
-          this.deps.writer.service(`Permission mode ${shown} refused: ${why}; the mode stays ${this.mode}.`),
-        );
+        this.note(`Permission mode ${shown} refused: ${why}; the mode stays ${this.mode}.`);
       }
       this.publish();
     }
-    return refuse('permissions.mode_not_allowed', `Mode ${shown} refused: ${why}.`);
+    return { refused: refuse('permissions.mode_not_allowed', `Mode ${shown} refused: ${why}.`) };
+  }
+
+  /** Notes a change in the stream; a closed writer only skips the note. */
+  private note(text: string): void {
+    try {
+      this.deps.writer.service(text);
+    } catch (error) {
+      if (!(error instanceof SdkError)) throw error;
+      this.deps.logger.debug('mode note skipped', { code: error.code });
+    }
+  }
+}
+
+/** The host's `acceptRemoteAnswers` read now; one that throws refuses (fail closed). */
+export function remoteAnswersAccepted(accept: (() => boolean) | undefined): boolean {
+  try {
+    return accept?.() ?? true;
+  } catch {
+    return false;
   }
 }

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import type { GatedCall } from '../stream/gatePorts.js';
 import { DelayedPush } from '../ports/delayedPush.js';
 import type { PushNotifier } from '../ports/sessionState.js';
-import type { BrokerEvent } from './broker.js';
+import type { RequestEvent } from './gateEvents.js';
 
 /**
  * The `permission` push of each request (docs/wire.md §7.3, §9 item 4), sent only when the request
@@ -19,8 +19,8 @@ export class PermissionPush {
     this.delayed = new DelayedPush(push, options.delayMs, options.logger);
   }
 
-  /** Follows the broker: a push is scheduled for each request and dropped when it settles first. */
-  follow(events$: Observable<BrokerEvent>): Subscription {
+  /** Follows the gate's events: a push is scheduled for each request and dropped when it settles first. */
+  follow(events$: Observable<RequestEvent>): Subscription {
     return events$.subscribe({
       next: (event) => {
         if (event.kind === 'requested') this.schedule(event.request.call);

@@ -7,7 +7,6 @@ import { cancelledDecision } from './decision.js';
 import type { SessionRule } from '../policy/sessionRules.js';
 import { SessionRuleStore } from '../policy/sessionRules.js';
 import { isPermissionOptionKind } from '../policy/options.js';
-import type { PermissionBroker } from './broker.js';
 
 /**
  * Text of the `service` message that records a revoked session rule, followed by the rule id
@@ -113,34 +112,4 @@ export function closeOrphans(
     });
   }
   return closed;
-}
-
-/**
- * What a gate starting on an existing session takes from its history: the session rules the stream
- * leaves ({@link rebuildRules}), and the requests a dead process left pending, closed
- * ({@link closeOrphans}) and remembered as settled, so a late answer to one is refused.
- */
-export function recoverFromHistory(
-  history: readonly SessionMessage[],
-  into: {
-    readonly rules: SessionRuleStore;
-    readonly broker: PermissionBroker;
-    readonly writer: GateWriter;
-    /** Which records are the gate's own (their seal checks out). */
-    readonly trusted: (message: LedgerMessage) => boolean;
-  },
-): void {
-  const options: LedgerOptions = { trusted: into.trusted };
-  for (const rule of rebuildRules(history, options)) {
-    into.rules.add(rule.rule, rule.behavior, { grantedBy: rule.grantedBy, createdAt: rule.createdAt });
-  }
-  for (const orphan of closeOrphans(history, into.writer, options)) {
-    into.broker.remember(orphan.request.callId, {
-      toolName: orphan.request.toolName,
-      args: orphan.request.args ?? {},
-      options: orphan.request.options,
-      decision: orphan.decision,
-      recordId: undefined,
-    });
-  }
 }

@@ -1,15 +1,15 @@
 import type { Observable, Subscription } from 'rxjs';
-import type { BrokerEvent, SettledRequest } from './broker.js';
+import type { RequestEvent, SettledRequest } from './gateEvents.js';
 import type { SessionRuleStore } from '../policy/sessionRules.js';
 
 /**
- * Grants the session rule of every `allow-always` / `reject-always` answer as the broker settles
+ * Grants the session rule of every `allow-always` / `reject-always` answer as the gate settles
  * requests (docs/permissions-requirements.md R6), with the id and time of the agent's record of the
  * answer, the same values a rebuild from the stream reads. An answer that edited the arguments
  * grants nothing: the rule offered was for the arguments shown. Calls `onGranted` after a grant.
  */
 export function grantRules(
-  events$: Observable<BrokerEvent>,
+  events$: Observable<RequestEvent>,
   store: SessionRuleStore,
   onGranted: (settled: SettledRequest) => void,
 ): Subscription {

@@ -1,6 +1,6 @@
 import type { PermissionsErrorCode } from '../errorCodes.js';
 import { SdkError } from '../errors.js';
-import { MAX_TIMEOUT_MS } from '../ports/onceClaim.js';
+import { MAX_TIMEOUT_MS } from '../ports/wait.js';
 import { err, ok, type Result } from '../result.js';
 import type { Decision } from './decision.js';
 

@@ -1,4 +1,4 @@
-import { OnceClaim } from '../ports/onceClaim.js';
+import { Wait } from '../ports/wait.js';
 import type { QuestionMessage } from '../protocol/sessionMessage.js';
 import type { AskResult, AskTarget } from '../stream/questionPorts.js';
 import type { Delivery } from '../stream/types.js';
@@ -7,57 +7,48 @@ import type { Delivery } from '../stream/types.js';
 export type EndQuestion = (content: Parameters<AskTarget['end']>[0]) => Delivery;
 
 /**
- * One question waiting for its first valid answer, claimed once ({@link OnceClaim}, as a
- * permission request is): the first valid answer, the turn's stop, its signal or its timeout.
+ * One question waiting for its first valid answer, as the desk's arbiter holds it: the `question`
+ * record, how to end it, and its waiter (with the turn's stop, its signal and its timeout).
  */
-export class PendingQuestion {
-  readonly promise: Promise<AskResult>;
-  private resolvePromise!: (result: AskResult) => void;
-  private rejectPromise!: (error: unknown) => void;
-  private readonly once = new OnceClaim();
+export interface PendingQuestion {
+  /** The `question` record, as stored. */
+  readonly message: QuestionMessage;
+  readonly end: EndQuestion;
+  readonly createdAt: number;
+  /** True for a question a previous process asked, recovered from the stream (no waiter of ours). */
+  readonly recovered: boolean;
+  readonly wait: Wait<AskResult>;
+}
 
-  constructor(
-    /** The `question` record, as stored. */
-    readonly message: QuestionMessage,
-    readonly end: EndQuestion,
-    readonly createdAt: number,
-    /** True for a question a previous process asked, recovered from the stream (no waiter of ours). */
-    readonly recovered: boolean,
-  ) {
-    this.promise = new Promise((resolve, reject) => {
-      this.resolvePromise = resolve;
-      this.rejectPromise = reject;
-    });
-    // A recovered question has no waiter until someone asks for its result.
-    if (recovered) this.promise.catch(() => undefined);
-  }
+/** A question waiting from now on. */
+export function pendingQuestion(
+  message: QuestionMessage,
+  end: EndQuestion,
+  recovered: boolean,
+): PendingQuestion {
+  const wait = new Wait<AskResult>();
+  // A recovered question has no waiter until someone asks for its result.
+  if (recovered) wait.promise.catch(() => undefined);
+  return { message, end, createdAt: Date.now(), recovered, wait };
+}
 
-  get id(): string {
-    return this.message.questionId;
-  }
+/** What the desk's arbiter is handed: a person's reply (judged), or the desk's own ending (always counts). */
+export type QuestionReply =
+  | {
+      readonly by: 'person';
+      readonly status: 'answered' | 'cancelled' | string;
+      readonly answers: unknown;
+      readonly via: 'rpc' | 'local';
+    }
+  | {
+      readonly by: 'desk';
+      readonly result: AskResult;
+      /** Set when the question was never stored: its waiter fails with this, and nothing is recorded. */
+      readonly unstored?: unknown;
+    };
 
-  /** Calls `onTimeout` after `ms`, unless claimed first. */
-  startTimer(ms: number, onTimeout: () => void): void {
-    this.once.startTimer(ms, onTimeout);
-  }
-
-  /** Calls `onAbort` when `signal` aborts, unless claimed first. */
-  watch(signal: AbortSignal, onAbort: () => void): void {
-    this.once.watch(signal, onAbort);
-  }
-
-  /** Takes the question for one outcome if nothing took it before (false otherwise). */
-  claim(): boolean {
-    return this.once.claim();
-  }
-
-  /** Releases the waiter, after a {@link PendingQuestion.claim} that returned true. */
-  resolve(result: AskResult): void {
-    this.resolvePromise(result);
-  }
-
-  /** Rejects the waiter (the question could not be stored), after a claim that returned true. */
-  reject(error: unknown): void {
-    this.rejectPromise(error);
-  }
+/** How a question ended, and by which channel when a person ended it. */
+export interface QuestionOutcome {
+  readonly result: AskResult;
+  readonly via?: 'rpc' | 'local';
 }

@@ -21,6 +21,8 @@ import type {
   AskTarget,
   QuestionRuntime,
 } from '../stream/questionPorts.js';
+import { Arbiter } from '../stream/arbiter.js';
+import type { Ruling } from '../stream/arbiter.js';
 import { questionLedgerOf } from '../stream/questionLedger.js';
 import type { Delivery, MessageDraft, StreamLifecycleEvent } from '../stream/types.js';
 import { checkAnswers } from './answerCheck.js';
@@ -28,8 +30,8 @@ import type { QuestionAnswerResult, QuestionRefusal } from './answerResult.js';
 import { refusal } from './answerResult.js';
 import { CommunicationsMirror } from './communicationsMirror.js';
 import { replyFromRpcBody } from './communicationRpc.js';
-import type { EndQuestion } from './pendingQuestion.js';
-import { PendingQuestion } from './pendingQuestion.js';
+import type { EndQuestion, PendingQuestion, QuestionOutcome, QuestionReply } from './pendingQuestion.js';
+import { pendingQuestion } from './pendingQuestion.js';
 import { checkTimeout, questionsOf } from './questionSpec.js';
 
 /** Options of {@link QuestionDesk.create}. */
@@ -63,19 +65,18 @@ export type QuestionEvent =
 export type LocalReply =
   { readonly answers: Readonly<Record<string, Partial<QuestionAnswer>>> } | { readonly status: 'cancelled' };
 
-/** How many ended questions are remembered for late answers. */
-const MAX_ENDED = 10_000;
-
 /**
  * Holds the questions an agent asks until the person answers (docs/questions.md). The first valid
  * answer wins, by the `communication` RPC of today's app or the local program
- * ({@link QuestionDesk.respond}); every other answer gets a typed {@link QuestionAnswerResult}. A
- * question follows the turn's stop like a permission request, and ends exactly once in the
- * stream (`question-end`), so a reader, a replay and a restart know how it ended.
+ * ({@link QuestionDesk.respond}), decided by the one arbiter of `stream/arbiter.ts`; every other
+ * answer gets a typed {@link QuestionAnswerResult}. A question follows the turn's stop like a
+ * permission request, and ends exactly once in the stream (`question-end`), so a reader, a replay
+ * and a restart know how it ended.
  */
 export class QuestionDesk implements QuestionRuntime {
-  private readonly pendingById = new Map<string, PendingQuestion>();
-  private readonly endedById = new Map<string, QuestionEndMessage['status']>();
+  private readonly questions = new Arbiter<PendingQuestion, QuestionReply, QuestionOutcome, QuestionRefusal>(
+    judgeReply,
+  );
   private readonly subject = new Subject<QuestionEvent>();
   private readonly mirror: CommunicationsMirror | undefined;
   private readonly pushes: DelayedPush | undefined;
@@ -103,7 +104,7 @@ export class QuestionDesk implements QuestionRuntime {
 
   /** The questions waiting for an answer, in the order asked. */
   get pending(): readonly QuestionMessage[] {
-    return [...this.pendingById.values()].map((entry) => entry.message);
+    return this.questions.pending().map((entry) => entry.message);
   }
 
   /** See `Scope.ask`. */
@@ -111,7 +112,7 @@ export class QuestionDesk implements QuestionRuntime {
     const questions = questionsOf(input);
     const timeoutMs = checkTimeout(options.timeoutMs);
     const questionId = options.id ?? newId();
-    if (this.pendingById.has(questionId) || this.endedById.has(questionId))
+    if (this.questions.open(questionId) || this.questions.decided(questionId))
       throw new SdkError('questions.invalid', `A question with id ${questionId} was asked already.`, {
         hint: 'leave options.id out for a fresh id',
       });
@@ -123,19 +124,24 @@ export class QuestionDesk implements QuestionRuntime {
       questions,
     });
     const entry = this.open(message, (content) => target.end(content), false);
-    delivery.catch((error: unknown) => {
-      // Never stored: nobody can answer it, so its waiter hears why.
-      if (!entry.claim()) return;
-      this.logger.warn('question not stored', { questionId, error: String(error) });
-      this.close(entry, { status: 'stopped', questionId }, undefined, false);
-      entry.reject(error);
+    const end = (result: AskResult, unstored?: unknown): QuestionReply => ({
+      by: 'desk',
+      result,
+      ...(unstored !== undefined ? { unstored } : {}),
     });
-    entry.watch(target.signal, () => this.settle(entry, { status: 'stopped', questionId }));
+    delivery.catch((error: unknown) =>
+      this.decide(questionId, end({ status: 'stopped', questionId }, error)),
+    );
+    entry.wait.watch(target.signal, () => this.decide(questionId, end({ status: 'stopped', questionId })));
     if (options.signal)
-      entry.watch(options.signal, () => this.settle(entry, { status: 'cancelled', questionId }));
+      entry.wait.watch(options.signal, () =>
+        this.decide(questionId, end({ status: 'cancelled', questionId })),
+      );
     if (timeoutMs !== undefined)
-      entry.startTimer(timeoutMs, () => this.settle(entry, { status: 'timed_out', questionId }));
-    return entry.promise;
+      entry.wait.startTimer(timeoutMs, () =>
+        this.decide(questionId, end({ status: 'timed_out', questionId })),
+      );
+    return entry.wait.promise;
   }
 
   /**
@@ -143,7 +149,7 @@ export class QuestionDesk implements QuestionRuntime {
    * any pending one; undefined when no such question waits.
    */
   result(questionId: string): Promise<AskResult> | undefined {
-    return this.pendingById.get(questionId)?.promise;
+    return this.questions.open(questionId)?.wait.promise;
   }
 
   /** Answers (or dismisses) a pending question from the local program: a terminal prompt, a host UI. */
@@ -151,7 +157,8 @@ export class QuestionDesk implements QuestionRuntime {
     if (typeof reply !== 'object' || reply === null)
       return refusal('questions.invalid_answer', 'The reply must be an object.', questionId);
     const status = 'status' in reply ? reply.status : 'answered';
-    return this.apply(questionId, status, 'answers' in reply ? reply.answers : undefined, 'local');
+    const answers = 'answers' in reply ? reply.answers : undefined;
+    return this.decide(questionId, { by: 'person', status, answers, via: 'local' });
   }
 
   /** The `communication` RPC handler: today's app's `{id, kind, status, answers?}`. */
@@ -165,15 +172,18 @@ export class QuestionDesk implements QuestionRuntime {
     if (!allowed) return refusal('questions.not_allowed', 'Remote answers are not accepted right now.');
     const reply = replyFromRpcBody(body);
     if ('code' in reply) return reply;
-    return this.apply(reply.id, reply.status, reply.answers, 'rpc');
+    return this.decide(reply.id, { by: 'person', status: reply.status, answers: reply.answers, via: 'rpc' });
   }
 
   /** Ends every pending question `stopped` and releases channels, timers and listeners. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    for (const entry of [...this.pendingById.values()])
-      this.settle(entry, { status: 'stopped', questionId: entry.id });
+    for (const entry of this.questions.pending())
+      this.decide(entry.message.questionId, {
+        by: 'desk',
+        result: { status: 'stopped', questionId: entry.message.questionId },
+      });
     this.pushes?.cancelAll();
     this.subject.complete();
     for (const end of this.teardown.splice(0)) end();
@@ -184,97 +194,76 @@ export class QuestionDesk implements QuestionRuntime {
     return this.mirror?.settled() ?? Promise.resolve();
   }
 
-  private apply(
-    questionId: string,
-    status: 'answered' | 'cancelled' | string,
-    given: unknown,
-    via: 'rpc' | 'local',
-  ): QuestionAnswerResult {
-    const entry = this.pendingById.get(questionId);
-    if (!entry) {
-      const ended = this.endedById.get(questionId);
-      return ended
-        ? refusal('questions.settled', `Question ${questionId} has ended (${ended}).`, questionId, ended)
-        : refusal('questions.unknown', `No question ${questionId.slice(0, 64)} is waiting.`);
-    }
-    let result: AskResult;
-    if (status === 'cancelled') result = { status: 'cancelled', questionId };
-    else if (status === 'answered') {
-      const answers = checkAnswers(questionId, entry.message.questions, given);
-      if (isRefusal(answers)) return answers;
-      result = { status: 'answered', questionId, answers, via };
-    } else return refusal('questions.invalid_answer', 'status must be answered or cancelled.', questionId);
-    if (!this.settle(entry, result, via)) {
-      const ended = this.endedById.get(questionId) ?? 'stopped';
+  /** Hands one reply to the arbiter and carries out what it decided: the record, then the waiter. */
+  private decide(questionId: string, given: QuestionReply): QuestionAnswerResult {
+    const verdict = this.questions.decide(questionId, given);
+    if (verdict.status === 'refused') return verdict.refusal;
+    if (verdict.status === 'unknown')
+      return refusal('questions.unknown', `No question ${questionId.slice(0, 64)} is waiting.`);
+    if (verdict.status === 'already_decided') {
+      const ended = verdict.decision.result.status;
       return refusal('questions.settled', `Question ${questionId} has ended (${ended}).`, questionId, ended);
     }
+    const { item: entry, decision } = verdict;
+    const { result, via } = decision;
+    const unstored = given.by === 'desk' ? given.unstored : undefined;
+    if (unstored !== undefined)
+      this.logger.warn('question not stored', { questionId, error: String(unstored) });
+    else this.record(entry, result, via);
+    if (unstored !== undefined) entry.wait.fail(unstored);
+    else entry.wait.release(result);
+    void this.mirror?.ended(entry.message, entry.createdAt, result);
+    this.pushes?.cancel(questionId);
+    this.subject.next({ kind: 'ended', question: entry.message, result });
     return { status: 'applied', questionId, result };
   }
 
+  /** Appends the question's one `question-end`; a closed writer leaves it open for a restart. */
+  private record(entry: PendingQuestion, result: AskResult, via: 'rpc' | 'local' | undefined): void {
+    try {
+      entry.end({
+        questionId: entry.message.questionId,
+        status: result.status,
+        ...(result.status === 'answered' ? { answers: { ...result.answers } } : {}),
+        ...(via !== undefined ? { via } : {}),
+      });
+    } catch (error) {
+      // The writer is closed: the stream keeps the question open, and a restart takes it up again.
+      this.logger.debug('question end not appended', {
+        questionId: entry.message.questionId,
+        error: String(error),
+      });
+    }
+  }
+
   private open(message: QuestionMessage, end: EndQuestion, recovered: boolean): PendingQuestion {
-    const entry = new PendingQuestion(message, end, Date.now(), recovered);
-    this.pendingById.set(entry.id, entry);
+    const entry = pendingQuestion(message, end, recovered);
+    this.questions.ask(message.questionId, entry);
     void this.mirror?.asked(message, entry.createdAt);
-    this.pushes?.schedule(entry.id, {
+    this.pushes?.schedule(message.questionId, {
       kind: 'question',
       title: 'Clarification needed',
       body: this.options.sessionTitle ?? 'Session',
-      data: { questionId: entry.id, type: 'question' },
+      data: { questionId: message.questionId, type: 'question' },
     });
     this.subject.next({ kind: 'asked', question: message, recovered });
     return entry;
-  }
-
-  /** Ends a question once: records its `question-end`, then releases the waiter. */
-  private settle(entry: PendingQuestion, result: AskResult, via?: 'rpc' | 'local'): boolean {
-    if (!entry.claim()) return false;
-    this.close(entry, result, via, true);
-    entry.resolve(result);
-    return true;
-  }
-
-  private close(
-    entry: PendingQuestion,
-    result: AskResult,
-    via: 'rpc' | 'local' | undefined,
-    record: boolean,
-  ): void {
-    this.pendingById.delete(entry.id);
-    this.remember(entry.id, result.status);
-    if (record) {
-      try {
-        entry.end({
-          questionId: entry.id,
-          status: result.status,
-          ...(result.status === 'answered' ? { answers: { ...result.answers } } : {}),
-          ...(via !== undefined && result.status !== 'timed_out' && result.status !== 'stopped'
-            ? { via }
-            : {}),
-        });
-      } catch (error) {
-        // The writer is closed: the stream keeps the question open, and a restart takes it up again.
-        this.logger.debug('question end not appended', { questionId: entry.id, error: String(error) });
-      }
-    }
-    void this.mirror?.ended(entry.message, entry.createdAt, result);
-    this.pushes?.cancel(entry.id);
-    this.subject.next({ kind: 'ended', question: entry.message, result });
-  }
-
-  private remember(questionId: string, status: QuestionEndMessage['status']): void {
-    this.endedById.set(questionId, status);
-    while (this.endedById.size > MAX_ENDED) {
-      const oldest = this.endedById.keys().next().value;
-      if (oldest === undefined) break;
-      this.endedById.delete(oldest);
-    }
   }
 
   private start(): void {
     const history = this.options.history ?? [];
     if (history.length > 0) {
       const ledger = questionLedgerOf(history);
-      for (const [id, end] of ledger.ended) this.remember(id, end.status);
+      // Ended questions are remembered as the stream ended them: a late answer is refused.
+      for (const [id, ending] of ledger.ended) {
+        const asked = ledger.question(id);
+        if (!asked) continue;
+        this.questions.ask(
+          id,
+          pendingQuestion(asked, (content) => this.options.writer.append(endDraft(asked, content)), true),
+        );
+        this.questions.decide(id, { by: 'desk', result: resultOf(ending) });
+      }
       const recovered = ledger.pending.map((message) =>
         this.open(message, (content) => this.options.writer.append(endDraft(message, content)), true),
       );
@@ -289,12 +278,46 @@ export class QuestionDesk implements QuestionRuntime {
 
   private onLifecycle(event: StreamLifecycleEvent): void {
     if (event.kind === 'writer-closing') return this.dispose();
-    for (const entry of [...this.pendingById.values()]) {
+    for (const entry of this.questions.pending()) {
       const m = entry.message;
       const closes = event.kind === 'turn-closing' ? m.turn === event.turn : m.parentId === event.callId;
-      if (closes) this.settle(entry, { status: 'stopped', questionId: entry.id });
+      if (closes)
+        this.decide(m.questionId, { by: 'desk', result: { status: 'stopped', questionId: m.questionId } });
     }
   }
+}
+
+/**
+ * Whether a reply ends a question, and how (docs/questions.md, "Answers"): the desk's own endings
+ * always do; a person's reply dismisses it, or answers it with answers that fit the questions
+ * asked; anything else is refused and the question still waits.
+ */
+function judgeReply(entry: PendingQuestion, given: QuestionReply): Ruling<QuestionOutcome, QuestionRefusal> {
+  if (given.by === 'desk') return { decision: { result: given.result } };
+  const questionId = entry.message.questionId;
+  if (given.status === 'cancelled')
+    return { decision: { result: { status: 'cancelled', questionId }, via: given.via } };
+  if (given.status !== 'answered')
+    return {
+      refusal: refusal('questions.invalid_answer', 'status must be answered or cancelled.', questionId),
+    };
+  const answers = checkAnswers(questionId, entry.message.questions, given.answers);
+  if (isRefusal(answers)) return { refusal: answers };
+  return {
+    decision: { result: { status: 'answered', questionId, answers, via: given.via }, via: given.via },
+  };
+}
+
+/** The result a recorded `question-end` stands for. */
+function resultOf(ending: QuestionEndMessage): AskResult {
+  if (ending.status === 'answered')
+    return {
+      status: 'answered',
+      questionId: ending.questionId,
+      answers: ending.answers ?? {},
+      via: ending.via ?? 'rpc',
+    };
+  return { status: ending.status, questionId: ending.questionId };
 }
 
 function isRefusal(value: object): value is QuestionRefusal {

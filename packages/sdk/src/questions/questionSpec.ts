@@ -2,7 +2,7 @@ import { SdkError } from '../errors.js';
 import { QuestionSchema } from '../protocol/questionMessages.js';
 import type { Question } from '../protocol/sessionMessage.js';
 import type { AskQuestion } from '../stream/questionPorts.js';
-import { MAX_TIMEOUT_MS } from '../ports/onceClaim.js';
+import { MAX_TIMEOUT_MS } from '../ports/wait.js';
 
 /**
  * The questions of an `ask()` as they go on the wire (docs/questions.md, "Asking"): every default

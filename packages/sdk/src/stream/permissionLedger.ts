@@ -1,3 +1,6 @@
+import { Arbiter } from './arbiter.js';
+import type { Ruling } from './arbiter.js';
+
 /**
  * Text that starts the agent's `service` note closing a permission request it decided without an
  * answer (a rule granted meanwhile, a mode change), written inside the request's call. v2 has no
@@ -89,7 +92,7 @@ export interface LedgerEntry<M extends LedgerMessage = LedgerMessage> {
  */
 export class PermissionLedger<M extends LedgerMessage = LedgerMessage> {
   readonly #entries: LedgerEntry<M>[] = [];
-  readonly #open = new Map<string, LedgerEntry<M>>();
+  readonly #requests = new Arbiter<LedgerEntry<M>, RecordAnswer<M>, RecordDecision<M>, false>(judgeRecord);
   readonly #ended = new Set<string>();
   readonly #latest = new Map<string, LedgerEntry<M>>();
   readonly #requested = new Set<string>();
@@ -107,12 +110,12 @@ export class PermissionLedger<M extends LedgerMessage = LedgerMessage> {
 
   /** The open request of a call, if any. */
   openRequest(callId: string): LedgerEntry<M> | undefined {
-    return this.#open.get(callId);
+    return this.#requests.open(callId);
   }
 
   /** The requests still taking answers, in the order they were made. */
   openRequests(): IterableIterator<LedgerEntry<M>> {
-    return this.#open.values();
+    return this.#requests.pending().values();
   }
 
   /** The latest request of a call, open or closed. */
@@ -130,42 +133,47 @@ export class PermissionLedger<M extends LedgerMessage = LedgerMessage> {
     const callId = message.callId;
     if (message.type === 'permission-request' && message.role === 'agent') {
       if (!Array.isArray(message.options) || !this.#trusted(message)) return;
-      this.close(callId, 'superseded');
-      // A request for a call that already ended is never open.
-      const closed = this.#ended.has(callId) ? 'ended' : undefined;
+      this.decide(callId, { close: 'superseded' });
       const entry: LedgerEntry<M> = {
         request: message,
         answer: undefined,
         proposed: undefined,
         answerIndex: undefined,
-        closed,
+        // A request for a call that already ended is never open.
+        closed: this.#ended.has(callId) ? 'ended' : undefined,
         first: !this.#requested.has(callId),
         answers: new Map(),
       };
       this.#requested.add(callId);
       this.#entries.push(entry);
       this.#latest.set(callId, entry);
-      if (!closed) this.#open.set(callId, entry);
+      if (!entry.closed) this.#requests.ask(callId, entry);
     } else if (message.type === 'permission-response' && message.role === 'user') {
-      const entry = this.#open.get(callId);
-      if (!entry || !answers(entry, message)) return;
+      const entry = this.#requests.open(callId);
+      if (!entry) return;
       if (typeof message.via === 'string' && this.#trusted(message)) {
-        this.decide(entry, message);
-      } else {
+        this.decide(callId, { answer: message, index: this.#read - 1 });
+      } else if (answers(entry, message)) {
         entry.proposed ??= message;
         if (typeof message.id === 'string' && !entry.answers.has(message.id))
           entry.answers.set(message.id, message);
       }
     } else if (message.type === 'tool-call-end' && message.role === 'agent') {
       this.#ended.add(callId);
-      this.close(callId, 'ended');
+      this.decide(callId, { close: 'ended' });
     }
   }
 
-  private decide(entry: LedgerEntry<M>, answer: M): void {
-    entry.answer = answer;
-    entry.answerIndex = this.#read - 1;
-    this.close(answer.callId ?? entry.request.callId!, 'answered');
+  /** Hands one record's answer to the arbiter, and writes what it decided into the entry. */
+  private decide(callId: string, given: RecordAnswer<M>): void {
+    const verdict = this.#requests.decide(callId, given);
+    if (verdict.status !== 'decided') return;
+    const { item: entry, decision } = verdict;
+    entry.closed = decision.closed;
+    if (decision.answer) {
+      entry.answer = decision.answer;
+      entry.answerIndex = decision.index;
+    }
   }
 
   private applyNote(message: M): void {
@@ -174,20 +182,33 @@ export class PermissionLedger<M extends LedgerMessage = LedgerMessage> {
       return;
     if (typeof message.text !== 'string' || !this.#trusted(message)) return;
     if (message.text.startsWith(PERMISSION_SETTLED_PREFIX)) {
-      this.close(message.parentId, 'settled');
+      this.decide(message.parentId, { close: 'settled' });
     } else if (message.text.startsWith(PERMISSION_APPLIED_PREFIX)) {
-      const entry = this.#open.get(message.parentId);
+      const entry = this.#requests.open(message.parentId);
       const answer = entry?.answers.get(message.text.slice(PERMISSION_APPLIED_PREFIX.length).trim());
-      if (entry && answer) this.decide(entry, answer);
+      if (answer) this.decide(message.parentId, { answer, index: this.#read - 1 });
     }
   }
+}
 
-  private close(callId: string, why: LedgerClose): void {
-    const entry = this.#open.get(callId);
-    if (!entry) return;
-    entry.closed = why;
-    this.#open.delete(callId);
-  }
+/** What a record hands the arbiter: the agent's record of an answer, or a close. */
+type RecordAnswer<M> = { readonly answer: M; readonly index: number } | { readonly close: LedgerClose };
+
+/** What a record decided: how the request closed, and the answer when one did. */
+interface RecordDecision<M> {
+  readonly closed: LedgerClose;
+  readonly answer?: M;
+  readonly index?: number;
+}
+
+/** A close always counts; an answer only if it answers the request (an option it offered, naming it). */
+function judgeRecord<M extends LedgerMessage>(
+  entry: LedgerEntry<M>,
+  given: RecordAnswer<M>,
+): Ruling<RecordDecision<M>, false> {
+  if ('close' in given) return { decision: { closed: given.close } };
+  if (!answers(entry, given.answer)) return { refusal: false };
+  return { decision: { closed: 'answered', answer: given.answer, index: given.index } };
 }
 
 /**

@@ -1,5 +1,8 @@
 import { err, ok, type Result } from '../result.js';
-import type { RespondErrorCode } from './respondResult.js';
+import type { Answer } from './answers.js';
+import type { RequestItem } from './request.js';
+import type { RespondErrorCode, RespondResult } from './respondResult.js';
+import { refuse } from './respondResult.js';
 import { parseMode, type PermissionMode } from '../policy/modes.js';
 import { findOptionByKind, type PermissionOption, type PermissionOptionKind } from '../policy/options.js';
 import { formatRule, parseRule } from '../policy/rules.js';
@@ -85,6 +88,65 @@ const DECISIONS: readonly LegacyDecision[] = ['approved', 'approved_for_session'
 const MAX_ID = 512;
 const MAX_TEXT = 10_000;
 const MAX_ALLOW_TOOLS = 16;
+
+/**
+ * Looks up the open request of a call, or says it is resolved or unknown. The legacy body's
+ * `id` may also be the id of the request record (what the agentState mirror keys requests by).
+ */
+export type PendingLookup = (id: string) => RequestItem | RespondResult;
+
+const MAX_BODY_CHARS = 64 * 1024;
+
+/**
+ * Reads a `permission` RPC body: the v2 body `{ callId, optionId }`, or the legacy body of today's
+ * app `{ id, approved, decision?, mode?, allowTools?, updatedInput?, reason? }` mapped by kind with
+ * the table of `mapLegacyAnswer` (docs/permissions-policy.md). Contradictory, oversize or
+ * ill-typed bodies are `permissions.invalid_payload`.
+ */
+export function answerFromRpcBody(body: unknown, lookup: PendingLookup): Answer | RespondResult {
+  let size: number;
+  try {
+    size = JSON.stringify(body ?? null).length;
+  } catch {
+    return refuse('permissions.invalid_payload', 'The body is not JSON.');
+  }
+  if (size > MAX_BODY_CHARS)
+    return refuse('permissions.invalid_payload', `The body is larger than ${MAX_BODY_CHARS} characters.`);
+  const parsed = parsePermissionRpcBody(body);
+  if (!parsed.ok) return refuse(parsed.error.code, parsed.error.message, parsed.error.issues);
+  if (parsed.value.format === 'v2') {
+    const v2 = parsed.value.body;
+    return {
+      callId: v2.callId,
+      optionId: v2.optionId,
+      via: 'rpc',
+      ...(v2.requestId !== undefined ? { requestId: v2.requestId } : {}),
+      ...(v2.updatedInput !== undefined ? { updatedInput: v2.updatedInput } : {}),
+    };
+  }
+  const legacy = parsed.value.body;
+  const pending = lookup(legacy.id);
+  if ('status' in pending) return pending;
+  const mapped = mapLegacyAnswer(legacy, {
+    toolName: pending.toolName,
+    args: pending.args,
+    ...(pending.kind !== undefined ? { toolKind: pending.kind } : {}),
+    options: pending.options,
+  });
+  if (!mapped.ok) return refuse(mapped.error.code, mapped.error.message, mapped.error.issues);
+  const a = mapped.value;
+  return {
+    callId: pending.callId,
+    ...(pending.recordId === legacy.id ? { requestId: legacy.id } : {}),
+    optionId: a.optionId,
+    via: 'rpc',
+    kind: a.kind,
+    interrupt: a.interrupt,
+    ...(a.mode !== undefined ? { mode: a.mode } : {}),
+    ...(a.updatedInput !== undefined ? { updatedInput: a.updatedInput } : {}),
+    ...(a.message !== undefined ? { message: a.message } : {}),
+  };
+}
 
 /**
  * Tells a v2 body (`callId`, `optionId`) from a legacy one (`id`, `approved`) and checks it. A body

@@ -6,7 +6,7 @@ import {
   parsePermissionRpcBody,
   parseV2PermissionBody,
   type LegacyPendingRequest,
-} from '../../packages/sdk/src/gate/legacyRpc.js';
+} from '../../packages/sdk/src/gate/rpcAnswer.js';
 import type { PermissionOption } from 'happy-session';
 
 const bashRequest: LegacyPendingRequest = {
