@@ -167,6 +167,8 @@ describe('acp-bridge example', () => {
     ]);
     expect(await storedStream()).toEqual([
       { role: 'user', type: 'text', text: 'hello' },
+      // The bridge took the prompt (docs/recovery.md, "Prompts").
+      { type: 'prompt-taken' },
       { type: 'turn-start' },
       { role: 'agent', type: 'text', text: 'The user wants an echo.', thinking: true },
       { role: 'agent', type: 'text', text: 'You said: hello' },
@@ -202,6 +204,8 @@ describe('acp-bridge example', () => {
     expect(asStarted).toMatchObject({ title: 'Write .bashrc', args: asked });
     expect(await storedStream()).toEqual([
       { role: 'user', type: 'text', text: 'hello' },
+      // The bridge took the prompt (docs/recovery.md, "Prompts").
+      { type: 'prompt-taken' },
       { type: 'turn-start' },
       { role: 'agent', type: 'text', text: 'The user wants an echo.', thinking: true },
       { role: 'agent', type: 'text', text: 'You said: hello' },

@@ -125,6 +125,7 @@ describe('acp-bridge elicitation', () => {
     });
     const messages = await session.reader.messages();
     expect(messages.filter((m) => m.role === 'agent').map((m) => m.type)).toEqual([
+      'prompt-taken',
       'turn-start',
       'text',
       'question',

@@ -96,7 +96,9 @@ describe('happy-session demo', () => {
       type: 'text',
       text: 'Find TODOs and review the auth code',
     });
-    expect(messages[1]?.type).toBe('turn-start');
+    // The agent's mark that it took the prompt (docs/recovery.md, "Prompts"), then its turn.
+    expect(messages[1]).toMatchObject({ type: 'prompt-taken', promptId: messages[0]!.id });
+    expect(messages[2]?.type).toBe('turn-start');
     expect(messages.at(-1)).toMatchObject({ type: 'turn-end', status: 'completed' });
     const request = messages.find((m) => m.type === 'permission-request');
     expect(request).toMatchObject({ role: 'agent', toolName: 'bash', args: { command: 'rm -rf build' } });

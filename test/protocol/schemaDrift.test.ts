@@ -49,9 +49,11 @@ describe('schema/session-protocol-v2.schema.json', () => {
         'turn-end',
         'turn-start',
         'video',
-        // Extensions (docs/questions.md).
+        // Extensions (docs/questions.md, docs/recovery.md).
         'question',
         'question-end',
+        'question-answer',
+        'prompt-taken',
       ].sort(),
     );
   });

@@ -335,42 +335,52 @@ describe('a v1 session (what a Happy server gets)', () => {
   });
 });
 
-describe('a restart mid-question', () => {
-  it('recovers the pending question from the stream, shows it again, and accepts its answer once', async () => {
+describe('a restart mid-question (docs/recovery.md)', () => {
+  /** A crash: what was sent stays, the connection goes, nothing more is written. */
+  async function crash(): Promise<Session> {
+    await agent.writer.flush();
+    await agent.questions!.settled();
+    await agent.transport.close({ end: false, archive: false });
+    return agent;
+  }
+
+  it('an answer given while no agent ran reaches the successor once; the dead turn ends', async () => {
     const turn = agent.turn();
     void turn.ask(DATABASE).catch(() => undefined);
     await until(() => agent.questions!.pending.length > 0);
     const id = agent.questions!.pending[0]!.questionId;
-    // A crash: what was sent stays, the connection goes, nothing more is written.
-    await agent.writer.flush();
-    await agent.questions!.settled();
-    await agent.transport.close({ end: false, archive: false });
+    const crashed = await crash();
 
-    const crashed = agent;
+    // Nobody answers the RPC: the answer is kept in the stream for the next agent process.
+    const sent = await user.answerQuestion(id, { db: { options: ['SQLite'] } });
+    expect(sent).toMatchObject({ status: 'recorded', questionId: id });
+
     agent = await connect({
       server: account.relay.url,
       credentials: account.credentials,
       sessionId: crashed.id,
       shutdownSignals: false,
     });
-    expect(agent.questions!.pending.map((q) => q.questionId)).toEqual([id]);
-    const result = agent.questions!.result(id)!;
-    expect(appForms(await appState()).pending.map((f) => f.id)).toEqual([id]);
-
-    expect(await user.answerQuestion(id, { db: { options: ['SQLite'] } })).toMatchObject({
-      status: 'applied',
-    });
-    expect(await result).toMatchObject({ status: 'answered', answers: { db: { options: ['SQLite'] } } });
+    expect(agent.interrupted.questions).toMatchObject([
+      {
+        question: { questionId: id },
+        result: { status: 'answered', answers: { db: { options: ['SQLite'] } }, via: 'stream' },
+      },
+    ]);
+    expect(agent.questions!.pending).toEqual([]);
     expect(await user.answerQuestion(id, { db: { options: ['Postgres'] } })).toMatchObject({
       code: 'questions.settled',
     });
     const messages = await stored();
     expect(messages.filter((m) => m.type === 'question-end')).toMatchObject([
-      { questionId: id, status: 'answered', turn: turn.id },
+      { questionId: id, status: 'answered', via: 'stream', turn: turn.id },
+    ]);
+    expect(messages.filter((m) => m.type === 'turn-end')).toMatchObject([
+      { turn: turn.id, status: 'cancelled', reason: 'The agent restarted.' },
     ]);
     expect(fold(messages).pendingQuestions).toEqual([]);
 
-    // A second restart finds it answered: nothing waits, and a late answer is refused as settled.
+    // A second successor finds it answered: nothing is delivered twice.
     await agent.close({ archive: false });
     agent = await connect({
       server: account.relay.url,
@@ -378,9 +388,32 @@ describe('a restart mid-question', () => {
       sessionId: crashed.id,
       shutdownSignals: false,
     });
-    expect(agent.questions!.pending).toEqual([]);
+    expect(agent.interrupted.questions).toEqual([]);
     expect(agent.questions!.respond(id, { answers: { db: { options: ['Postgres'] } } })).toMatchObject({
       code: 'questions.settled',
     });
+  });
+
+  it('a question nobody answered ends stopped with its turn, is reported, and the form is closed for the app', async () => {
+    const turn = agent.turn();
+    void turn.ask(DATABASE).catch(() => undefined);
+    await until(() => agent.questions!.pending.length > 0);
+    const id = agent.questions!.pending[0]!.questionId;
+    const crashed = await crash();
+
+    agent = await connect({
+      server: account.relay.url,
+      credentials: account.credentials,
+      sessionId: crashed.id,
+      shutdownSignals: false,
+    });
+    expect(agent.interrupted.questions).toEqual([{ question: expect.objectContaining({ questionId: id }) }]);
+    expect(agent.questions!.pending).toEqual([]);
+    expect(appForms(await appState()).pending).toEqual([]);
+    const messages = await stored();
+    expect(messages.filter((m) => m.type === 'question-end')).toMatchObject([
+      { questionId: id, status: 'stopped', turn: turn.id },
+    ]);
+    expect(fold(messages).turn(turn.id)).toMatchObject({ status: 'cancelled' });
   });
 });

@@ -59,7 +59,11 @@ describe('connect() on the relay', () => {
     });
     expect(row.metadataVersion).toBe(0);
     expect(row.agentStateVersion).toBe(1);
-    expect(await app.decrypt(row.agentState, key)).toEqual({ controlledByUser: false });
+    // No prompt taken yet: a successor delivers every prompt (docs/recovery.md, "Prompts").
+    expect(await app.decrypt(row.agentState, key)).toEqual({
+      controlledByUser: false,
+      promptsTakenThrough: 0,
+    });
     expect(session.state.agentStateVersion).toBe(1);
   });
 
@@ -282,6 +286,7 @@ describe('connect() on the relay', () => {
     await seen;
     expect(session.state.agentState).toEqual({
       controlledByUser: false,
+      promptsTakenThrough: 0,
       requests: { t1: { tool: 'Bash', arguments: {}, createdAt: 1 } },
     });
     expect(session.state.agentStateVersion).toBe(2);

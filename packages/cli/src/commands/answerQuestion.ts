@@ -165,5 +165,7 @@ function describeSent(sent: SentQuestionReply): string {
     return `Answered question ${sent.questionId} (${parts.join('; ')}); the agent took it.`;
   }
   if (sent.status === 'unreachable') return `Not delivered: ${sent.error}`;
+  if (sent.status === 'recorded')
+    return `No agent is running (${sent.error}); the answer to question ${sent.questionId} is stored (seq ${sent.delivered.seq}) for the next agent process.`;
   return `Refused (${sent.code}): ${sent.message}`;
 }

@@ -26,7 +26,7 @@ export interface Answer {
    * Set when the answer is the user's own `permission-response` record in the stream: the gate
    * confirms it with a sealed note instead of appending a second response.
    */
-  readonly record?: { readonly id: string; readonly time: number; readonly seq: number };
+  readonly record?: { readonly id: string; readonly time: number };
   /** The kind the legacy mapping chose (checked again against the request by the gate). */
   readonly kind?: PermissionOptionKind;
 }
@@ -72,18 +72,18 @@ export function answerFromLocal(input: LocalAnswer): Answer | RespondResult {
 }
 
 /**
- * A user-role `permission-response` another client appended, at `seq`: a person's answer,
+ * A user-role `permission-response` another client appended: a person's answer,
  * whatever its `via` says (only the gate's own sealed records are the agent's, docs/permissions.md
  * "The agent's own records"). The gate confirms it with a sealed note instead of appending a
  * second response.
  */
-export function answerFromRecord(message: PermissionResponseMessage, seq: number): Answer {
+export function answerFromRecord(message: PermissionResponseMessage): Answer {
   return {
     callId: message.callId,
     optionId: message.optionId,
     via: 'stream',
     ...(message.requestId !== undefined ? { requestId: message.requestId } : {}),
     ...(message.updatedInput !== undefined ? { updatedInput: message.updatedInput } : {}),
-    record: { id: message.id, time: message.time, seq },
+    record: { id: message.id, time: message.time },
   };
 }

@@ -12,6 +12,9 @@ import type { SessionRule } from '../policy/sessionRules.js';
 import type { ShellParser } from '../policy/shell.js';
 import { loadShellParser } from '../policy/shell.js';
 import { newId } from '../protocol/ids.js';
+import type { PermissionResponseMessage, SessionMessage } from '../protocol/sessionMessage.js';
+import { ledgerOf } from '../stream/permissionLedger.js';
+import type { LedgerOptions } from '../stream/permissionLedger.js';
 import type { GatedCall, GateWriter } from '../stream/gatePorts.js';
 import type {
   PermissionDecision,
@@ -34,8 +37,8 @@ import type { ModeSource } from './modeControl.js';
 import { ModeControl, remoteAnswersAccepted } from './modeControl.js';
 import { ModeMetadata } from './modeMetadata.js';
 import { PermissionPush } from './permissionPush.js';
-import { closeOrphans, rebuildRules, REVOKE_PREFIX } from './recovery.js';
-import { recordedRequest } from './request.js';
+import type { InterruptedRequest } from './interrupted.js';
+import { rebuildRules, REVOKE_PREFIX } from './recovery.js';
 import { GateRequests, runNow } from './requests.js';
 import type { RespondResult } from './respondResult.js';
 import { refuse } from './respondResult.js';
@@ -70,6 +73,7 @@ export class PermissionGate implements PermissionRuntime {
   /** Calls that had a request, in the history or here: a later request of one needs answers that name it. */
   private readonly requestedCalls = new Set<string>();
   private disposed = false;
+  private interruptedRequests: readonly InterruptedRequest[] = [];
 
   private constructor(
     private readonly options: PermissionGateOptions,
@@ -212,6 +216,8 @@ export class PermissionGate implements PermissionRuntime {
 
     const waiting = this.requests.open(call.callId)?.live;
     if (waiting) return waiting.wait.promise;
+    const carried = this.requests.takeCarried(call);
+    if (carried) return carried;
     if (call.ended) {
       return Promise.resolve(cancelledDecision('cancel', 'The tool call had already ended.'));
     }
@@ -298,7 +304,7 @@ export class PermissionGate implements PermissionRuntime {
       return refuse('permissions.not_allowed', 'Remote answers are not accepted right now.');
     return this.requests.answer(message.callId, {
       by: 'person',
-      answer: answerFromRecord(message, input.seq),
+      answer: answerFromRecord(message),
     });
   }
 
@@ -308,6 +314,27 @@ export class PermissionGate implements PermissionRuntime {
     this.disposed = true;
     this.requests.endAll(cancelledDecision('shutdown', 'The agent stopped before the request was answered.'));
     for (const end of this.teardown.splice(0)) end();
+  }
+
+  /**
+   * The requests a dead process left waiting, as this gate took them up when it started on the
+   * session's history (docs/recovery.md, "Interrupted calls"): each with the first valid answer
+   * a person gave while no agent was there, if any. Their calls are ended.
+   */
+  get interrupted(): readonly InterruptedRequest[] {
+    return this.interruptedRequests;
+  }
+
+  /**
+   * Lets `call` run once on the allow a person gave to `from` while no agent was there, when it
+   * shows exactly `from`'s tool and arguments (`session.resume()` calls it). Returns whether it
+   * will; otherwise `call` asks as any call does.
+   */
+  carryOver(
+    call: Pick<GatedCall, 'callId' | 'toolName' | 'args' | 'redact'>,
+    from: InterruptedRequest,
+  ): boolean {
+    return this.requests.carryOver(call, from);
   }
 
   /** Resolves when the agentState mirror and the mode metadata have caught up (tests, orderly shutdown). */
@@ -324,18 +351,37 @@ export class PermissionGate implements PermissionRuntime {
         grantedBy: rule.grantedBy,
         createdAt: rule.createdAt,
       });
-    // A request a dead process left open is closed, and remembered: a late answer is refused.
-    for (const orphan of closeOrphans(history, this.writer, trusted)) {
-      this.requests.remember(recordedRequest(orphan.request, false), orphan.decision);
-    }
-    if (history.length > 0) void this.mirror?.cancelAll('Previous agent process exited before responding');
-    this.wireAdapters();
+    // Installed first: the notes that take up a dead process's requests are sealed.
     this.writer.install({
       permissions: this,
       onLifecycle: (event) => this.onLifecycle(event),
       seal: (message) => this.records.seal(message),
     });
+    this.interruptedRequests = this.takeUp(history, trusted);
+    if (history.length > 0) void this.mirror?.cancelAll('Previous agent process exited before responding');
+    this.wireAdapters();
     this.modes.publish();
+  }
+
+  /**
+   * Takes up every request a dead process left open in `history` (docs/recovery.md, "Interrupted
+   * calls"): the people's answers stored after that process's last record are held against it,
+   * the first valid one decides it, and its call ends; a late answer to it gets
+   * `already_resolved`.
+   */
+  private takeUp(history: readonly SessionMessage[], trusted: LedgerOptions): InterruptedRequest[] {
+    const lastAgentRecord = history.findLastIndex((m) => m.role === 'agent');
+    const position = new Map(history.map((m, i) => [m.id, i]));
+    const acceptRemote = remoteAnswersAccepted(this.options.acceptRemoteAnswers);
+    return [...ledgerOf(history, trusted).openRequests()].flatMap((entry) => {
+      const request = entry.request;
+      if (request.type !== 'permission-request') return [];
+      const meanwhile = [...entry.answers.values()].filter(
+        (m): m is PermissionResponseMessage =>
+          m.type === 'permission-response' && (position.get(m.id) ?? -1) > lastAgentRecord,
+      );
+      return [this.requests.takeUp(request, entry.first, meanwhile, acceptRemote)];
+    });
   }
 
   /**

@@ -1,9 +1,6 @@
-import type { PermissionRequestMessage, SessionMessage } from '../protocol/sessionMessage.js';
-import type { PermissionDecision } from '../stream/plugins.js';
-import type { GateWriter } from '../stream/gatePorts.js';
+import type { SessionMessage } from '../protocol/sessionMessage.js';
 import { ledgerOf } from '../stream/permissionLedger.js';
 import type { LedgerMessage, LedgerOptions } from '../stream/permissionLedger.js';
-import { cancelledDecision } from './decision.js';
 import type { SessionRule } from '../policy/sessionRules.js';
 import { SessionRuleStore } from '../policy/sessionRules.js';
 import { isPermissionOptionKind } from '../policy/options.js';
@@ -72,44 +69,4 @@ export function rebuildRules(
     if (rule && grantedAt < i) store.revokeRule(id);
   });
   return store.listRules();
-}
-
-/** A request a dead process left open, as {@link closeOrphans} closed it. */
-export interface ClosedOrphan {
-  readonly request: PermissionRequestMessage;
-  readonly decision: PermissionDecision;
-}
-
-/**
- * Closes every request left open in `history` by a process that died: a request without the
- * agent's record of an answer, its call's end or a settled note (an answer the dead process never
- * confirmed does not count, docs/permissions.md "One arbitration"). Appends its call's
- * `tool-call-end` with an error, so that replay and the fold find it closed
- * (docs/permissions-requirements.md R13.1).
- */
-export function closeOrphans(
-  history: readonly SessionMessage[],
-  writer: GateWriter,
-  options: LedgerOptions = {},
-): ClosedOrphan[] {
-  const lastTime = history.reduce((t, m) => Math.max(t, m.time), 0);
-  const closed: ClosedOrphan[] = [];
-  for (const { request } of [...ledgerOf(history, options).openRequests()]) {
-    if (request.type !== 'permission-request') continue;
-    writer.append({
-      role: 'agent',
-      type: 'tool-call-end',
-      turn: request.turn,
-      callId: request.callId,
-      ...(request.parentId !== undefined ? { parentId: request.parentId } : {}),
-      ...(request.agentId !== undefined ? { agentId: request.agentId } : {}),
-      error: ORPHAN_ERROR,
-      time: Math.max(Date.now(), lastTime + 1),
-    });
-    closed.push({
-      request,
-      decision: cancelledDecision('shutdown', 'The agent restarted before the request was answered.'),
-    });
-  }
-  return closed;
 }

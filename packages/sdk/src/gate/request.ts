@@ -28,6 +28,8 @@ export interface RequestItem {
   readonly createdAt: number;
   /** This process's request, with its call and waiter; undefined for one read from the stream. */
   readonly live: LiveRequest | undefined;
+  /** The `permission-request` record of a request read from the stream (where its notes go). */
+  readonly recorded?: PermissionRequestMessage;
 }
 
 /**
@@ -78,11 +80,13 @@ export function recordedRequest(message: PermissionRequestMessage, firstForCall:
     toolName: message.toolName,
     args: message.args ?? {},
     kind: undefined,
-    redact: undefined,
+    // Its arguments are the ones the stream shows (redacted already): an edit is taken as written.
+    redact: false,
     options: message.options,
     recordId: message.id,
     firstForCall,
     createdAt: message.time,
     live: undefined,
+    recorded: message,
   };
 }

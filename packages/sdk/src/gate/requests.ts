@@ -2,7 +2,11 @@ import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { PermissionOption } from '../protocol/sessionMessage.js';
+import type {
+  PermissionOption,
+  PermissionRequestMessage,
+  PermissionResponseMessage,
+} from '../protocol/sessionMessage.js';
 import { Arbiter } from '../stream/arbiter.js';
 import type { GatedCall, GateWriter } from '../stream/gatePorts.js';
 import { PERMISSION_APPLIED_PREFIX, PERMISSION_SETTLED_PREFIX } from '../stream/permissionLedger.js';
@@ -12,12 +16,17 @@ import type { AgentStateMirror } from './agentStateMirror.js';
 import type { Decided } from './answerRule.js';
 import { judgeAnswer } from './answerRule.js';
 import type { Answer, GateAnswer } from './answers.js';
+import { answerFromRecord } from './answers.js';
 import { cancelledDecision } from './decision.js';
 import type { AppliedAnswer, GateRequestView, RequestEvent } from './gateEvents.js';
 import type { GatePolicy } from './gatePolicy.js';
 import type { ModeChange, ModeControl, ModeSource } from './modeControl.js';
 import type { RequestItem } from './request.js';
-import { liveRequest } from './request.js';
+import { liveRequest, recordedRequest } from './request.js';
+import { ORPHAN_ERROR } from './recovery.js';
+import type { InterruptedRequest } from './interrupted.js';
+import { PERMISSION_CARRIED_PREFIX } from './interrupted.js';
+import { canonicalArgs } from '../policy/callArgs.js';
 import type { RespondResult } from './respondResult.js';
 import { refuse } from './respondResult.js';
 import type { TimeoutPolicy } from './timeouts.js';
@@ -59,6 +68,13 @@ export interface GateRequestsDeps {
 export class GateRequests {
   private readonly arbiter: Arbiter<RequestItem, GateAnswer, Decided, RespondResult>;
   private readonly subject = new Subject<RequestEvent>();
+  /** The requests whose answer was carried over already (each answers one run). */
+  private readonly carriedFrom = new Set<string>();
+  /** Decisions carried over to calls that resume interrupted ones, until their first request. */
+  private readonly carried = new Map<
+    string,
+    { decision: PermissionDecision; recordId: string; requestId: string }
+  >();
 
   /** Requests as they are made and settled, for the adapters and `gate.events$`. */
   readonly events$: Observable<RequestEvent> = this.subject.asObservable();
@@ -168,7 +184,7 @@ export class GateRequests {
       };
     const { item } = verdict;
     const live = item.live;
-    if (!live) return { status: 'applied', callId, decision: verdict.decision.decision };
+    if (!live) return this.carryOutRecorded(item, verdict.decision, given);
     let decision = verdict.decision.decision;
     let applied: AppliedAnswer | undefined;
     if (given.by === 'person') {
@@ -207,6 +223,86 @@ export class GateRequests {
     }
     if (given.by === 'person' && !applied) return refuse('permissions.invalid_payload', NOT_RECORDED);
     return { status: 'applied', callId, decision };
+  }
+
+  /**
+   * Takes up a request a dead process left open (docs/recovery.md, "Interrupted calls"): the
+   * people's answers given since that process fell silent are held against it, in stream order,
+   * and the first valid one decides it, recorded by the note that confirms it inside the old call;
+   * without one it is cancelled. Either way the old call ends (its tool never ran in this
+   * process), and the host is told what was asked and answered.
+   */
+  takeUp(
+    request: PermissionRequestMessage,
+    firstForCall: boolean,
+    answers: readonly PermissionResponseMessage[],
+    acceptRemote: boolean,
+  ): InterruptedRequest {
+    const item = recordedRequest(request, firstForCall);
+    this.arbiter.ask(item.callId, item);
+    let answered: InterruptedRequest['answer'];
+    for (const message of acceptRemote ? answers : []) {
+      const result = this.answer(item.callId, { by: 'person', answer: answerFromRecord(message) });
+      if (result.status !== 'applied') continue;
+      answered = { record: message, decision: result.decision };
+      break;
+    }
+    if (!answered)
+      this.arbiter.decide(item.callId, {
+        by: 'record',
+        decision: cancelledDecision('shutdown', 'The agent restarted before the request was answered.'),
+      });
+    this.safely(() =>
+      this.deps.writer.append({
+        role: 'agent',
+        type: 'tool-call-end',
+        turn: request.turn,
+        callId: request.callId,
+        ...(request.parentId !== undefined ? { parentId: request.parentId } : {}),
+        ...(request.agentId !== undefined ? { agentId: request.agentId } : {}),
+        error: ORPHAN_ERROR,
+      }),
+    );
+    return { request, ...(answered ? { answer: answered } : {}) };
+  }
+
+  /**
+   * Lets `call` run on the answer a person gave to a request a dead process left, once: only an
+   * allow, and only when `call` shows exactly the tool and arguments that request showed
+   * (docs/recovery.md, "Resuming a call"). Returns whether it will.
+   */
+  carryOver(
+    call: Pick<GatedCall, 'callId' | 'toolName' | 'args' | 'redact'>,
+    from: InterruptedRequest,
+  ): boolean {
+    const decision = from.answer?.decision;
+    if (decision?.outcome !== 'allow' || call.toolName !== from.request.toolName) return false;
+    const shown = call.redact === false ? call.args : this.deps.writer.redactValue(call.args);
+    const asked = canonicalArgs(from.request.args ?? {});
+    if (asked === undefined || canonicalArgs(shown) !== asked) return false;
+    // One answer, one run: a request's allow is carried over to one call only.
+    if (this.carriedFrom.has(from.request.id)) return false;
+    this.carriedFrom.add(from.request.id);
+    this.carried.set(call.callId, { decision, recordId: from.answer!.record.id, requestId: from.request.id });
+    return true;
+  }
+
+  /**
+   * The decision carried over to `call` by {@link GateRequests.carryOver}, taken once: recorded by
+   * a note inside the call that names the answer, then remembered like any decision.
+   */
+  takeCarried(call: GatedCall): Promise<PermissionDecision> | undefined {
+    const carried = this.carried.get(call.callId);
+    if (!carried) return undefined;
+    this.carried.delete(call.callId);
+    let noted = false;
+    this.safely(() => {
+      call.note(`${PERMISSION_CARRIED_PREFIX}${carried.recordId} (request ${carried.requestId})`);
+      noted = true;
+    });
+    // Fail closed: no tool runs on a decision the stream does not hold.
+    const decision = noted ? carried.decision : cancelledDecision('cancel', NOT_RECORDED);
+    return this.decideAtOnce(call, decision);
   }
 
   /**
@@ -310,6 +406,34 @@ export class GateRequests {
       else this.deps.logger.error('permission decision could not be recorded', { error: String(error) });
       return undefined;
     }
+  }
+
+  /**
+   * Carries out a decision for a request read from the stream (no waiter, no call of this
+   * process): a person's answer is confirmed by the applied note inside the old call.
+   */
+  private carryOutRecorded(item: RequestItem, decided: Decided, given: GateAnswer): RespondResult {
+    const request = item.recorded;
+    if (given.by !== 'person' || !given.answer.record || !request)
+      return { status: 'applied', callId: item.callId, decision: decided.decision };
+    let noted = false;
+    this.safely(() => {
+      this.deps.writer.append({
+        role: 'agent',
+        type: 'service',
+        turn: request.turn,
+        parentId: request.callId,
+        ...(request.agentId !== undefined ? { agentId: request.agentId } : {}),
+        text: `${PERMISSION_APPLIED_PREFIX}${given.answer.record!.id}`,
+      });
+      noted = true;
+    });
+    if (!noted) {
+      this.arbiter.amend(item.callId, { decision: cancelledDecision('cancel', NOT_RECORDED) });
+      return refuse('permissions.invalid_payload', NOT_RECORDED);
+    }
+    this.arbiter.amend(item.callId, { ...decided, recordId: given.answer.record.id });
+    return { status: 'applied', callId: item.callId, decision: decided.decision };
   }
 
   /** Lets the waiter of a live request go, and ends its call on every outcome but allow. */

@@ -31,6 +31,11 @@ export const TurnEndSchema = z.object({
   ...agentBaseShape,
   type: z.literal('turn-end'),
   status: TurnEndStatusSchema,
+  /**
+   * Extension: why the turn ended, in words the person reads, when the writer knows more than the
+   * status says (a successor ends a dead process's turn with "The agent restarted.", docs/recovery.md).
+   */
+  reason: z.optional(z.string()),
 });
 
 /** `text` from the agent: markdown output, or reasoning when `thinking` is true. */
@@ -52,6 +57,11 @@ export const ToolCallStartSchema = z.object({
   args: ArgsSchema,
   /** Human-readable label when this call spawns a subagent. */
   agentTitle: z.optional(z.string()),
+  /**
+   * Extension: the `callId` of the call a dead process left, which this one takes up again
+   * (docs/recovery.md, "Interrupted calls").
+   */
+  resumes: z.optional(z.string().check(z.minLength(1))),
 });
 
 /** `tool-call-end`: the call is over; `error` says why when it failed. */
@@ -83,7 +93,20 @@ export const AgentVideoSchema = z.object({ ...agentBaseShape, ...videoShape });
 /** `file` from the agent. */
 export const AgentFileSchema = z.object({ ...agentBaseShape, ...fileShape });
 
-/** `service`: system messages from the agent side; the only agent message where `turn` is optional. */
+/**
+ * `prompt-taken` (extension): the agent took the user's prompt `promptId`, stored at `seq`; a
+ * successor's prompts start after the last one taken, so each prompt reaches one process once
+ * (docs/recovery.md, "Prompts"). Like `service`, it needs no turn.
+ */
+export const PromptTakenSchema = z.object({
+  ...messageBaseShape,
+  role: z.literal('agent'),
+  type: z.literal('prompt-taken'),
+  promptId: z.string().check(z.minLength(1)),
+  seq: z.int().check(z.nonnegative()),
+});
+
+/** `service`: system messages from the agent side; with `prompt-taken`, the agent messages where `turn` is optional. */
 export const ServiceSchema = z.object({
   ...messageBaseShape,
   role: z.literal('agent'),

@@ -1,5 +1,5 @@
 import * as z from '../zod.js';
-import { agentBaseShape } from './base.js';
+import { agentBaseShape, userBaseShape } from './base.js';
 
 /**
  * The question records, an extension of this SDK (docs/questions.md, "In the stream"): the agent
@@ -57,6 +57,23 @@ export const QuestionEndMessageSchema = z.object({
   status: QuestionEndStatusSchema,
   /** By question id; present when `status` is `answered`. */
   answers: z.optional(z.record(z.string(), QuestionAnswerSchema)),
-  /** The channel the answer came by, when a person answered or dismissed it. */
-  via: z.optional(z.enum(['rpc', 'local'])),
+  /**
+   * The channel the answer came by, when a person answered or dismissed it: the app's RPC, the
+   * local program, or the person's own `question-answer` record in the stream.
+   */
+  via: z.optional(z.enum(['rpc', 'local', 'stream'])),
+});
+
+/**
+ * `question-answer` (extension): a person's answer to a question, written in the stream by a client
+ * (the viewer, the CLI) so it reaches the agent even when no agent answers the RPC; the agent
+ * applies the first valid one and records its `question-end` (docs/questions.md, "Answering").
+ */
+export const QuestionAnswerMessageSchema = z.object({
+  ...userBaseShape,
+  type: z.literal('question-answer'),
+  questionId: z.string().check(z.minLength(1)),
+  status: z.enum(['answered', 'cancelled']),
+  /** By question id; present when `status` is `answered`. */
+  answers: z.optional(z.record(z.string(), QuestionAnswerSchema)),
 });

@@ -6,6 +6,7 @@ import {
   AgentTextSchema,
   AgentVideoSchema,
   PermissionRequestSchema,
+  PromptTakenSchema,
   ServiceSchema,
   ToolCallEndSchema,
   ToolCallStartSchema,
@@ -21,7 +22,11 @@ import {
 } from './userMessages.js';
 import { PlanSchema } from './plan.js';
 import type { PlanEntrySchema } from './plan.js';
-import { QuestionEndMessageSchema, QuestionMessageSchema } from './questionMessages.js';
+import {
+  QuestionAnswerMessageSchema,
+  QuestionEndMessageSchema,
+  QuestionMessageSchema,
+} from './questionMessages.js';
 import type { QuestionAnswerSchema, QuestionSchema } from './questionMessages.js';
 
 /**
@@ -45,6 +50,8 @@ export const SessionMessageSchema = z.discriminatedUnion('type', [
   PlanSchema,
   QuestionMessageSchema,
   QuestionEndMessageSchema,
+  QuestionAnswerMessageSchema,
+  PromptTakenSchema,
 ]);
 
 /** The v2 message types, in the order of docs/protocol.md: the draft's 11, then this SDK's extensions. */
@@ -63,6 +70,8 @@ export const SESSION_MESSAGE_TYPES = [
   'plan',
   'question',
   'question-end',
+  'question-answer',
+  'prompt-taken',
 ] as const;
 
 export type SessionMessageType = (typeof SESSION_MESSAGE_TYPES)[number];
@@ -90,6 +99,10 @@ export type PlanEntryPriority = NonNullable<PlanEntry['priority']>;
 export type QuestionMessage = z.output<typeof QuestionMessageSchema>;
 /** `question-end`: how a question ended, with the answers applied (docs/questions.md). */
 export type QuestionEndMessage = z.output<typeof QuestionEndMessageSchema>;
+/** `question-answer`: a person's answer to a question, written in the stream by a client (docs/questions.md). */
+export type QuestionAnswerMessage = z.output<typeof QuestionAnswerMessageSchema>;
+/** `prompt-taken`: the agent took a prompt (docs/recovery.md, "Prompts"). */
+export type PromptTakenMessage = z.output<typeof PromptTakenSchema>;
 /** One question of a `question` message (docs/questions.md). */
 export type Question = z.output<typeof QuestionSchema>;
 /** The answer to one question: the option labels picked and the person's own text. */

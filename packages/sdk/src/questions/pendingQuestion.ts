@@ -38,7 +38,7 @@ export type QuestionReply =
       readonly by: 'person';
       readonly status: 'answered' | 'cancelled' | string;
       readonly answers: unknown;
-      readonly via: 'rpc' | 'local';
+      readonly via: 'rpc' | 'local' | 'stream';
     }
   | {
       readonly by: 'desk';
@@ -50,5 +50,5 @@ export type QuestionReply =
 /** How a question ended, and by which channel when a person ended it. */
 export interface QuestionOutcome {
   readonly result: AskResult;
-  readonly via?: 'rpc' | 'local';
+  readonly via?: 'rpc' | 'local' | 'stream';
 }

@@ -24,6 +24,7 @@ import type {
 import { Arbiter } from '../stream/arbiter.js';
 import type { Ruling } from '../stream/arbiter.js';
 import { questionLedgerOf } from '../stream/questionLedger.js';
+import type { QuestionLedger } from '../stream/questionLedger.js';
 import type { Delivery, MessageDraft, StreamLifecycleEvent } from '../stream/types.js';
 import { checkAnswers } from './answerCheck.js';
 import type { QuestionAnswerResult, QuestionRefusal } from './answerResult.js';
@@ -50,7 +51,13 @@ export interface QuestionDeskOptions {
   readonly sessionTitle?: string;
   /** The session's stream so far: pending questions of a previous process are taken up again. */
   readonly history?: readonly SessionMessage[];
-  /** Whether remote answers (the RPC) are accepted right now; default always. */
+  /**
+   * Records other clients append, with their `seq`: a user `question-answer` after its question is
+   * a person's answer (the viewer and the CLI write one, so it reaches an agent that answers no
+   * RPC, docs/questions.md "Answering").
+   */
+  readonly incoming?: Observable<{ readonly message: SessionMessage; readonly seq: number }>;
+  /** Whether remote answers (the RPC, the stream) are accepted right now; default always. */
   readonly acceptRemoteAnswers?: () => boolean;
   /** Where the desk reports failed mirror writes and pushes; default silent. */
   readonly logger?: Logger;
@@ -60,6 +67,16 @@ export interface QuestionDeskOptions {
 export type QuestionEvent =
   | { readonly kind: 'asked'; readonly question: QuestionMessage; readonly recovered: boolean }
   | { readonly kind: 'ended'; readonly question: QuestionMessage; readonly result: AskResult };
+
+/**
+ * A question a dead process left waiting, as a successor's desk took it up (docs/recovery.md,
+ * "Interrupted calls"): with the result of the answer a person gave while no agent was there, or
+ * none (then it ended `stopped`, and the host may ask again).
+ */
+export interface InterruptedQuestion {
+  readonly question: QuestionMessage;
+  readonly result?: AskResult;
+}
 
 /** A person's reply from the local program: the answers, or a dismissal. */
 export type LocalReply =
@@ -86,6 +103,10 @@ export class QuestionDesk implements QuestionRuntime {
 
   /** Questions asked and ended, in the order it happens. */
   readonly events$: Observable<QuestionEvent> = this.subject.asObservable();
+
+  /** The `seq` of each open question's record once stored: a stream answer counts only after it. */
+  private readonly storedAt = new Map<string, Promise<number | undefined>>();
+  private answeredMeanwhile: InterruptedQuestion[] = [];
 
   private constructor(private readonly options: QuestionDeskOptions) {
     this.logger = options.logger ?? silentLogger;
@@ -124,6 +145,13 @@ export class QuestionDesk implements QuestionRuntime {
       questions,
     });
     const entry = this.open(message, (content) => target.end(content), false);
+    this.storedAt.set(
+      questionId,
+      delivery.then(
+        (d) => d.seq,
+        () => undefined,
+      ),
+    );
     const end = (result: AskResult, unstored?: unknown): QuestionReply => ({
       by: 'desk',
       result,
@@ -163,16 +191,64 @@ export class QuestionDesk implements QuestionRuntime {
 
   /** The `communication` RPC handler: today's app's `{id, kind, status, answers?}`. */
   handleRpc(body: unknown): QuestionAnswerResult {
-    let allowed: boolean;
-    try {
-      allowed = this.options.acceptRemoteAnswers?.() ?? true;
-    } catch {
-      allowed = false;
-    }
-    if (!allowed) return refusal('questions.not_allowed', 'Remote answers are not accepted right now.');
+    if (!this.remoteAllowed())
+      return refusal('questions.not_allowed', 'Remote answers are not accepted right now.');
     const reply = replyFromRpcBody(body);
     if ('code' in reply) return reply;
     return this.decide(reply.id, { by: 'person', status: reply.status, answers: reply.answers, via: 'rpc' });
+  }
+
+  /**
+   * Reads one record of the stream: a user `question-answer` is a person's answer, counted only
+   * once its question's record is stored and only if it comes after it (`seq`). Resolves with what
+   * it got (`undefined` for other records).
+   */
+  async handleStreamInput(input: {
+    readonly message: SessionMessage;
+    readonly seq: number;
+  }): Promise<QuestionAnswerResult | undefined> {
+    const message = input?.message;
+    if (message?.type !== 'question-answer' || message.role !== 'user') return undefined;
+    const asked = await this.storedAt.get(message.questionId);
+    if (this.questions.open(message.questionId) && (asked === undefined || !(input.seq > asked)))
+      return refusal(
+        'questions.unknown',
+        `The answer to question ${message.questionId.slice(0, 64)} was appended before its question.`,
+      );
+    if (!this.remoteAllowed())
+      return refusal('questions.not_allowed', 'Remote answers are not accepted right now.');
+    return this.decide(message.questionId, {
+      by: 'person',
+      status: message.status,
+      answers: message.answers,
+      via: 'stream',
+    });
+  }
+
+  /**
+   * The questions a dead process left waiting, as this desk took them up (docs/recovery.md,
+   * "Interrupted calls"): those a person answered while no agent was there, with the result now
+   * recorded, and those {@link QuestionDesk.endRecovered} ended unanswered.
+   */
+  get interrupted(): readonly InterruptedQuestion[] {
+    return this.answeredMeanwhile;
+  }
+
+  /**
+   * Ends, `stopped`, every question a previous process asked that is still waiting: a successor
+   * that ends that process's turns calls it first (docs/recovery.md). They join
+   * {@link QuestionDesk.interrupted}, unanswered.
+   */
+  endRecovered(): readonly InterruptedQuestion[] {
+    const ended: InterruptedQuestion[] = [];
+    for (const entry of this.questions.pending()) {
+      if (!entry.recovered) continue;
+      const questionId = entry.message.questionId;
+      this.decide(questionId, { by: 'desk', result: { status: 'stopped', questionId } });
+      ended.push({ question: entry.message });
+    }
+    this.answeredMeanwhile = [...this.answeredMeanwhile, ...ended];
+    return ended;
   }
 
   /** Ends every pending question `stopped` and releases channels, timers and listeners. */
@@ -219,7 +295,7 @@ export class QuestionDesk implements QuestionRuntime {
   }
 
   /** Appends the question's one `question-end`; a closed writer leaves it open for a restart. */
-  private record(entry: PendingQuestion, result: AskResult, via: 'rpc' | 'local' | undefined): void {
+  private record(entry: PendingQuestion, result: AskResult, via: QuestionOutcome['via']): void {
     try {
       entry.end({
         questionId: entry.message.questionId,
@@ -250,6 +326,39 @@ export class QuestionDesk implements QuestionRuntime {
     return entry;
   }
 
+  private remoteAllowed(): boolean {
+    try {
+      return this.options.acceptRemoteAnswers?.() ?? true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Applies to each question a dead process left waiting the people's answers stored after that
+   * process's last record, in order: the first valid one ends it (docs/recovery.md).
+   */
+  private takeUpAnswers(history: readonly SessionMessage[], ledger: QuestionLedger): void {
+    const lastAgentRecord = history.findLastIndex((m) => m.role === 'agent');
+    const position = new Map(history.map((m, i) => [m.id, i]));
+    if (!this.remoteAllowed()) return;
+    for (const entry of this.questions.pending()) {
+      const questionId = entry.message.questionId;
+      for (const answer of ledger.answersTo(questionId)) {
+        if ((position.get(answer.id) ?? -1) <= lastAgentRecord) continue;
+        const got = this.decide(questionId, {
+          by: 'person',
+          status: answer.status,
+          answers: answer.answers,
+          via: 'stream',
+        });
+        if (got.status !== 'applied') continue;
+        this.answeredMeanwhile.push({ question: entry.message, result: got.result });
+        break;
+      }
+    }
+  }
+
   private start(): void {
     const history = this.options.history ?? [];
     if (history.length > 0) {
@@ -268,6 +377,15 @@ export class QuestionDesk implements QuestionRuntime {
         this.open(message, (content) => this.options.writer.append(endDraft(message, content)), true),
       );
       void this.mirror?.reset(recovered.map((e) => ({ message: e.message, createdAt: e.createdAt })));
+      this.takeUpAnswers(history, ledger);
+    }
+    if (this.options.incoming) {
+      const s = this.options.incoming.subscribe((input) => {
+        this.handleStreamInput(input).catch((error: unknown) =>
+          this.logger.error('a stream answer could not be read', { error: String(error) }),
+        );
+      });
+      this.teardown.push(() => s.unsubscribe());
     }
     if (this.options.rpc)
       this.teardown.push(this.options.rpc.register('communication', (body) => this.handleRpc(body)));

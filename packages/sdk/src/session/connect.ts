@@ -1,3 +1,4 @@
+import { Subject } from 'rxjs';
 import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
@@ -6,6 +7,7 @@ import type { SessionMessage } from '../protocol/sessionMessage.js';
 import type { PermissionGateOptions } from '../gate/gate.js';
 import { SessionReader } from '../stream/sessionReader.js';
 import { SessionWriter } from '../stream/sessionWriter.js';
+import { lastPromptTaken } from '../stream/succession.js';
 import type { OutboxOptions } from '../stream/outbox.js';
 import type { RedactOptions } from '../stream/redactor.js';
 import { resolveAccountAccess } from '../transport/accountAccess.js';
@@ -17,7 +19,8 @@ import { sessionRecordKey } from '../crypto/recordSeal.js';
 import { HappyServerTransport } from '../transport/happyServerTransport.js';
 import { HttpPushNotifier } from '../transport/pushNotifier.js';
 import { ServerSessionState } from '../transport/serverSessionState.js';
-import { Session, attachGate } from './session.js';
+import { Session, attachGate, takeOverSession } from './session.js';
+import type { IncomingUserMessage } from './incomingUserMessage.js';
 import { DEFAULT_SERVER_WAIT_MS, ServerWait } from './serverWait.js';
 import { closeOnShutdown } from './shutdownSignals.js';
 import type { ShutdownOptions } from './shutdownSignals.js';
@@ -184,6 +187,8 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       await state.updateAgentState((current) => ({
         ...current,
         controlledByUser: false,
+        // No prompt taken yet: a successor delivers every prompt after this (docs/recovery.md, "Prompts").
+        promptsTakenThrough: record.seq,
         ...options.agentState,
       }));
     } else if (options.metadata) {
@@ -220,13 +225,18 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
     const push = new HttpPushNotifier(transport.http, record.id);
     // An existing session may hold requests and questions a dead process left pending, and granted rules.
     const history = options.sessionId ? await reader.messages() : [];
+    // What this process writes comes after what the stream holds, in the app's order by time.
+    if (history.length > 0) writer.continueAfter(history.reduce((t, m) => Math.max(t, m.time), 0));
     const title = (record.metadata.value as { summary?: { text?: unknown } }).summary?.text;
+    // The desk reads the people's stream answers from the session's inbox, made just below.
+    const answers = new Subject<IncomingUserMessage>();
     const questions = QuestionDesk.create({
       writer,
       rpc,
       state,
       push,
       history,
+      incoming: answers,
       logger,
       ...(typeof title === 'string' ? { sessionTitle: title } : {}),
     });
@@ -242,10 +252,12 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       push,
       questions,
       media: new MediaReader({ uploader, key: record.key }),
-      inputAfterSeq: record.seq,
+      inputAfterSeq: options.sessionId ? promptsTakenThrough(history, state, record.seq) : record.seq,
+      openedAtSeq: record.seq,
       ...(options.archiveOnClose !== undefined ? { archiveOnClose: options.archiveOnClose } : {}),
       logger,
     });
+    session.incoming$.subscribe(answers);
     if (options.permissions !== false) {
       const machineKey = loadGateKey(home, logger);
       attachGate(
@@ -267,6 +279,8 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
         }),
       );
     }
+    // A dead process's turns, calls and questions are ended, and what it left is told to the host.
+    if (options.sessionId) takeOverSession(session, history, logger);
     if (options.shutdownSignals !== false) closeOnShutdown(session, { ...options.shutdownSignals, logger });
     return session;
   } catch (error) {
@@ -281,6 +295,24 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
  */
 function workingDirectory(metadata: StateObject | undefined): string {
   return typeof metadata?.path === 'string' && metadata.path.length > 0 ? metadata.path : process.cwd();
+}
+
+/**
+ * Where a reopened session's input starts: after the last prompt a previous process took (its
+ * `prompt-taken` marks, or agentState's `promptsTakenThrough`, which v1 streams need), so a prompt
+ * sent while no agent ran is delivered, once. A session with neither (written before marks
+ * existed) starts at `openedAt`, as it always did.
+ */
+function promptsTakenThrough(
+  history: readonly SessionMessage[],
+  state: ServerSessionState,
+  openedAt: number,
+): number {
+  const marked = state.agentState.promptsTakenThrough;
+  const inState = typeof marked === 'number' && Number.isInteger(marked) && marked >= 0 ? marked : undefined;
+  const inStream = lastPromptTaken(history);
+  if (inState === undefined && inStream === undefined) return openedAt;
+  return Math.min(openedAt, Math.max(inState ?? -1, inStream ?? -1));
 }
 
 /** A fresh v1 encoder per session: it keeps the labels of open turns and the last time. Loaded when used. */

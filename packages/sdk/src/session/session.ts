@@ -10,7 +10,9 @@ import type { SessionMessage, UserMessage } from '../protocol/sessionMessage.js'
 import type { SessionReader } from '../stream/sessionReader.js';
 import type { SessionWriter } from '../stream/sessionWriter.js';
 import { within } from '../ports/waits.js';
-import type { Turn } from '../stream/builders.js';
+import type { Scope, ToolCall, Turn } from '../stream/builders.js';
+import { NOTHING_INTERRUPTED, resumeIn, takeOver } from './succession.js';
+import type { Interrupted, InterruptedCall, ResumeOptions } from './succession.js';
 import { DEFAULT_CLOSE_DEADLINE_MS } from '../stream/sessionWriter.js';
 import type { HappyServerTransport } from '../transport/happyServerTransport.js';
 import type { IncomingUserMessage } from './incomingUserMessage.js';
@@ -39,8 +41,13 @@ export interface SessionParts {
   readonly questions?: QuestionDesk;
   /** Downloads and decrypts this session's attachments. */
   readonly media: MediaReader;
-  /** Records up to this `seq` are history, not input for this run. */
+  /**
+   * Records up to this `seq` are history, not input for this run: the last prompt a previous
+   * process took, so a prompt sent while no agent ran still reaches this one (docs/recovery.md).
+   */
   readonly inputAfterSeq: number;
+  /** The session's `seq` when this process opened it: mode picks in older messages are history. */
+  readonly openedAtSeq?: number;
   /** Archive the session on `close()` unless told otherwise; default true. */
   readonly archiveOnClose?: boolean;
   readonly logger?: Logger;
@@ -92,6 +99,8 @@ export class Session {
   readonly closed: Promise<void>;
   private gateRef: PermissionGate | undefined;
   private readonly deskRef: QuestionDesk | undefined;
+  private interruptedWork: Interrupted = NOTHING_INTERRUPTED;
+  private readonly openedAtSeq: number;
 
   private readonly inbox: UserInbox;
   private readonly media: MediaReader;
@@ -133,7 +142,9 @@ export class Session {
       if (refused) this.logger.warn('permission mode pick refused', { pick: String(pick), reason: refused });
     };
     this.incoming$.subscribe((incoming) => {
-      if (Object.hasOwn(incoming.meta, 'permissionMode')) take(incoming.meta.permissionMode);
+      // A pick in a message from before this process opened the session is history, not a pick now.
+      if (incoming.seq > this.openedAtSeq && Object.hasOwn(incoming.meta, 'permissionMode'))
+        take(incoming.meta.permissionMode);
     });
     this.state.changes$.subscribe((change) => {
       if (change.field === 'metadata') take(change.value.permissionMode);
@@ -142,6 +153,14 @@ export class Session {
 
   constructor(parts: SessionParts) {
     gateInstallers.set(this, (gate) => this.installGate(gate));
+    successors.set(this, (history, logger) => {
+      this.interruptedWork = takeOver(history, {
+        writer: this.writer,
+        gate: this.gateRef,
+        questions: this.deskRef,
+        logger,
+      });
+    });
     this.id = parts.id;
     this.format = parts.format ?? 'v2';
     this.key = parts.key;
@@ -153,6 +172,7 @@ export class Session {
     this.media = parts.media;
     this.transport = parts.transport;
     this.deskRef = parts.questions;
+    this.openedAtSeq = parts.openedAtSeq ?? parts.inputAfterSeq;
     this.archiveOnClose = parts.archiveOnClose ?? true;
     this.logger = parts.logger ?? silentLogger;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
@@ -196,8 +216,57 @@ export class Session {
    * `signal` aborts: `for await (const prompt of session.prompts({ signal })) { … }`. A prompt
    * carries the files the user sent with it.
    */
-  prompts(options: IterateOptions = {}): AsyncGenerator<Prompt> {
-    return this.inbox.prompts(options);
+  async *prompts(options: IterateOptions = {}): AsyncGenerator<Prompt> {
+    for await (const prompt of this.inbox.prompts(options)) {
+      this.markTaken(prompt);
+      yield prompt;
+    }
+  }
+
+  /**
+   * What a dead process left in this session when this one opened it (docs/recovery.md,
+   * "Interrupted calls"): its unfinished calls, each with the permission request that waited and
+   * the answer a person gave while no agent was there, and its waiting questions. Their turns are
+   * ended; {@link Session.resume} takes a call up again. Empty for a new session.
+   */
+  get interrupted(): Interrupted {
+    return this.interruptedWork;
+  }
+
+  /**
+   * Takes up an interrupted call in `scope` (default: a new turn): a new call with the same tool,
+   * title and arguments, linked to the old one by `resumes`. It runs without asking only when a
+   * person allowed exactly that request and input while no agent was there, and only once;
+   * otherwise `run()` asks again (docs/recovery.md, "Resuming a call").
+   */
+  resume(call: InterruptedCall, scope: Scope = this.turn(), options: ResumeOptions = {}): ToolCall {
+    return resumeIn(scope, call, this.gateRef, options);
+  }
+
+  /**
+   * Records that a prompt was taken, in the stream (`prompt-taken`, what a client shows as
+   * "seen") and in agentState (`promptsTakenThrough`, which v1 streams cannot hold), so a
+   * successor starts after it (docs/recovery.md, "Prompts").
+   */
+  private markTaken(prompt: Prompt): void {
+    try {
+      this.writer.append({
+        role: 'agent',
+        type: 'prompt-taken',
+        promptId: prompt.message.id,
+        seq: prompt.seq,
+      });
+    } catch (error) {
+      this.logger.debug('prompt mark not appended', { error: String(error) });
+    }
+    this.state
+      .updateAgentState((current) => ({
+        ...current,
+        promptsTakenThrough: Math.max(numberOr(current.promptsTakenThrough, -1), prompt.seq),
+      }))
+      .catch((error: unknown) =>
+        this.logger.warn('prompt mark not written to agentState', { error: String(error) }),
+      );
   }
 
   /** {@link Session.userMessages$} as an async iterable, until the session closes or `signal` aborts. */
@@ -279,6 +348,21 @@ export class Session {
     );
     return { success: true, message: 'Session archived' };
   }
+}
+
+/**
+ * Takes over what a dead process left in `history` (docs/recovery.md), once `session` has its gate
+ * and desk: what `connect({ sessionId })` does.
+ */
+export function takeOverSession(session: Session, history: readonly SessionMessage[], logger: Logger): void {
+  successors.get(session)?.(history, logger);
+}
+
+/** Each session's take-over, so that it is no public method of `Session`. */
+const successors = new WeakMap<Session, (history: readonly SessionMessage[], logger: Logger) => void>();
+
+function numberOr(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
 }
 
 /** Gives `session` its permission gate (what `connect()` does once the gate exists). */

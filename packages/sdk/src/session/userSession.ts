@@ -21,7 +21,7 @@ import { foldPermissions } from '../stream/fold.js';
 import { questionLedgerOf } from '../stream/questionLedger.js';
 import type { QuestionMessage } from '../protocol/sessionMessage.js';
 import { sendQuestionReply } from './questionReply.js';
-import type { QuestionReply, SentQuestionReply } from './questionReply.js';
+import type { QuestionAnswerDraft, QuestionReply, SentQuestionReply } from './questionReply.js';
 import { requirePlugin } from '../stream/plugins.js';
 import type { AttachInput, AttachProgress } from '../stream/plugins.js';
 import { SessionReader } from '../stream/sessionReader.js';
@@ -214,10 +214,16 @@ export class UserSession {
   /**
    * Answers one of the agent's questions (or dismisses it with `'cancelled'`) as today's app does:
    * by the `communication` RPC (docs/questions.md, "Answering"). Resolves with the agent's typed
-   * result (`applied`, or `refused` with a `questions.*` code), or `unreachable`.
+   * result (`applied`, or `refused` with a `questions.*` code). When no agent answers the RPC (it
+   * died, or is restarting), the answer is written in a v2 stream as the user's `question-answer`
+   * record, which the next agent process applies (`recorded`, docs/recovery.md); a v1 stream
+   * cannot hold it (`unreachable`).
    */
   answerQuestion(questionId: string, reply: QuestionReply): Promise<SentQuestionReply> {
-    return sendQuestionReply(this.rpc, questionId, reply);
+    const record = this.encodeOther
+      ? undefined
+      : (body: QuestionAnswerDraft) => this.writer.append({ role: 'user', ...body });
+    return sendQuestionReply(this.rpc, questionId, reply, record);
   }
 
   /**

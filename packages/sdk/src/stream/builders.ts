@@ -45,6 +45,12 @@ export interface ToolCallOptions {
    * the real arguments either way.
    */
   readonly redact?: boolean;
+  /**
+   * The `callId` of a call a dead process left that this one takes up again: it goes on the
+   * `tool-call-start` (`resumes`), so a reader links the two. `session.resume()` sets it
+   * (docs/recovery.md, "Interrupted calls").
+   */
+  readonly resumes?: string;
 }
 
 /** Options of {@link ToolCall.end}. */

@@ -94,6 +94,8 @@ export interface FoldedSession {
    * turn that has not ended, in the order asked.
    */
   readonly pendingQuestions: readonly QuestionMessage[];
+  /** Ids of the user prompts the agent took (its `prompt-taken` marks): what a client shows as "seen". */
+  readonly takenPrompts: ReadonlySet<string>;
   /** A question and how it ended (`end` undefined while it waits or when its turn ended first). */
   question(
     questionId: string,
@@ -125,6 +127,11 @@ export class SessionFold implements FoldedSession {
     return this.plans;
   }
   private readonly questions = new QuestionLedger();
+  private readonly taken = new Set<string>();
+
+  get takenPrompts(): ReadonlySet<string> {
+    return this.taken;
+  }
 
   get timeline(): ReadonlyArray<FoldedTurn | FoldedMessage> {
     return this.items;
@@ -210,6 +217,12 @@ export class SessionFold implements FoldedSession {
           const call = this.calls.get(message.parentId);
           if (call?.permission) this.answered(call);
         }
+        return;
+      case 'prompt-taken':
+        this.taken.add(message.promptId);
+        return;
+      case 'question-answer':
+        // Kept by the question ledger; the question's end shows what the agent made of it.
         return;
       case 'plan':
         if (message.agentId === undefined) this.latestPlan = message;

@@ -47,7 +47,7 @@ export type AskResult =
       readonly questionId: string;
       readonly answers: Readonly<Record<string, QuestionAnswer>>;
       /** The channel the answer came by. */
-      readonly via: 'rpc' | 'local';
+      readonly via: 'rpc' | 'local' | 'stream';
     }
   | { readonly status: 'cancelled' | 'timed_out' | 'stopped'; readonly questionId: string };
 

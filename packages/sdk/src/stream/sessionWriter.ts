@@ -222,6 +222,15 @@ export class SessionWriter {
     return turns.length;
   }
 
+  /**
+   * Makes every later message's `time` exceed `time`: a process that takes over a session written
+   * earlier (by a process that died, docs/recovery.md) calls it with the stream's last time, so
+   * the app, which orders rows by `time`, shows what it writes after what is there.
+   */
+  continueAfter(time: number): void {
+    this.clock.advancePast(time);
+  }
+
   /** Appends a `service` message outside any turn. */
   service(text: string): Delivery {
     return this.append({ type: 'service', role: 'agent', text });

@@ -66,6 +66,7 @@ export class ToolCallBuilder implements ToolCall, GatedCall, OpenCall {
         description: this.description,
         args: { ...this.args },
         ...(this.agentTitle !== undefined ? { agentTitle: this.agentTitle } : {}),
+        ...(options.resumes !== undefined ? { resumes: options.resumes } : {}),
       },
       this.emitOptions,
     );

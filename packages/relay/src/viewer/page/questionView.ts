@@ -186,6 +186,8 @@ export class QuestionView {
       (sent) => {
         if (sent.status === 'applied') this.note.textContent = 'Sent; the agent took it.';
         else if (sent.status === 'refused') reopen(sent.message);
+        else if (sent.status === 'recorded')
+          this.note.textContent = 'No agent is running: the answer is kept for the next one.';
         else reopen(`Not delivered: ${sent.error}`);
       },
       (error: unknown) => reopen(`Not sent: ${error instanceof Error ? error.message : String(error)}`),

@@ -42,7 +42,8 @@ export interface V1Encoder {
  * | `tool-call-start` | `ev tool-call-start`, `description` = the label (`deploy › build › compile`) | `description`, nesting |
  * | `tool-call-end` | `ev tool-call-end`; with `error`: legacy `acp` `tool-result {isError: true}` instead | — |
  * | `permission-request` / `-response` | nothing (the gate mirrors them into agentState) | the audit trail |
- * | `question` / `question-end` | nothing (the question desk mirrors them into agentState's forms) | the audit trail |
+ * | `question` / `question-end` / `question-answer` | nothing (the question desk mirrors them into agentState's forms) | the audit trail |
+ * | `prompt-taken` | nothing (the agent keeps its mark in agentState too, docs/recovery.md) | "seen" |
  * | `photo` | `ev file` captioned with its file name | — |
  * | `video` | `ev file` of its uploaded poster, captioned `▶ name · 0:45`; without a poster a text line | playback |
  * | `file` | a text line `📎 name · type · size` | opening it from the app |
@@ -140,6 +141,8 @@ class V1StreamEncoder implements V1Encoder {
       case 'permission-request':
       case 'question':
       case 'question-end':
+      case 'question-answer':
+      case 'prompt-taken':
         return [];
       case 'plan':
         return this.planRecords(message);
