@@ -2,6 +2,7 @@ import { safeParse } from 'zod';
 import type { core } from 'zod';
 import { bodyTooLarge, errorAnswer } from './answers.js';
 import type { RelayContextHttp } from './env.js';
+import { JsonDepthScan, MAX_JSON_DEPTH } from './jsonDepth.js';
 
 /**
  * The schemas a route checks its input against; each part is optional. Any zod v4 schema: the
@@ -32,18 +33,22 @@ function validationMessage(
 
 /**
  * Reads the JSON body, at most `limit` bytes: the declared `Content-Length` is checked before a
- * byte is read, and a chunked body is cut off at the limit. `undefined` for a request without a
- * body; a `Response` for every refusal, in the shapes of the real server (fastify's parser).
+ * byte is read, and a chunked body is cut off at the limit. Each chunk's nesting is followed as it
+ * arrives, and a body nested deeper than {@link MAX_JSON_DEPTH} is refused (400) at the chunk that
+ * passes it, before anything is parsed. `undefined` for a request without a body; a `Response`
+ * for every refusal, in the shapes of the real server (fastify's parser).
  */
 async function readJson(c: RelayContextHttp, limit: number): Promise<{ value: unknown } | Response> {
   const declared = c.req.header('content-length');
   if (declared !== undefined && Number(declared) > limit) return bodyTooLarge(c);
   const chunks: Uint8Array[] = [];
+  const depth = new JsonDepthScan();
   let size = 0;
   // Read from the socket itself, left open on a refusal so that the 413 can still be answered.
   for await (const chunk of c.env.incoming.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     size += chunk.byteLength;
     if (size > limit) return bodyTooLarge(c);
+    if (!depth.push(chunk)) return bodyTooDeep(c);
     chunks.push(chunk);
   }
   const type = c.req.header('content-type') ?? '';
@@ -61,6 +66,11 @@ async function readJson(c: RelayContextHttp, limit: number): Promise<{ value: un
   } catch (error) {
     return errorAnswer(c, 400, 'SyntaxError', (error as Error).message);
   }
+}
+
+/** A body nested deeper than {@link MAX_JSON_DEPTH}, refused before it is parsed. */
+function bodyTooDeep(c: RelayContextHttp): Response {
+  return errorAnswer(c, 400, 'FastifyError', `Request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
 }
 
 /**
