@@ -37,6 +37,7 @@ import {
   canonicalToolName,
   classifyTool,
   DEFAULT_REQUIRES_INTERACTION,
+  isInteractionTool,
   SEEN_KINDS,
   toolKindsOf,
   type ToolKind,
@@ -311,7 +312,7 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   }
 
   const interaction = config.requiresInteraction ?? DEFAULT_REQUIRES_INTERACTION;
-  if (call.requiresUserInteraction === true || interaction.includes(toolName)) {
+  if (call.requiresUserInteraction === true || isInteractionTool(call.toolName, interaction)) {
     return askOr({ kind: 'interaction' });
   }
 

@@ -57,6 +57,33 @@ export const KNOWN_TOOL_KINDS: Readonly<Record<string, ToolKind>> = Object.freez
  */
 export const DEFAULT_REQUIRES_INTERACTION: readonly string[] = ['AskUserQuestion', 'ExitPlanMode'];
 
+/**
+ * True when `toolName` is one of `interactionTools` however it is spelled
+ * (docs/permissions-policy.md, "Precedence"): both are compared folded (NFKC, lower
+ * case, letters and digits only, so `askUserQuestion`, `ask_user_question` and `ASK-USER-QUESTION`
+ * are `AskUserQuestion`), and a namespaced name (`mcp__server__ask_user_question`, `tools/ask`,
+ * `agent.AskUserQuestion`, `x:AskUserQuestion`) is compared by its last part too. Unlike
+ * {@link TOOL_NAME_ALIASES}, a loose match here can only make a call ask more.
+ */
+export function isInteractionTool(toolName: string, interactionTools: readonly string[]): boolean {
+  const names = [foldToolName(toolName), foldToolName(toolName.split(NAMESPACE_SEPARATOR).at(-1) ?? '')];
+  return interactionTools.some((tool) => {
+    const folded = foldToolName(tool);
+    return folded !== '' && names.includes(folded);
+  });
+}
+
+/** Where a namespaced tool name (MCP's `mcp__server__tool`, a path, a dotted or prefixed name) parts. */
+const NAMESPACE_SEPARATOR = /__|[/.:]/;
+
+/** A tool name reduced to what a reader takes it for: NFKC, lower case, ASCII letters and digits. */
+function foldToolName(name: string): string {
+  return name
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
+}
+
 /** True when `value` is one of the {@link ToolKind}s. */
 export function isToolKind(value: unknown): value is ToolKind {
   return typeof value === 'string' && (TOOL_KINDS as readonly string[]).includes(value);
