@@ -1,4 +1,5 @@
 import { editConcern } from './editScope.js';
+import { pathReadings } from './pathArgument.js';
 import { firstStringArg } from './ruleMatch.js';
 import { readConcern } from './readScope.js';
 import { PATH_RULE_TOOLS } from './rules.js';
@@ -21,8 +22,14 @@ export function confinementConcern(
   workspaceRoot: string | undefined,
 ): PathConcern | undefined {
   if (kinds.some((k) => EDIT_KINDS.includes(k))) {
-    const concern = editConcern(firstStringArg(args, PATH_RULE_TOOLS[toolName] ?? []), workspaceRoot);
-    if (concern !== undefined) return concern;
+    const written = firstStringArg(args, PATH_RULE_TOOLS[toolName] ?? []);
+    // A `file:` URL is judged as written and as the path it names; another scheme names no file here.
+    const readings = written === undefined ? [undefined] : pathReadings(written);
+    if (readings === undefined) return 'no_path';
+    for (const path of readings) {
+      const concern = editConcern(path, workspaceRoot);
+      if (concern !== undefined) return concern;
+    }
   }
   if (kinds.some((k) => READ_KINDS.includes(k))) {
     return readConcern(toolName, args, workspaceRoot, Object.hasOwn(KNOWN_TOOL_KINDS, toolName));

@@ -1,3 +1,4 @@
+import { pathReadings } from './pathArgument.js';
 import { MAX_PATH_LENGTH } from './realPath.js';
 import { hasOtherLinks, placeIn, workspaceOf, type PathConcern } from './workspace.js';
 
@@ -57,14 +58,22 @@ export function namedPaths(toolName: string, args: unknown, knownTool: boolean):
       const value = record[key];
       if (value === undefined || value === '') continue;
       if (typeof value !== 'string') return 'unreadable';
-      out.push(value);
+      const readings = pathReadings(value);
+      if (readings === undefined) return 'unreadable';
+      out.push(...readings);
     }
     if (toolName === 'Glob' && record['pattern'] !== undefined) {
       const pattern = record['pattern'];
       if (typeof pattern !== 'string') return 'unreadable';
-      const base = globBase(pattern);
-      if (base === undefined) return 'unreadable';
-      out.push(base.startsWith('/') || out.length === 0 ? base : `${out[0]}/${base}`);
+      const readings = pathReadings(pattern);
+      if (readings === undefined) return 'unreadable';
+      const dirs = [...out];
+      for (const reading of readings) {
+        const base = globBase(reading);
+        if (base === undefined) return 'unreadable';
+        if (base.startsWith('/') || dirs.length === 0) out.push(base);
+        else out.push(...dirs.map((dir) => `${dir}/${base}`));
+      }
     }
     return out;
   }
@@ -75,7 +84,7 @@ export function namedPaths(toolName: string, args: unknown, knownTool: boolean):
     if (value.length > MAX_PATH_LENGTH) continue;
     const path = pathLike(value);
     if (path === 'unreadable') return 'unreadable';
-    if (path !== undefined) out.push(path);
+    if (path !== undefined) out.push(...path);
     if (out.length > MAX_JUDGED_PATHS) return 'unreadable';
   }
   return out;
@@ -110,17 +119,10 @@ function* stringsIn(args: Record<string, unknown>): Generator<string | undefined
   }
 }
 
-/** A string argument of an unknown tool read as a path, if it looks like one. */
-function pathLike(value: string): string | 'unreadable' | undefined {
-  if (/^file:/i.test(value)) {
-    try {
-      const url = new URL(value);
-      return url.host === '' || url.host === 'localhost' ? decodeURIComponent(url.pathname) : 'unreadable';
-    } catch {
-      return 'unreadable';
-    }
-  }
-  if (value.startsWith('~') || value === '.' || value === '..' || value.includes('/')) return value;
+/** A string argument of an unknown tool read as a path, if it looks like one: every reading of it. */
+function pathLike(value: string): readonly string[] | 'unreadable' | undefined {
+  if (/^file:/i.test(value)) return pathReadings(value)?.slice(1) ?? 'unreadable';
+  if (value.startsWith('~') || value === '.' || value === '..' || value.includes('/')) return [value];
   return undefined;
 }
 

@@ -1,6 +1,7 @@
 import { readRuleCommand } from './bashGrammar.js';
 import { stripBlanks } from './blanks.js';
 import { canonicalArgs } from './callArgs.js';
+import { pathReadings } from './pathArgument.js';
 import { matchPathReadings, namesWorkspaceRoot } from './pathGlob.js';
 import { namedPaths, READ_PATH_ARGS } from './readScope.js';
 import { PATH_RULE_TOOLS, ruleCoversWholeTool, type ParsedRule } from './rules.js';
@@ -138,10 +139,14 @@ export function matchCallRule(
     // Every path argument the tool has counts (`Read` takes `file_path` and `path`): a deny rule
     // matches when one of them does, an allow rule needs all of them.
     const purpose = context.purpose ?? 'allow';
-    const paths = (PATH_RULE_TOOLS[toolName] ?? []).flatMap((key) => {
+    const written = (PATH_RULE_TOOLS[toolName] ?? []).flatMap((key) => {
       const one = firstStringArg(args, [key]);
       return one === undefined ? [] : [one];
     });
+    // A `file:` URL names its decoded path too; a URL of another scheme cannot be placed.
+    const readings = written.map(pathReadings);
+    if (readings.includes(undefined)) return 'unknown';
+    const paths = readings.flatMap((r) => r ?? []);
     if (paths.length === 0) return 'unknown';
     const results = paths.map((p) => matchPathReadings(rule.pattern, p, context.workspaceRoot, purpose));
     if (purpose === 'deny' && results.includes(true)) return 'match';
