@@ -46,6 +46,18 @@ function quotaExceeded(c: RelayContextHttp, quotaBytes: number): Response {
 }
 
 /**
+ * What a stored blob is answered with (docs/relay.md, "Attachments"): opaque bytes that a browser
+ * must never sniff into a page or script (`nosniff`), nor run as one if opened directly (a CSP that
+ * allows nothing and sandboxes the document), nor show inline.
+ */
+const BLOB_HEADERS = {
+  'Content-Type': 'application/octet-stream',
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'none'; sandbox; frame-ancestors 'none'",
+  'Content-Disposition': 'attachment',
+} as const;
+
+/**
  * Attachment routes in the real server's local-storage mode (docs/wire.md §8): request an upload
  * URL, PUT the encrypted blob to the relay itself, request a download URL, GET the blob. The `ref`
  * is the storage key. Unlike the real server, a PUT is taken only for a name `request-upload`
@@ -159,6 +171,6 @@ export function attachmentRoutes(
     if (unsafe) return answer(c, 404, { error: 'Invalid attachment file' });
     const data = await ctx.attachments.get(sessionId, attachmentFile);
     if (!data) return answer(c, 404, { error: 'Attachment not found' });
-    return c.body(new Uint8Array(data), 200, { 'Content-Type': 'application/octet-stream' });
+    return c.body(new Uint8Array(data), 200, BLOB_HEADERS);
   });
 }
