@@ -1,5 +1,6 @@
 import { SdkError } from '../errors.js';
 import { DEFAULT_SECRET_DETECTORS } from './secretDetectors.js';
+import { encodedForms } from './secretForms.js';
 import type { SecretDetector, SecretMatch } from './secretDetectors.js';
 
 /** A value the program knows is secret, with the kind its marker names (default `registered`). */
@@ -110,6 +111,11 @@ export class Redactor {
       );
     }
     this.registered.set(value, kind ?? 'registered');
+    // Its encoded forms under the same kind; a value registered as itself keeps its own kind.
+    for (const form of encodedForms(value)) {
+      if (form.length >= MIN_REGISTERED_SECRET_LENGTH && !this.registered.has(form))
+        this.registered.set(form, kind ?? 'registered');
+    }
   }
 
   /** Counts of what has been redacted so far, by kind. */
