@@ -11,7 +11,7 @@ import { judge } from '../helpers.js';
 
 /**
  * Issue 35, item 7: a tool that asks the user is one however its name is spelled
- * (docs/permissions-policy.md, "Precedence", step 2). No mode and no allow rule may answer for it:
+ * (docs/permissions-policy.md, "Precedence: deny > ask > mode > allow", step 2). No mode and no allow rule may answer for it:
  * it asks in bypassPermissions and acceptEdits even under an allow rule of its own spelling, and is
  * denied in dontAsk, where nobody would be asked.
  */

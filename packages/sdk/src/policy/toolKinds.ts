@@ -59,7 +59,7 @@ export const DEFAULT_REQUIRES_INTERACTION: readonly string[] = ['AskUserQuestion
 
 /**
  * True when `toolName` is one of `interactionTools` however it is spelled
- * (docs/permissions-policy.md, "Precedence"): both are compared folded (NFKC, lower
+ * (docs/permissions-policy.md, "Precedence: deny > ask > mode > allow"): both are compared folded (NFKC, lower
  * case, letters and digits only, so `askUserQuestion`, `ask_user_question` and `ASK-USER-QUESTION`
  * are `AskUserQuestion`), and a namespaced name (`mcp__server__ask_user_question`, `tools/ask`,
  * `agent.AskUserQuestion`, `x:AskUserQuestion`) is compared by its last part too. Unlike
