@@ -310,6 +310,8 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
     if ((uncheckedDeny.length > 0 || session.broken) && (cell === 'allow' || nobodyAsked())) {
       return { verdict: 'deny', reason, toolKind };
     }
+    // A mode that refuses the call refuses it whatever the rules could not tell (plan).
+    if (cell === 'deny') return { verdict: 'deny', reason: { kind: 'mode', mode: config.mode }, toolKind };
     return askOr(reason);
   }
 
