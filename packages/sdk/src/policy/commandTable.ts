@@ -54,7 +54,7 @@ interface Scan {
  * options as GNU getopt and git accept them (`--out` for `--output`: a prefix of a marked option is
  * marked), and `--` ending the options. Options may follow positional words (GNU permutes them)
  * unless `stopAtPositional`. A plain parameter reference (`$X`) is an argument, whatever the
- * environment holds (docs/permissions-policy.md, "Known limits of the Bash policy").
+ * environment holds (docs/permissions-policy.md, "The command table").
  */
 function scanOptions(
   words: readonly ShellWord[],
