@@ -896,13 +896,13 @@ const TABLE: Readonly<Record<string, Entry>> = {
       config: configV,
     },
   }),
-  wget: plain('wget: -O/-o/-a/-P/--save-cookies… write; -e and --config change its configuration', {
+  wget: plain('wget: -O/-o/-a/-P/--save-cookies… write; -e, --config and --use-askpass may run a program', {
     short: {
       O: { effect: 'write', value: 'required', harmless: TO_STDOUT },
       o: writeV,
       a: writeV,
       P: writeV,
-      e: configV,
+      e: codeV,
       x: write,
     },
     long: {
@@ -913,8 +913,9 @@ const TABLE: Readonly<Record<string, Entry>> = {
       'save-cookies': writeV,
       'warc-file': writeV,
       'rejected-log': writeV,
-      execute: configV,
-      config: configV,
+      // A wgetrc command may name a program (use_askpass): code.
+      execute: codeV,
+      config: codeV,
       'use-askpass': codeV,
       'force-directories': write,
     },
