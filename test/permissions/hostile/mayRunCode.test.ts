@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -192,4 +193,29 @@ it('the table is exported for hosts and documentation, and names what each row d
     expect(COMMAND_TABLE.get(name), name).toBeTypeOf('string');
   for (const name of ['jobs', 'setsid', 'stdbuf', 'xargs', 'env', 'bash', 'awk'])
     expect(COMMAND_TABLE.has(name), name).toBe(false);
+});
+
+it('docs/permissions-policy.md names every row of the command table, and no command the code lacks', () => {
+  const doc = readFileSync(
+    fileURLToPath(new URL('../../../docs/permissions-policy.md', import.meta.url)),
+    'utf8',
+  );
+  const section = doc.slice(
+    doc.indexOf('## The command table'),
+    doc.indexOf('## Edited arguments are judged'),
+  );
+  const rows = section
+    .split('\n')
+    .filter((l) => l.startsWith('| ') && !l.startsWith('| command') && !l.startsWith('| --'));
+  const named = new Set<string>();
+  for (const row of rows) {
+    const [first, marks] = row.slice(2).split('|');
+    const names =
+      first!.trim() === 'leaves with no marked word'
+        ? [...marks!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!)
+        : first!.split(',').map((n) => n.trim());
+    for (const n of names) named.add(n);
+  }
+  expect([...COMMAND_TABLE.keys()].filter((n) => !named.has(n))).toEqual([]);
+  expect([...named].filter((n) => !COMMAND_TABLE.has(n))).toEqual([]);
 });
