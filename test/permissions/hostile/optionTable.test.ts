@@ -276,6 +276,25 @@ function rows(): Row[] {
       ],
     },
     {
+      row: 'interpreters and npx',
+      grants: ['Bash(python3:*)', 'Bash(node:*)', 'Bash(perl:*)', 'Bash(npx:*)'],
+      hostile: [
+        ["python3 -c \"open('MARK', 'w')\"", RUNS],
+        ["python3 -Bc \"open('MARK', 'w')\"", RUNS],
+        ["node -e \"require('fs').writeFileSync('MARK', '')\"", RUNS],
+        ["node --eval=\"require('fs').writeFileSync('MARK', '')\"", RUNS],
+        ['perl -e \'open(F, ">MARK")\'', RUNS],
+      ],
+      positive: ['python3 --version', 'node --version', 'perl -v'],
+      gateOnly: [
+        'npx some-package',
+        'python3 -m http.server',
+        'node -r ./x.js y.js',
+        'node --import=./x.mjs y.js',
+        'perl -MPOSIX -e 1',
+      ],
+    },
+    {
       row: 'sort',
       grants: ['Bash(sort:*)'],
       hostile: [

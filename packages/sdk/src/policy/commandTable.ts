@@ -834,7 +834,37 @@ function judgeMake(words: readonly ShellWord[]): Marked[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// xargs and the other commands that run the command in their arguments
+// Interpreters and package runners: they run code by nature (the script a grant names is the
+// person's choice); the options that take code on the command line are marked.
+
+function interpreter(about: string, spec: OptionSpec): Entry {
+  return {
+    about,
+    judge: (words) => [
+      { index: 0, effect: 'code', why: `${baseOf(words)} runs a program` },
+      ...scanOptions(words, 1, spec, baseOf(words), true).marked,
+    ],
+  };
+}
+
+/** `npx pkg`: the first word that is not an option names the package that runs. */
+function judgePackageRunner(words: readonly ShellWord[]): Marked[] {
+  const scan = scanOptions(words, 1, PACKAGE_OPTIONS, baseOf(words), true);
+  const marked: Marked[] = [
+    { index: 0, effect: 'code', why: `${baseOf(words)} runs a package` },
+    ...scan.marked,
+  ];
+  const first = scan.positional[0];
+  if (first !== undefined)
+    marked.push({
+      index: first,
+      effect: 'code',
+      why: `${baseOf(words)} ${words[first]!.text} names what runs`,
+    });
+  return marked;
+}
+
+const PYTHON: OptionSpec = { short: { c: codeV, m: codeV, W: valued, X: valued, Q: valued } };
 
 // ---------------------------------------------------------------------------------------------
 // The table
@@ -987,6 +1017,26 @@ const TABLE: Readonly<Record<string, Entry>> = {
   }),
   chmod: plain('chmod: changes the modes of the files named'),
   tee: plain('tee: writes the files named'),
+  python: interpreter('python: runs a script; -c and -m run code given on the line', PYTHON),
+  python3: interpreter('python3: runs a script; -c and -m run code given on the line', PYTHON),
+  node: interpreter('node: runs a script; -e, -p, -r, --import and --loader run code given on the line', {
+    short: { e: codeV, p: codeV, r: codeV },
+    long: {
+      eval: codeV,
+      print: codeV,
+      require: codeV,
+      import: codeV,
+      loader: codeV,
+      'experimental-loader': codeV,
+    },
+  }),
+  perl: interpreter('perl: runs a script; -e, -E and -M run code given on the line', {
+    short: { e: codeV, E: codeV, M: codeV, m: codeV, I: configV },
+  }),
+  ruby: interpreter('ruby: runs a script; -e and -r run code given on the line', {
+    short: { e: codeV, r: codeV, I: configV },
+  }),
+  npx: { about: 'npx: runs the package it names', judge: judgePackageRunner },
   man: plain('man: shows a page; -P, -H and -p name programs it runs', {
     short: { P: codeV, H: { effect: 'code', value: 'optional' }, p: codeV },
     long: { pager: codeV, html: { effect: 'code', value: 'optional' }, preprocessor: codeV },
