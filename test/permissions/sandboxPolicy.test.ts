@@ -86,7 +86,17 @@ describe('a Bash call that will run in the sandbox (docs/sandbox.md, "The policy
     },
   );
 
-  it.each(['git status', 'npm test', 'ls -la'])(
+  it.each(['npm test', 'make', './scripts/build.sh', 'jobs -x rm -f F', 'stdbuf -o0 rm -f F'])(
+    'denies %j beside a deny rule: it may run code the rule cannot be checked on, and nobody would be asked',
+    (command) => {
+      expect(judge(bash(command), { sandbox: ON, deny: ['Bash(rm:*)'] })).toMatchObject({
+        verdict: 'deny',
+        reason: { kind: 'undecidable', rules: [{ rule: 'Bash(rm:*)' }] },
+      });
+    },
+  );
+
+  it.each(['git status', 'ls -la', 'git log --oneline | head -5'])(
     'still runs %j unasked beside deny rules (positive control)',
     (command) => {
       expect(

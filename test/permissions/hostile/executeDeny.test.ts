@@ -84,7 +84,7 @@ describe('deny rules about Bash judge the command line of every execute-kind too
       judge(
         shell,
         { ...rules, allow: ['CodexBash'] },
-        { toolName: 'CodexBash', args: { command: 'npm test' } },
+        { toolName: 'CodexBash', args: { command: 'git status' } },
       ).verdict,
     ).toBe('allow');
     // The argv is quoted word by word: a quote inside a word stays in the word.

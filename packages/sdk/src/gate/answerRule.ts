@@ -126,8 +126,9 @@ function unboundAnswer(request: RequestItem, answer: Answer): RespondResult | un
 
 /**
  * The person's edited arguments, merged over the request's: refused unless they are an object that
- * passes the deny rules (the policy must not deny the call as edited, nor find a deny rule it
- * cannot check) and the host's validation (docs/permissions.md, "Edited arguments").
+ * passes the deny rules (the policy, judging the edit as a line nobody will be asked about again,
+ * must not deny it: a deny rule it cannot check denies) and the host's validation
+ * (docs/permissions.md, "Edited arguments"; docs/permissions-policy.md, "Edited arguments are judged").
  */
 function editedInput(
   request: RequestItem,
@@ -145,7 +146,9 @@ function editedInput(
   } catch {
     return refuse('permissions.invalid_updated_input', 'updatedInput must be plain JSON.');
   }
-  const verdict = context.policy.evaluate(request, merged);
+  // Judged as any line under this configuration, as one nobody will be asked about again: deny
+  // rules are absolute, so a line they cannot be checked on is refused.
+  const verdict = context.policy.evaluate(request, merged, true);
   const unchecked =
     verdict.reason.kind === 'undecidable' &&
     verdict.reason.rules.some((r) => r.list === 'deny' || r.list === 'session-deny');

@@ -35,8 +35,16 @@ export class GatePolicy {
     public mode: PermissionMode,
   ) {}
 
-  /** The policy's verdict for `call`, judged with `args` (the call's own unless the user edited them). */
-  evaluate(call: JudgedCall, args: Readonly<Record<string, unknown>> = call.args): PolicyResult {
+  /**
+   * The policy's verdict for `call`, judged with `args` (the call's own unless the user edited
+   * them). An edit (`edited`) is judged as a line nobody will be asked about again: a deny rule
+   * that cannot be checked on it denies (docs/permissions-policy.md, "Edited arguments are judged").
+   */
+  evaluate(
+    call: JudgedCall,
+    args: Readonly<Record<string, unknown>> = call.args,
+    edited = false,
+  ): PolicyResult {
     const s = this.settings;
     return evaluatePolicy(
       {
@@ -49,7 +57,12 @@ export class GatePolicy {
         ...(s.workspaceRoot ? { workspaceRoot: s.workspaceRoot } : {}),
         ...(s.sandbox ? { sandbox: s.sandbox } : {}),
       },
-      { toolName: call.toolName, ...(call.kind !== undefined ? { kind: call.kind } : {}), args },
+      {
+        toolName: call.toolName,
+        ...(call.kind !== undefined ? { kind: call.kind } : {}),
+        args,
+        ...(edited ? { edited } : {}),
+      },
     );
   }
 

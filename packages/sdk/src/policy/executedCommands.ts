@@ -1,3 +1,4 @@
+import { mayRunCode } from './commandTable.js';
 import type { ShellParser } from './shell.js';
 import type { ShellWord } from './shellWords.js';
 
@@ -18,6 +19,13 @@ export interface ExecutedCommands {
    * if so. A deny rule can then not be checked.
    */
   readonly unchecked?: string;
+  /**
+   * Why one of the runs may run code the policy cannot see, if so: a command that the command
+   * table does not list as a leaf, or uses an option the table marks as running code
+   * ({@link mayRunCode}), or a wrapper that runs a file or its input (`bash ./x.sh`, `source x`).
+   * A deny or ask rule cannot be checked on such a line; an allow rule is not affected.
+   */
+  readonly mayRunCode?: string;
 }
 
 /** How deep wrappers and `bash -c` strings are followed; deeper nesting cannot be checked. */
@@ -31,6 +39,7 @@ const MAX_DEPTH = 8;
 export function executedCommands(words: readonly ShellWord[], shell: ShellParser): ExecutedCommands {
   const runs: ShellWord[][] = [];
   let unchecked: string | undefined;
+  let opaque: string | undefined;
   const visit = (command: readonly ShellWord[], depth: number): void => {
     if (command.length === 0) return;
     const [name, ...args] = command;
@@ -41,7 +50,10 @@ export function executedCommands(words: readonly ShellWord[], shell: ShellParser
     const base = baseName(name!.value);
     runs.push([{ text: name!.text, value: base }, ...args]);
     const wrapper = Object.hasOwn(WRAPPERS, base) ? WRAPPERS[base]! : undefined;
-    if (!wrapper) return;
+    if (!wrapper) {
+      opaque ??= mayRunCode([{ text: name!.text, value: base }, ...args]);
+      return;
+    }
     if (depth >= MAX_DEPTH) {
       unchecked ??= 'the command nests too deeply to be checked';
       return;
@@ -51,6 +63,7 @@ export function executedCommands(words: readonly ShellWord[], shell: ShellParser
       unchecked ??= `${base}: ${inner.unchecked}`;
       return;
     }
+    if (inner.opaque !== undefined) opaque ??= `${base} ${inner.opaque}`;
     for (const run of inner.runs) visit(run, depth + 1);
     if (inner.script === undefined) return;
     const split = shell.split(inner.script);
@@ -61,7 +74,11 @@ export function executedCommands(words: readonly ShellWord[], shell: ShellParser
     for (const c of split.commands) visit(c.words, depth + 1);
   };
   visit(words, 0);
-  return unchecked === undefined ? { runs } : { runs, unchecked };
+  return {
+    runs,
+    ...(unchecked !== undefined ? { unchecked } : {}),
+    ...(opaque !== undefined ? { mayRunCode: opaque } : {}),
+  };
 }
 
 /**
@@ -76,9 +93,26 @@ export function baseName(name: string): string {
   return name.includes('/') && (last === '.' || last === '..') ? name : last;
 }
 
+/**
+ * One level of a wrapper (`env`, `nice`, `xargs`, `sudo`, `bash -c`, …): the word lists it runs,
+ * a string of code it runs, or why that cannot be known; `undefined` for a command that is no
+ * wrapper.
+ */
+export function wrapped(words: readonly ShellWord[]): Inner | undefined {
+  const name = words[0]?.value;
+  if (name === undefined) return undefined;
+  const base = baseName(name);
+  return Object.hasOwn(WRAPPERS, base) ? WRAPPERS[base]!(words.slice(1)) : undefined;
+}
+
 /** What a wrapper runs: word lists, and/or a string of shell code; or why that cannot be known. */
-type Inner =
-  | { readonly runs: readonly (readonly ShellWord[])[]; readonly script?: string }
+export type Inner =
+  | {
+      readonly runs: readonly (readonly ShellWord[])[];
+      readonly script?: string;
+      /** What the wrapper runs that is not in `runs` nor `script` (a file, its input). */
+      readonly opaque?: string;
+    }
   | { readonly unchecked: string };
 
 const NOTHING: Inner = { runs: [] };
@@ -192,9 +226,9 @@ function shellWrapper(args: readonly ShellWord[]): Inner {
     // `-o name`, `+O name`: the option names a shell option.
     if (/[oO]/.test(word)) i++;
   }
-  if (!command) return NOTHING;
+  if (!command) return { runs: [], opaque: 'runs a script file or its input' };
   const script = args[i];
-  if (script === undefined) return NOTHING;
+  if (script === undefined) return { runs: [], opaque: 'runs its input' };
   if (script.value === undefined) return { unchecked: 'the command string is computed when it runs' };
   return { runs: [], script: script.value };
 }
@@ -222,7 +256,7 @@ function evalWrapper(args: readonly ShellWord[]): Inner {
 function sourceWrapper(args: readonly ShellWord[]): Inner {
   return args[0] !== undefined && args[0].value === undefined
     ? { unchecked: 'it runs a file whose name is computed when it runs' }
-    : NOTHING;
+    : { runs: [], opaque: 'runs the commands of a file' };
 }
 
 function envWrapper(args: readonly ShellWord[]): Inner {
@@ -292,7 +326,8 @@ function sudoWrapper(args: readonly ShellWord[]): Inner {
     ],
   });
   if ('unchecked' in options) return options;
-  const only = ['e', 'edit', 'l', 'list', 'v', 'validate', 'V', 'version', 'help'];
+  if (options.seen.has('e') || options.seen.has('edit')) return { runs: [], opaque: 'runs an editor' };
+  const only = ['l', 'list', 'v', 'validate', 'V', 'version', 'help'];
   if (only.some((o) => options.seen.has(o))) return NOTHING;
   return { runs: [args.slice(skipAssignments(args, options.next))] };
 }

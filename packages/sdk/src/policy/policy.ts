@@ -10,8 +10,9 @@ import {
   type CwdConcern,
   type CwdJudgement,
 } from './commandLine.js';
+import { grantProblem, type Marked } from './commandTable.js';
 import { confinementConcern } from './confinement.js';
-import { baseName, executedCommands, type ExecutedCommands } from './executedCommands.js';
+import { baseName, executedCommands, wrapped, type ExecutedCommands } from './executedCommands.js';
 import {
   DEFAULT_MODE_TABLE,
   modeCell,
@@ -111,6 +112,12 @@ export interface PolicyCall {
   readonly args?: unknown;
   /** The tool asks the user something (AskUserQuestion-like); no rule or mode may answer for it. */
   readonly requiresUserInteraction?: boolean;
+  /**
+   * The arguments are a person's edit (`updatedInput`) of a call they were asked about: nobody
+   * will be asked about them again, so a deny rule that cannot be checked on them denies, as
+   * where the mode never asks (docs/permissions-policy.md, "Edited arguments are judged").
+   */
+  readonly edited?: boolean;
 }
 
 /** One rule that took part in a decision. */
@@ -277,6 +284,11 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   const nameProblem = toolNameProblem(call.toolName);
   if (nameProblem !== undefined) return askOr({ kind: 'tool_name', problem: nameProblem });
 
+  // The sandbox would run the call unasked, or the person already saw it (an edit they made).
+  const nobodyAsked = (): boolean =>
+    call.edited === true ||
+    (cell === 'ask' && sandboxVerdict(config.sandbox, config.mode, toolName, call.args) === 'allow');
+
   const denyFound = find([...config.rules.deny, ...session.deny], subject, config);
   if (denyFound && 'matched' in denyFound)
     return { verdict: 'deny', reason: ruleReason(denyFound.matched), toolKind };
@@ -288,22 +300,26 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   const unknown = [...uncheckedDeny, ...(askFound && 'unknown' in askFound ? askFound.unknown : [])];
   // A session deny rule that no longer parses cannot be honoured, so do not guess.
   if (unknown.length > 0 || session.broken) {
+    const concern = shellConcernOf(subject).shell ?? codeConcernOf(subject);
     const reason: PolicyReason = {
       kind: 'undecidable',
       rules: unknown.map(refOf),
-      ...shellConcernOf(subject),
+      ...(concern ? { shell: concern } : {}),
     };
-    // Where nobody would be asked, a deny rule that cannot be checked must not let the call run.
-    if ((uncheckedDeny.length > 0 || session.broken) && cell === 'allow') {
+    // Where nobody would be asked (the mode allows, the sandbox would run it, or the person
+    // already answered with this edit), a deny rule that cannot be checked must not let it run.
+    if ((uncheckedDeny.length > 0 || session.broken) && (cell === 'allow' || nobodyAsked())) {
       return { verdict: 'deny', reason, toolKind };
     }
+    // A mode that refuses the call refuses it whatever the rules could not tell (plan).
+    if (cell === 'deny') return { verdict: 'deny', reason: { kind: 'mode', mode: config.mode }, toolKind };
     return askOr(reason);
   }
 
   // A line the grammar does not read exactly cannot be checked against the deny rules either:
   // where nobody would be asked, it does not run.
   const inexact = inexactLine(subject);
-  if (inexact && (cell === 'allow' || neverAsks)) {
+  if (inexact && (cell === 'allow' || neverAsks || nobodyAsked())) {
     const bashDenies = [...config.rules.deny, ...session.deny].filter((r) => r.rule.type === 'command');
     if (bashDenies.length > 0) {
       const reason: PolicyReason = { kind: 'undecidable', rules: bashDenies.map(refOf), shell: inexact };
@@ -504,7 +520,7 @@ function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): Rul
     for (const command of s.grammar.commands) {
       const executed = executedOf(s, command);
       if (executed.runs.some((run) => matchWords(target, run, rule.prefix))) return 'match';
-      if (executed.unchecked !== undefined) unchecked = true;
+      if (executed.unchecked !== undefined || executed.mayRunCode !== undefined) unchecked = true;
     }
     return unchecked ? 'unknown' : 'no-match';
   }
@@ -522,7 +538,7 @@ function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): Rul
   for (const command of s.split.commands) {
     const executed = executedOf(s, command);
     if (executed.runs.some((run) => matchWords(target, run, rule.prefix))) return 'match';
-    if (executed.unchecked !== undefined) unknown = true;
+    if (executed.unchecked !== undefined || executed.mayRunCode !== undefined) unknown = true;
   }
   return unknown ? 'unknown' : 'no-match';
 }
@@ -575,6 +591,8 @@ function findAllow(rules: readonly CompiledRule[], subject: Subject, config: Pol
       if (r.rule.type !== 'command') return false;
       const words = allowRuleWords(r.rule);
       if (words === undefined || !matchWords(words, command.words, r.rule.prefix)) return false;
+      // A prefix grant covers the further words as arguments, never one the command table marks.
+      if (r.rule.prefix && grantGap(command.words, words.length, config.workspaceRoot)) return false;
       const namesPath = words.some((w) => w.value !== undefined && isRelativePath(w.value));
       return !namesPath || (s.cwd.kind === 'rules' && !moved);
     });
@@ -583,6 +601,46 @@ function findAllow(rules: readonly CompiledRule[], subject: Subject, config: Pol
     if (CHANGES_DIRECTORY.has(command.words[0]?.value ?? '')) moved = true;
   }
   return used;
+}
+
+/**
+ * The first word past the `covered` words of a prefix grant that the grant does not cover
+ * ({@link grantProblem}); through a wrapper (`env`, `nice`, `xargs`, `timeout`, `sudo`, `bash -c`),
+ * the command it runs must be among the covered words, and is judged the same way.
+ */
+function grantGap(
+  words: readonly ShellWord[],
+  covered: number,
+  workspaceRoot: string | undefined,
+  depth = 0,
+): Marked | undefined {
+  const base = baseName(words[0]?.value ?? '');
+  const inner = base === 'find' ? undefined : wrapped(words);
+  if (inner === undefined) return grantProblem(words, covered, workspaceRoot);
+  const runs = (why: string): Marked => ({ index: 0, effect: 'code', why: `${base} ${why}` });
+  if ('unchecked' in inner || depth >= 8) return runs('runs what cannot be known');
+  if ((inner.script !== undefined || inner.opaque !== undefined) && words.length > covered)
+    return runs('runs code given in its arguments');
+  for (const run of inner.runs) {
+    if (run.length === 0) continue;
+    const at = words.indexOf(run[0]!);
+    if (at < 0 || at >= covered) return runs(`runs ${run[0]!.text}, which the grant does not name`);
+    const gap = grantGap(words.slice(at), covered - at, workspaceRoot, depth + 1);
+    if (gap) return { ...gap, index: gap.index + at };
+  }
+  return undefined;
+}
+
+/** Why a line's commands may run code the policy cannot see, for the reason of an unchecked rule. */
+function codeConcernOf(subject: Subject): ShellConcern | undefined {
+  const s = subject.shell;
+  if (!s) return undefined;
+  const commands = s.grammar?.ok ? s.grammar.commands : s.split?.ok ? s.split.commands : [];
+  for (const command of commands) {
+    const why = executedOf(s, command).mayRunCode;
+    if (why !== undefined) return { kind: 'unchecked', reason: `${why}: it may run code` };
+  }
+  return undefined;
 }
 
 function compileSession(rules: readonly SessionRule[]): {

@@ -1,0 +1,1129 @@
+import { posix } from 'node:path';
+import type { ShellWord } from './shellWords.js';
+
+/**
+ * The command table (docs/permissions-policy.md, "The command table"): the one place that decides
+ * which commands are **leaves** (they do not run their arguments as code) and which of their
+ * options, subcommands or arguments run code, write a file, or change the directory or the
+ * configuration the command reads.
+ *
+ * - Deny and ask rules: a command not in this table, or one using an option marked `code`, may
+ *   run code the policy cannot see ({@link mayRunCode}); while such a rule is in force, the line
+ *   asks, or is denied where nobody would be asked.
+ * - Prefix grants (`Bash(git log:*)`) cover a command's further words, never one the table marks
+ *   ({@link grantProblem}); for a command not in the table, never an option naming a path outside
+ *   the workspace.
+ */
+
+/** What a marked word does. */
+export type WordEffect = 'code' | 'write' | 'config';
+
+/** One marked word of a command: where it is, what it does and why. */
+export interface Marked {
+  readonly index: number;
+  readonly effect: WordEffect;
+  readonly why: string;
+}
+
+/** One option of a command, for reading where its value is and whether it is marked. */
+interface Opt {
+  readonly effect?: WordEffect;
+  /** `required`: the value is attached or the next word; `optional`: only attached (`-i.bak`, `--opt=x`). */
+  readonly value?: 'required' | 'optional';
+  /** Values that make the option harmless (`curl -o -` writes to standard output). */
+  readonly harmless?: readonly string[];
+}
+
+interface OptionSpec {
+  readonly short?: Readonly<Record<string, Opt>>;
+  readonly long?: Readonly<Record<string, Opt>>;
+}
+
+/** The options, positional words and end of options (`--`) of a command's arguments. */
+interface Scan {
+  readonly marked: Marked[];
+  /** Indices (into the command's words) of the words that are not options nor option values. */
+  readonly positional: number[];
+  /** Index of `--`, if any. */
+  readonly end: number | undefined;
+}
+
+/**
+ * Reads GNU-style options from `words[from]` on: combined short options (`-xvf`), attached and
+ * separate values (`-ofile`, `-o file`, `--out=x`, `--output x`), unique abbreviations of long
+ * options as GNU getopt and git accept them (`--out` for `--output`: a prefix of a marked option is
+ * marked), and `--` ending the options. Options may follow positional words (GNU permutes them)
+ * unless `stopAtPositional`. A plain parameter reference (`$X`) is an argument, whatever the
+ * environment holds (docs/permissions-policy.md, "The command table").
+ */
+function scanOptions(
+  words: readonly ShellWord[],
+  from: number,
+  spec: OptionSpec,
+  what: string,
+  stopAtPositional = false,
+): Scan {
+  const marked: Marked[] = [];
+  const positional: number[] = [];
+  let end: number | undefined;
+  for (let i = from; i < words.length; i++) {
+    const word = words[i]!.value;
+    if (word === undefined) {
+      positional.push(i);
+      continue;
+    }
+    if (word === '--') {
+      end = i;
+      for (let j = i + 1; j < words.length; j++) positional.push(j);
+      break;
+    }
+    if (!word.startsWith('-') || word === '-') {
+      positional.push(i);
+      if (stopAtPositional) {
+        for (let j = i + 1; j < words.length; j++) positional.push(j);
+        break;
+      }
+      continue;
+    }
+    if (word.startsWith('--')) {
+      const eq = word.indexOf('=');
+      const name = eq === -1 ? word.slice(2) : word.slice(2, eq);
+      const attached = eq === -1 ? undefined : word.slice(eq + 1);
+      const exact = spec.long?.[name];
+      const candidates = exact
+        ? [[name, exact] as const]
+        : Object.entries(spec.long ?? {}).filter(([long]) => long.startsWith(name));
+      let value = attached;
+      const only = candidates.length === 1 ? candidates[0]![1] : undefined;
+      if (only?.value === 'required' && attached === undefined) value = words[++i]?.value;
+      for (const [long, opt] of candidates) {
+        if (opt.effect && !(value !== undefined && opt.harmless?.includes(value)))
+          marked.push({ index: i, effect: opt.effect, why: `${what} --${long}` });
+      }
+      continue;
+    }
+    for (let j = 1; j < word.length; j++) {
+      const letter = word[j]!;
+      const opt = spec.short?.[letter];
+      if (!opt) continue;
+      let value: string | undefined;
+      if (opt.value !== undefined) {
+        const rest = word.slice(j + 1);
+        value = rest.length > 0 ? rest : opt.value === 'required' ? words[++i]?.value : undefined;
+      }
+      if (opt.effect && !(value !== undefined && opt.harmless?.includes(value)))
+        marked.push({ index: i, effect: opt.effect, why: `${what} -${letter}` });
+      if (opt.value !== undefined) break;
+    }
+  }
+  return { marked, positional, end };
+}
+
+const code: Opt = { effect: 'code' };
+const codeV: Opt = { effect: 'code', value: 'required' };
+const write: Opt = { effect: 'write' };
+const writeV: Opt = { effect: 'write', value: 'required' };
+const configV: Opt = { effect: 'config', value: 'required' };
+const valued: Opt = { value: 'required' };
+
+/** How one command's words are judged: its marked words, and whether it runs code whatever its words. */
+interface Entry {
+  /** Why the command is in the table. */
+  readonly about: string;
+  /**
+   * The words of `words` (the command's, name first) that the table marks; `root` is the
+   * workspace root, for words that must not name a path outside it (`null`: not judged).
+   */
+  readonly judge: (words: readonly ShellWord[], root: string | undefined) => Marked[];
+}
+
+function plain(about: string, spec: OptionSpec = {}): Entry {
+  return { about, judge: (words) => scanOptions(words, 1, spec, baseOf(words)).marked };
+}
+
+function baseOf(words: readonly ShellWord[]): string {
+  const name = words[0]?.value ?? '';
+  return name.slice(name.lastIndexOf('/') + 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// git
+
+const GIT_GLOBAL: OptionSpec = {
+  short: { C: { effect: 'code', value: 'required' }, c: codeV, p: {}, P: {}, v: {}, h: {} },
+  long: {
+    'config-env': codeV,
+    'exec-path': { effect: 'code', value: 'optional' },
+    'git-dir': codeV,
+    'work-tree': codeV,
+    namespace: configV,
+    'super-prefix': configV,
+    'list-cmds': valued,
+    'attr-source': configV,
+    'html-path': {},
+    'man-path': {},
+    'info-path': {},
+    paginate: {},
+    'no-pager': {},
+    'no-replace-objects': {},
+    'no-lazy-fetch': {},
+    'no-optional-locks': {},
+    'no-advice': {},
+    bare: {},
+    'literal-pathspecs': {},
+    'glob-pathspecs': {},
+    'noglob-pathspecs': {},
+    'icase-pathspecs': {},
+    version: {},
+    help: {},
+  },
+};
+
+/** Long options of git subcommands that run code, write a file or change the configuration. */
+const GIT_LONG: Readonly<Record<string, Opt>> = {
+  'ext-diff': code,
+  textconv: code,
+  filters: code,
+  exec: codeV,
+  'upload-pack': codeV,
+  'receive-pack': codeV,
+  'open-files-in-pager': { effect: 'code', value: 'optional' },
+  extcmd: codeV,
+  tool: codeV,
+  template: codeV,
+  config: codeV,
+  'separate-git-dir': writeV,
+  output: writeV,
+  'output-directory': writeV,
+  'git-dir': codeV,
+  'work-tree': codeV,
+};
+
+/** Short options of git subcommands that do the same, subcommand by subcommand. */
+const GIT_SHORT: Readonly<Record<string, Readonly<Record<string, Opt>>>> = {
+  rebase: { x: codeV },
+  grep: { O: { effect: 'code', value: 'optional' } },
+  'format-patch': { o: writeV },
+  archive: { o: writeV },
+  clone: { c: codeV, u: codeV },
+  'ls-remote': { u: codeV },
+  fetch: {},
+  difftool: { x: codeV, t: codeV },
+  mergetool: { t: codeV },
+};
+
+/** Subcommands known to run no command of their arguments (git still runs the repository's hooks). */
+const GIT_SUBCOMMANDS = new Set([
+  'add',
+  'am',
+  'apply',
+  'archive',
+  'bisect',
+  'blame',
+  'branch',
+  'bundle',
+  'cat-file',
+  'check-attr',
+  'check-ignore',
+  'checkout',
+  'cherry',
+  'cherry-pick',
+  'clean',
+  'clone',
+  'commit',
+  'config',
+  'count-objects',
+  'describe',
+  'diff',
+  'diff-files',
+  'diff-index',
+  'diff-tree',
+  'fetch',
+  'for-each-ref',
+  'format-patch',
+  'fsck',
+  'gc',
+  'grep',
+  'hash-object',
+  'help',
+  'init',
+  'log',
+  'ls-files',
+  'ls-remote',
+  'ls-tree',
+  'merge',
+  'merge-base',
+  'mv',
+  'name-rev',
+  'notes',
+  'prune',
+  'pull',
+  'push',
+  'range-diff',
+  'rebase',
+  'reflog',
+  'remote',
+  'repack',
+  'reset',
+  'restore',
+  'rev-list',
+  'rev-parse',
+  'revert',
+  'rm',
+  'shortlog',
+  'show',
+  'show-ref',
+  'sparse-checkout',
+  'stash',
+  'status',
+  'switch',
+  'symbolic-ref',
+  'tag',
+  'update-index',
+  'update-ref',
+  'var',
+  'verify-commit',
+  'verify-tag',
+  'version',
+  'whatchanged',
+  'worktree',
+]);
+
+/** `git config` reads only with one of these; otherwise it writes configuration. */
+const GIT_CONFIG_READS = new Set([
+  '--get',
+  '--get-all',
+  '--get-regexp',
+  '--get-urlmatch',
+  '--list',
+  '-l',
+  'get',
+  'list',
+]);
+
+function judgeGit(words: readonly ShellWord[]): Marked[] {
+  const global = scanOptions(words, 1, GIT_GLOBAL, 'git', true);
+  const marked = [...global.marked];
+  // A global option git does not have: what follows cannot be placed.
+  for (let i = 1; i < (global.positional[0] ?? words.length); i++) {
+    const w = words[i]!.value ?? '';
+    const name = w.startsWith('--') ? w.slice(2).split('=')[0]! : undefined;
+    if (name !== undefined && name !== '' && !Object.keys(GIT_GLOBAL.long!).some((l) => l.startsWith(name)))
+      marked.push({ index: i, effect: 'code', why: `git ${w}: an option git's table does not know` });
+  }
+  const at = global.positional[0];
+  if (at === undefined || global.end !== undefined) return marked;
+  const sub = words[at]!.value;
+  if (sub === undefined || !GIT_SUBCOMMANDS.has(sub)) {
+    marked.push({
+      index: at,
+      effect: 'code',
+      why: `git ${words[at]!.text}: an alias or a git-<name> program may run any command`,
+    });
+    return marked;
+  }
+  const scan = scanOptions(words, at + 1, { short: GIT_SHORT[sub] ?? {}, long: GIT_LONG }, `git ${sub}`);
+  marked.push(...scan.marked);
+  if (sub === 'config' && !words.slice(at + 1).some((w) => GIT_CONFIG_READS.has(w.value ?? '')))
+    marked.push({ index: at, effect: 'config', why: 'git config writes configuration' });
+  if (sub === 'bisect' && words.slice(at + 1).some((w) => w.value === 'run' || w.value === undefined))
+    marked.push({ index: at, effect: 'code', why: 'git bisect run runs a command' });
+  return marked;
+}
+
+// ---------------------------------------------------------------------------------------------
+// find
+
+const FIND_CODE = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+const FIND_WRITE = new Set(['-delete', '-fprint', '-fprint0', '-fprintf', '-fls']);
+
+function judgeFind(words: readonly ShellWord[]): Marked[] {
+  const marked: Marked[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!.value;
+    if (w === undefined) continue;
+    if (FIND_CODE.has(w)) marked.push({ index: i, effect: 'code', why: `find ${w} runs a command` });
+    else if (FIND_WRITE.has(w))
+      marked.push({ index: i, effect: 'write', why: `find ${w} writes or deletes` });
+  }
+  return marked;
+}
+
+// ---------------------------------------------------------------------------------------------
+// sed
+
+const SED: OptionSpec = {
+  short: {
+    e: valued,
+    f: codeV,
+    i: { effect: 'write', value: 'optional' },
+    l: valued,
+    n: {},
+    E: {},
+    r: {},
+    s: {},
+    u: {},
+    z: {},
+    b: {},
+  },
+  long: {
+    expression: valued,
+    file: codeV,
+    'in-place': { effect: 'write', value: 'optional' },
+    'line-length': valued,
+    sandbox: {},
+    quiet: {},
+    silent: {},
+    debug: {},
+    posix: {},
+    'regexp-extended': {},
+    separate: {},
+    unbuffered: {},
+    'null-data': {},
+    'zero-terminated': {},
+    'follow-symlinks': {},
+    binary: {},
+  },
+};
+
+function judgeSed(words: readonly ShellWord[]): Marked[] {
+  const scan = scanOptions(words, 1, SED, 'sed');
+  const marked = [...scan.marked];
+  const scripts: { index: number; text: string | undefined }[] = [];
+  let sandbox = false;
+  for (let i = 1; i < words.length && i !== scan.end; i++) {
+    const w = words[i]!.value;
+    if (w === undefined) continue;
+    if (w === '--sandbox') sandbox = true;
+    if (/^-[^-]/.test(w)) {
+      const e = w.indexOf('e');
+      // `-e script` or `-ne script`: the first valued letter decides.
+      const firstValued = [...w.slice(1)].findIndex((c) => 'efil'.includes(c));
+      if (e !== -1 && firstValued === e - 1)
+        scripts.push(
+          w.length > e + 1 ? { index: i, text: w.slice(e + 1) } : { index: i + 1, text: words[i + 1]?.value },
+        );
+    } else if (w.startsWith('--e')) {
+      const eq = w.indexOf('=');
+      if ('--expression'.startsWith(eq === -1 ? w : w.slice(0, eq)))
+        scripts.push(
+          eq === -1 ? { index: i + 1, text: words[i + 1]?.value } : { index: i, text: w.slice(eq + 1) },
+        );
+    }
+  }
+  const usesFile = scan.marked.some((m) => m.why.startsWith('sed -f') || m.why.startsWith('sed --file'));
+  if (scripts.length === 0 && !usesFile) {
+    const first = scan.positional[0];
+    if (first !== undefined) scripts.push({ index: first, text: words[first]!.value });
+  }
+  if (sandbox) return marked;
+  for (const s of scripts) {
+    const effect = s.text === undefined ? 'code' : sedScriptEffect(s.text);
+    if (effect)
+      marked.push({
+        index: s.index,
+        effect,
+        why: `sed script ${effect === 'code' ? 'runs a command' : 'writes a file'}`,
+      });
+  }
+  return marked;
+}
+
+/**
+ * What a sed script does beyond printing: `code` for the `e` command or the `s///e` flag, or for
+ * anything this reader does not follow; `write` for `w`/`W` and `s///w`. GNU sed's syntax.
+ */
+export function sedScriptEffect(script: string): WordEffect | undefined {
+  let i = 0;
+  let effect: WordEffect | undefined;
+  const n = script.length;
+  const skipBlank = (): void => {
+    while (i < n && (script[i] === ' ' || script[i] === '\t')) i++;
+  };
+  const toEol = (): void => {
+    while (i < n && script[i] !== '\n') i++;
+  };
+  // A regular expression or replacement up to the unescaped delimiter; false when unterminated.
+  const part = (delim: string, regex: boolean): boolean => {
+    while (i < n) {
+      const c = script[i]!;
+      if (c === '\\') {
+        if (i + 1 >= n) return false;
+        if (script[i + 1] === 'c') return false;
+        i += 2;
+        continue;
+      }
+      if (c === '\n' && regex) return false;
+      if (c === delim) {
+        i++;
+        return true;
+      }
+      if (regex && c === '[') {
+        let j = i + 1;
+        if (script[j] === '^') j++;
+        if (script[j] === ']') j++;
+        while (j < n && script[j] !== ']') {
+          if (script[j] === '\\' || script[j] === '\n') return false;
+          if (script[j] === '[' && ':.='.includes(script[j + 1] ?? '')) {
+            const close = script.indexOf(`${script[j + 1]}]`, j + 2);
+            if (close === -1) return false;
+            j = close + 2;
+            continue;
+          }
+          j++;
+        }
+        if (j >= n) return false;
+        i = j + 1;
+        continue;
+      }
+      i++;
+    }
+    return false;
+  };
+  const address = (): boolean => {
+    const c = script[i];
+    if (c === undefined) return true;
+    if (/[0-9]/.test(c)) {
+      while (i < n && /[0-9~]/.test(script[i]!)) i++;
+      return true;
+    }
+    if (c === '$') {
+      i++;
+      return true;
+    }
+    if (c === '/' || c === '\\') {
+      let delim = '/';
+      if (c === '\\') {
+        delim = script[i + 1] ?? '';
+        if (delim === '' || delim === '\n' || delim === '\\') return false;
+        i++;
+      }
+      i++;
+      if (!part(delim, true)) return false;
+      while (script[i] === 'I' || script[i] === 'M') i++;
+      return true;
+    }
+    return true;
+  };
+  while (i < n) {
+    while (i < n && ' \t\n;'.includes(script[i]!)) i++;
+    if (i >= n) break;
+    if (script[i] === '#') {
+      toEol();
+      continue;
+    }
+    if (!address()) return 'code';
+    skipBlank();
+    if (script[i] === ',') {
+      i++;
+      skipBlank();
+      if (script[i] === '+' || script[i] === '~') i++;
+      if (!address()) return 'code';
+      skipBlank();
+    }
+    while (script[i] === '!' || script[i] === ' ' || script[i] === '\t') i++;
+    const cmd = script[i++];
+    if (cmd === undefined) return 'code';
+    switch (cmd) {
+      case '{':
+      case '}':
+      case '=':
+      case 'd':
+      case 'D':
+      case 'g':
+      case 'G':
+      case 'h':
+      case 'H':
+      case 'n':
+      case 'N':
+      case 'p':
+      case 'P':
+      case 'x':
+      case 'z':
+      case 'F':
+        break;
+      case 'q':
+      case 'Q':
+      case 'l':
+      case 'L':
+        skipBlank();
+        while (i < n && /[0-9]/.test(script[i]!)) i++;
+        break;
+      case 'b':
+      case 't':
+      case 'T':
+      case ':':
+      case 'v':
+        while (i < n && script[i] !== ';' && script[i] !== '\n') i++;
+        break;
+      case 'a':
+      case 'i':
+      case 'c':
+        // Text to the end of the line; a backslash before the newline continues it.
+        while (i < n && script[i] !== '\n') i += script[i] === '\\' ? 2 : 1;
+        break;
+      case 'r':
+      case 'R':
+        toEol();
+        break;
+      case 'w':
+      case 'W':
+        effect = 'write';
+        toEol();
+        break;
+      case 'e':
+        return 'code';
+      case 's':
+      case 'y': {
+        const delim = script[i++];
+        if (delim === undefined || delim === '\n' || delim === '\\') return 'code';
+        if (!part(delim, true) || !part(delim, cmd === 'y')) return 'code';
+        if (cmd === 'y') break;
+        for (;;) {
+          const f = script[i];
+          if (f === undefined || f === ';' || f === '\n' || f === '}' || f === ' ' || f === '\t' || f === '#')
+            break;
+          if (f === 'e') return 'code';
+          if (f === 'w') {
+            effect = 'write';
+            toEol();
+            break;
+          }
+          if (!/[gpiImM0-9]/.test(f)) return 'code';
+          i++;
+        }
+        break;
+      }
+      default:
+        return 'code';
+    }
+  }
+  return effect;
+}
+
+// ---------------------------------------------------------------------------------------------
+// tar
+
+const TAR: OptionSpec = {
+  short: {
+    c: write,
+    r: write,
+    u: write,
+    A: write,
+    x: write,
+    I: codeV,
+    F: codeV,
+    C: { effect: 'config', value: 'required' },
+    g: writeV,
+    f: valued,
+    T: valued,
+    X: valued,
+    b: valued,
+    H: valued,
+    K: valued,
+    L: valued,
+    N: valued,
+    V: valued,
+  },
+  long: {
+    create: write,
+    append: write,
+    update: write,
+    catenate: write,
+    concatenate: write,
+    extract: write,
+    get: write,
+    delete: write,
+    'use-compress-program': codeV,
+    'to-command': codeV,
+    'checkpoint-action': codeV,
+    'info-script': codeV,
+    'new-volume-script': codeV,
+    'rmt-command': codeV,
+    'rsh-command': codeV,
+    directory: { effect: 'config', value: 'required' },
+    'listed-incremental': writeV,
+    'index-file': writeV,
+    'volno-file': writeV,
+    file: valued,
+    list: {},
+    checkpoint: { value: 'optional' },
+    verbose: {},
+    'to-stdout': {},
+    'force-local': {},
+    'files-from': valued,
+    'exclude-from': valued,
+    format: valued,
+  },
+};
+
+function judgeTar(words: readonly ShellWord[]): Marked[] {
+  // `tar xvf a.tar`: a first word without `-` is a bundle of short options.
+  const first = words[1];
+  const all =
+    first?.value !== undefined && !first.value.startsWith('-') && first.value.length > 0
+      ? [words[0]!, { text: `-${first.text}`, value: `-${first.value}` }, ...words.slice(2)]
+      : words;
+  const marked = scanOptions(all, 1, TAR, 'tar').marked;
+  // An archive named `host:file` is reached through a remote shell, unless --force-local.
+  const local = words.some((w) => (w.value ?? '').startsWith('--force-l'));
+  for (let i = 1; i < all.length && !local; i++) {
+    const w = all[i]!.value ?? '';
+    const archive = /^-[^-]*f$/.test(w) ? all[i + 1]?.value : /^--file=/.test(w) ? w.slice(7) : undefined;
+    if (archive?.includes(':'))
+      marked.push({ index: i, effect: 'code', why: 'tar reaches host:file through a remote shell' });
+  }
+  return marked;
+}
+
+// ---------------------------------------------------------------------------------------------
+// npm, pnpm, yarn
+
+/** Subcommands that run no script of the package nor of its dependencies. */
+const PACKAGE_READS: Readonly<Record<string, ReadonlySet<string>>> = {
+  npm: new Set([
+    'ls',
+    'list',
+    'll',
+    'la',
+    'view',
+    'v',
+    'info',
+    'show',
+    'outdated',
+    'whoami',
+    'ping',
+    'help',
+    'search',
+    'why',
+    'explain',
+    'root',
+    'prefix',
+    'fund',
+    'query',
+    'sbom',
+  ]),
+  pnpm: new Set(['ls', 'list', 'll', 'la', 'outdated', 'why', 'root', 'help', 'licenses', 'view', 'info']),
+  yarn: new Set(['list', 'info', 'why', 'outdated', 'help', 'licenses']),
+};
+
+/** Options of npm, pnpm and yarn that change where they work or what configuration they read. */
+const PACKAGE_OPTIONS: OptionSpec = {
+  short: { C: { effect: 'config', value: 'required' }, c: codeV },
+  long: {
+    prefix: configV,
+    dir: configV,
+    cwd: configV,
+    userconfig: configV,
+    globalconfig: configV,
+    'script-shell': codeV,
+    'node-options': codeV,
+    call: codeV,
+    package: codeV,
+    'use-node-version': configV,
+    registry: configV,
+  },
+};
+
+/** Options allowed before the subcommand: they take no value, so the subcommand is the next word. */
+const PACKAGE_FLAGS = new Set([
+  '-s',
+  '-q',
+  '-d',
+  '-y',
+  '--silent',
+  '--quiet',
+  '--json',
+  '--yes',
+  '--offline',
+  '--ignore-scripts',
+  '--workspaces',
+  '-ws',
+  '--if-present',
+  '--no-color',
+  '--color',
+  '--verbose',
+]);
+
+/** Subcommands whose next word names the script or package that runs. */
+const PACKAGE_RUNS = new Set(['run', 'run-script', 'rum', 'urn', 'exec', 'x', 'dlx', 'create']);
+
+function judgePackageManager(words: readonly ShellWord[], root: string | undefined): Marked[] {
+  const tool = baseOf(words);
+  const marked = scanOptions(words, 1, PACKAGE_OPTIONS, tool).marked;
+  let at = 1;
+  while (at < words.length) {
+    const w = words[at]!.value;
+    if (w === undefined || !w.startsWith('-')) break;
+    if (!PACKAGE_FLAGS.has(w) && !/^--[a-z-]+=/.test(w)) {
+      marked.push({ index: at, effect: 'code', why: `${tool} ${w}: the next word may be its value` });
+      return marked;
+    }
+    at++;
+  }
+  const sub = words[at]?.value;
+  if (at >= words.length) {
+    if (tool === 'yarn')
+      marked.push({ index: 0, effect: 'code', why: 'yarn alone installs, running scripts' });
+    return marked;
+  }
+  if (sub === 'config' && ['get', 'list', 'ls'].includes(words[at + 1]?.value ?? '')) return marked;
+  if (sub === undefined || !PACKAGE_READS[tool]!.has(sub)) {
+    marked.push({
+      index: at,
+      effect: 'code',
+      why: `${tool} ${words[at]!.text} runs package scripts or programs`,
+    });
+    // `npm run build`, `npm exec pkg`: the next word names the script or program that runs.
+    let next = at + 1;
+    if (sub !== undefined && PACKAGE_RUNS.has(sub)) {
+      while (next < words.length && (words[next]!.value ?? '').startsWith('-')) next++;
+      if (next < words.length)
+        marked.push({
+          index: next,
+          effect: 'code',
+          why: `${tool} ${sub} ${words[next]!.text} names what runs`,
+        });
+      next++;
+    }
+    // The words the script or program is given: it reads them as it likes, so none may name a
+    // path outside the workspace.
+    marked.push(...outsideOptions(words, next, root, `${tool} ${words[at]!.text} passes`, true));
+  }
+  return marked;
+}
+
+// ---------------------------------------------------------------------------------------------
+// make
+
+const MAKE: OptionSpec = {
+  short: {
+    f: codeV,
+    C: { effect: 'config', value: 'required' },
+    E: codeV,
+    I: codeV,
+    o: valued,
+    W: valued,
+    O: { value: 'optional' },
+    j: { value: 'optional' },
+    l: { value: 'optional' },
+  },
+  long: {
+    file: codeV,
+    makefile: codeV,
+    directory: { effect: 'config', value: 'required' },
+    eval: codeV,
+    'include-dir': codeV,
+  },
+};
+
+function judgeMake(words: readonly ShellWord[]): Marked[] {
+  const scan = scanOptions(words, 1, MAKE, 'make');
+  const marked: Marked[] = [{ index: 0, effect: 'code', why: 'make runs the recipes of a Makefile' }];
+  marked.push(...scan.marked);
+  for (const i of scan.positional) {
+    const w = words[i]!.value;
+    if (w?.includes('='))
+      marked.push({
+        index: i,
+        effect: 'code',
+        why: `make ${words[i]!.text}: a variable such as SHELL runs code`,
+      });
+  }
+  return marked;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interpreters and package runners: they run code by nature (the script a grant names is the
+// person's choice); the options that take code on the command line are marked.
+
+function interpreter(about: string, spec: OptionSpec): Entry {
+  return {
+    about,
+    judge: (words) => [
+      { index: 0, effect: 'code', why: `${baseOf(words)} runs a program` },
+      ...scanOptions(words, 1, spec, baseOf(words), true).marked,
+    ],
+  };
+}
+
+/** `npx pkg`: the first word that is not an option names the package that runs. */
+function judgePackageRunner(words: readonly ShellWord[]): Marked[] {
+  const scan = scanOptions(words, 1, PACKAGE_OPTIONS, baseOf(words), true);
+  const marked: Marked[] = [
+    { index: 0, effect: 'code', why: `${baseOf(words)} runs a package` },
+    ...scan.marked,
+  ];
+  const first = scan.positional[0];
+  if (first !== undefined)
+    marked.push({
+      index: first,
+      effect: 'code',
+      why: `${baseOf(words)} ${words[first]!.text} names what runs`,
+    });
+  return marked;
+}
+
+const PYTHON: OptionSpec = { short: { c: codeV, m: codeV, W: valued, X: valued, Q: valued } };
+
+// ---------------------------------------------------------------------------------------------
+// The table
+
+const TO_STDOUT = ['-'];
+
+/**
+ * Commands known not to run their arguments as code, each with the words that run code, write a
+ * file or change directory or configuration. Everything not here may run code.
+ */
+const TABLE: Readonly<Record<string, Entry>> = {
+  git: { about: 'git: global -c/-C/--git-dir/--exec-path, subcommand options', judge: judgeGit },
+  find: { about: 'find: -exec/-execdir/-ok/-okdir run; -delete, -fprint*, -fls write', judge: judgeFind },
+  sed: {
+    about: 'sed: the e command and s///e run; w, s///w and -i write; -f runs an unseen script',
+    judge: judgeSed,
+  },
+  tar: {
+    about: 'tar: compress programs, --to-command, checkpoint actions run; modes c/r/u/A/x write; -C',
+    judge: judgeTar,
+  },
+  npm: { about: 'npm: every subcommand but the reading ones runs scripts', judge: judgePackageManager },
+  pnpm: { about: 'pnpm: every subcommand but the reading ones runs scripts', judge: judgePackageManager },
+  yarn: { about: 'yarn: every subcommand but the reading ones runs scripts', judge: judgePackageManager },
+  make: {
+    about: 'make: runs the recipes of the workspace Makefile; -f, --eval, -I, VAR=value run code',
+    judge: judgeMake,
+  },
+  rg: plain('rg: --pre, --pre-glob and --hostname-bin run programs', {
+    long: { pre: codeV, 'pre-glob': codeV, 'hostname-bin': codeV },
+  }),
+  grep: plain('grep: reads only'),
+  egrep: plain('egrep: reads only'),
+  fgrep: plain('fgrep: reads only'),
+  curl: plain('curl: -o/-O/--output-dir/-D/-c/--trace… write; -K reads a configuration', {
+    short: {
+      o: { effect: 'write', value: 'required', harmless: TO_STDOUT },
+      O: write,
+      J: write,
+      D: { effect: 'write', value: 'required', harmless: TO_STDOUT },
+      c: writeV,
+      K: configV,
+    },
+    long: {
+      output: { effect: 'write', value: 'required', harmless: TO_STDOUT },
+      'output-dir': writeV,
+      'remote-name': write,
+      'remote-name-all': write,
+      'remote-header-name': write,
+      'dump-header': { effect: 'write', value: 'required', harmless: TO_STDOUT },
+      'cookie-jar': writeV,
+      trace: writeV,
+      'trace-ascii': writeV,
+      stderr: writeV,
+      libcurl: writeV,
+      'etag-save': writeV,
+      hsts: writeV,
+      'alt-svc': writeV,
+      config: configV,
+    },
+  }),
+  wget: plain('wget: -O/-o/-a/-P/--save-cookies… write; -e, --config and --use-askpass may run a program', {
+    short: {
+      O: { effect: 'write', value: 'required', harmless: TO_STDOUT },
+      o: writeV,
+      a: writeV,
+      P: writeV,
+      e: codeV,
+      x: write,
+    },
+    long: {
+      'output-document': { effect: 'write', value: 'required', harmless: TO_STDOUT },
+      'output-file': writeV,
+      'append-output': writeV,
+      'directory-prefix': writeV,
+      'save-cookies': writeV,
+      'warc-file': writeV,
+      'rejected-log': writeV,
+      // A wgetrc command may name a program (use_askpass): code.
+      execute: codeV,
+      config: codeV,
+      'use-askpass': codeV,
+      'force-directories': write,
+    },
+  }),
+  sort: plain('sort: -o writes; --compress-program runs a program; -T writes temporary files', {
+    short: { o: writeV, T: writeV },
+    long: { output: writeV, 'compress-program': codeV, 'temporary-directory': writeV },
+  }),
+  ls: plain('ls: reads only'),
+  cat: plain('cat: reads only'),
+  head: plain('head: reads only'),
+  tail: plain('tail: reads only'),
+  wc: plain('wc: reads only'),
+  echo: plain('echo: prints only'),
+  printf: plain('printf: prints only (printf -v is outside the grammar)'),
+  pwd: plain('pwd: prints only'),
+  true: plain('true: does nothing'),
+  ':': plain(': does nothing'),
+  false: plain('false: does nothing'),
+  test: plain('test: compares only (-v is outside the grammar)'),
+  '[': plain('[: compares only'),
+  cd: plain('cd: changes the directory of later commands of the line'),
+  pushd: plain('pushd: changes the directory of later commands of the line'),
+  popd: plain('popd: changes the directory of later commands of the line'),
+  uniq: plain('uniq: reads; a second file operand is written'),
+  cut: plain('cut: reads only'),
+  tr: plain('tr: reads only'),
+  diff: plain('diff: reads only'),
+  cmp: plain('cmp: reads only'),
+  comm: plain('comm: reads only'),
+  file: plain('file: reads only'),
+  stat: plain('stat: reads only'),
+  du: plain('du: reads only'),
+  df: plain('df: reads only'),
+  basename: plain('basename: prints only'),
+  dirname: plain('dirname: prints only'),
+  realpath: plain('realpath: prints only'),
+  readlink: plain('readlink: prints only'),
+  which: plain('which: prints only'),
+  whoami: plain('whoami: prints only'),
+  id: plain('id: prints only'),
+  date: plain('date: prints only (-s sets the clock, refused to users)'),
+  uname: plain('uname: prints only'),
+  sleep: plain('sleep: waits only'),
+  seq: plain('seq: prints only'),
+  nl: plain('nl: reads only'),
+  paste: plain('paste: reads only'),
+  jq: plain('jq: reads only'),
+  tree: plain('tree: reads; -o writes', { short: { o: writeV } }),
+  base64: plain('base64: reads only'),
+  md5sum: plain('md5sum: reads only'),
+  sha1sum: plain('sha1sum: reads only'),
+  sha256sum: plain('sha256sum: reads only'),
+  mkdir: plain('mkdir: creates the directories named'),
+  rmdir: plain('rmdir: removes the directories named'),
+  touch: plain('touch: creates or touches the files named'),
+  rm: plain('rm: removes the files named'),
+  cp: plain('cp: copies to the last operand; -t names the target', {
+    short: { t: writeV },
+    long: { 'target-directory': writeV },
+  }),
+  mv: plain('mv: moves to the last operand; -t names the target', {
+    short: { t: writeV },
+    long: { 'target-directory': writeV },
+  }),
+  ln: plain('ln: links to the last operand; -t names the target', {
+    short: { t: writeV },
+    long: { 'target-directory': writeV },
+  }),
+  chmod: plain('chmod: changes the modes of the files named'),
+  tee: plain('tee: writes the files named'),
+  python: interpreter('python: runs a script; -c and -m run code given on the line', PYTHON),
+  python3: interpreter('python3: runs a script; -c and -m run code given on the line', PYTHON),
+  node: interpreter('node: runs a script; -e, -p, -r, --import and --loader run code given on the line', {
+    short: { e: codeV, p: codeV, r: codeV },
+    long: {
+      eval: codeV,
+      print: codeV,
+      require: codeV,
+      import: codeV,
+      loader: codeV,
+      'experimental-loader': codeV,
+    },
+  }),
+  perl: interpreter('perl: runs a script; -e, -E and -M run code given on the line', {
+    short: { e: codeV, E: codeV, M: codeV, m: codeV, I: configV },
+  }),
+  ruby: interpreter('ruby: runs a script; -e and -r run code given on the line', {
+    short: { e: codeV, r: codeV, I: configV },
+  }),
+  npx: { about: 'npx: runs the package it names', judge: judgePackageRunner },
+  man: plain('man: shows a page; -P, -H and -p name programs it runs', {
+    short: { P: codeV, H: { effect: 'code', value: 'optional' }, p: codeV },
+    long: { pager: codeV, html: { effect: 'code', value: 'optional' }, preprocessor: codeV },
+  }),
+};
+
+/** The table's rows, for the documentation check: name and what the row says. */
+export const COMMAND_TABLE: ReadonlyMap<string, string> = new Map(
+  Object.entries(TABLE).map(([name, entry]) => [name, entry.about]),
+);
+
+/**
+ * Why a command may run code the policy cannot see, or `undefined` when the table says it is a
+ * leaf: in the table, and none of its words marked `code`.
+ */
+export function mayRunCode(words: readonly ShellWord[]): string | undefined {
+  const name = words[0]?.value;
+  if (name === undefined) return 'the command name is computed when it runs';
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  const entry = Object.hasOwn(TABLE, base) ? TABLE[base]! : undefined;
+  if (!entry) return `${base} is not in the table of commands that run no code`;
+  const marked = entry.judge(words, undefined).find((m) => m.effect === 'code');
+  return marked?.why;
+}
+
+/**
+ * The first word past the `covered` words of a prefix grant (`Bash(git log:*)` covers two) that the
+ * grant does not cover: one the table marks (runs code, writes a file, changes the directory or
+ * configuration), or, for a command not in the table, an option naming a path outside
+ * `workspaceRoot` (or any absolute path without a root).
+ * `undefined` when the grant covers every word.
+ */
+export function grantProblem(
+  words: readonly ShellWord[],
+  covered: number,
+  workspaceRoot: string | undefined,
+): Marked | undefined {
+  const name = words[0]?.value;
+  if (name === undefined)
+    return { index: 0, effect: 'code', why: 'the command name is computed when it runs' };
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  const entry = Object.hasOwn(TABLE, base) ? TABLE[base]! : undefined;
+  if (entry) return entry.judge(words, workspaceRoot).find((m) => m.index >= covered);
+  return outsideOptions(words, covered, workspaceRoot, base).find(() => true);
+}
+
+/**
+ * The options from `words[from]` on (up to `--`) that name a path outside the workspace: attached
+ * (`--out=/x`, `-o/x`) or as the next word (`-o /x`). For commands not in the table, and the words
+ * a package script is given.
+ */
+function outsideOptions(
+  words: readonly ShellWord[],
+  from: number,
+  workspaceRoot: string | undefined,
+  what: string,
+  pastEnd = false,
+): Marked[] {
+  for (let i = Math.max(1, from); i < words.length; i++) {
+    const w = words[i]!.value;
+    if (w === undefined) continue;
+    if (w === '--') {
+      // npm hands what follows `--` to the script, which reads its own options there.
+      if (pastEnd) continue;
+      return [];
+    }
+    if (!w.startsWith('-') || w === '-') continue;
+    const eq = w.indexOf('=');
+    const values = [eq === -1 ? undefined : w.slice(eq + 1), w.startsWith('--') ? undefined : w.slice(2)];
+    const next = words[i + 1]?.value;
+    if (next !== undefined && !next.startsWith('-')) values.push(next);
+    for (const v of values) {
+      if (v !== undefined && pathOutside(v, workspaceRoot))
+        return [{ index: i, effect: 'write', why: `${what} ${w}, naming a path outside the workspace` }];
+    }
+  }
+  return [];
+}
+
+/** True when `value` reads as a path outside `root` (judged as text: `~`, `..`, absolute paths). */
+export function pathOutside(value: string, root: string | undefined): boolean {
+  const v = value.startsWith('file:') ? value.slice(5) : value;
+  if (v.startsWith('~')) return true;
+  if (v.split('/').includes('..')) return true;
+  if (!v.startsWith('/')) return false;
+  if (root === undefined) return true;
+  const r = posix.normalize(root).replace(/\/+$/, '') || '/';
+  const p = posix.normalize(v);
+  return !(p === r || p.startsWith(r === '/' ? '/' : `${r}/`));
+}
