@@ -52,8 +52,8 @@ export async function runAgent(session: Session, options: AgentOptions): Promise
       break;
     }
     await act(turn, action, { ...options, ready: () => session.writer.ready() });
-    // A turn the user stopped (the app's stop button, or a plain "deny", which today's app sends as
-    // "deny and stop") ends `cancelled`; any other `completed`.
+    // A turn the user stopped (the app's stop button) ends `cancelled`; any other `completed`: a
+    // denial, today's app's "No" included, is an answer and the turn goes on (docs/permissions.md).
     turn.end();
   }
   await session.writer.flush();
@@ -82,17 +82,17 @@ async function act(
       await Promise.all(
         commands.map(async (command, i) => {
           steps.start(i);
-          await bash(turn, command, cwd, shell);
-          steps.done(i);
+          steps.end(i, (await bash(turn, command, cwd, shell)).status);
         }),
       );
+      steps.flush();
       return;
     }
     case 'read': {
       const steps = new PlanKeeper(turn, [`Read \`${action.path}\``]);
       steps.start(0);
-      await read(turn, action.path, cwd, options.ready);
-      steps.done(0);
+      steps.end(0, (await read(turn, action.path, cwd, options.ready)).status);
+      steps.flush();
       return;
     }
     case 'clean':

@@ -151,6 +151,57 @@ describe('custom-agent example', () => {
     expect(turn.status).toBe('cancelled');
   });
 
+  it('a plan card only when the plan changed: a denied step is not completed', async () => {
+    const agent = runAgent(session, { cwd: work.path });
+    const commands = ['a', 'b', 'c', 'd', 'e'].map((n) => `echo ${n} | tee -a ${n}.log`);
+    // The person allows every command but the second one.
+    const replies: Promise<unknown>[] = [];
+    const subscription = session.writer.messages$.subscribe((m) => {
+      if (m.type !== 'permission-request') return;
+      const body = String(m.args?.command).startsWith('echo b')
+        ? { approved: false, decision: 'denied' }
+        : { approved: true };
+      replies.push(app.call(session.id, 'permission', { id: m.callId, ...body }, key));
+    });
+    const { turnId } = await prompt(`run each ${commands.join('; ')}`);
+    subscription.unsubscribe();
+    await Promise.all(replies);
+    const messages = await stopAndRead(agent);
+
+    expect(existsSync(join(work.path, 'b.log'))).toBe(false);
+    expect(existsSync(join(work.path, 'e.log'))).toBe(true);
+    expect(fold(messages).turn(turnId)!.status).toBe('completed');
+    const plans = messages.flatMap((m) => (m.type === 'plan' ? [m.entries] : []));
+    // Every card shows a plan other than the card before it; the calls that start together share
+    // one card, so five commands make at most one card to start and one per answer.
+    plans.slice(1).forEach((entries, i) => expect(entries).not.toEqual(plans[i]));
+    expect(plans.length).toBeLessThanOrEqual(1 + commands.length);
+    expect(plans[0]!.map((e) => e.status)).toEqual(commands.map(() => 'in_progress'));
+    expect(plans.at(-1)).toEqual(
+      commands.map((command, i) =>
+        i === 1
+          ? { content: `Run \`${command}\` (not allowed, not run)`, status: 'pending' }
+          : { content: `Run \`${command}\``, status: 'completed' },
+      ),
+    );
+  });
+
+  it("today's app's No (no decision) is an answer: nothing runs, the plan says so, the turn completes", async () => {
+    const agent = runAgent(session, { cwd: work.path });
+    const { turnId } = await prompt('run echo no | tee -a ran.log', { approved: false });
+    const messages = await stopAndRead(agent);
+
+    expect(existsSync(join(work.path, 'ran.log'))).toBe(false);
+    const { turn, call, after } = callIn(messages, turnId);
+    expect(call.status).toBe('denied');
+    expect(after).toEqual(['Run `echo no | tee -a ran.log`: not allowed, so not run.']);
+    expect(turn.status).toBe('completed');
+    const plans = messages.flatMap((m) => (m.type === 'plan' ? [m.entries] : []));
+    expect(plans.at(-1)).toEqual([
+      { content: 'Run `echo no | tee -a ran.log` (not allowed, not run)', status: 'pending' },
+    ]);
+  });
+
   it('reads a file without asking: the Read allow rule decides', async () => {
     await writeFile(join(work.path, 'notes.txt'), 'buy milk\n');
     const agent = runAgent(session, { cwd: work.path });

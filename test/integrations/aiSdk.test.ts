@@ -268,6 +268,91 @@ describe('happy-session/ai', () => {
     expect(lines.at(-1)).toBe('turn cancelled');
   });
 
+  // Every way a turn can end leaves a conversation the framework takes: a second prompt completes
+  // (issue 39, item 3), and a denial is an answer, the turn going on, unless the person stopped.
+  const endings: ReadonlyArray<{
+    readonly name: string;
+    readonly end: (callId: string) => Promise<unknown>;
+    readonly status: 'completed' | 'cancelled';
+  }> = [
+    {
+      name: "the app's No (legacy body, no decision)",
+      end: (id) => relay.answer(id, { approved: false }),
+      status: 'completed',
+    },
+    {
+      name: 'a deny with a reason',
+      end: (id) => relay.answer(id, { approved: false, decision: 'denied', reason: 'not now' }),
+      status: 'completed',
+    },
+    {
+      name: 'a v2 deny',
+      end: (id) =>
+        relay.app.call(relay.session.id, 'permission', { callId: id, optionId: 'deny' }, relay.key),
+      status: 'completed',
+    },
+    {
+      name: "the card's stop (decision abort)",
+      end: (id) => relay.answer(id, { approved: false, decision: 'abort' }),
+      status: 'cancelled',
+    },
+    { name: "the app's stop button", end: () => relay.stop(), status: 'cancelled' },
+  ];
+  it.each(endings)('after $name while a call waits, a second prompt completes', async ({ end, status }) => {
+    const { model } = scriptedModel(callsBash);
+    const ran: string[] = [];
+    const tools = { bash: bashTool(ran) };
+    const bridge = aiSdkBridge(relay.session, { tools: { bash: { kind: 'execute' } } });
+    const requested = relay.next('permission-request');
+    const turn = bridge.run((call) => streamText({ model, tools, stopWhen: stepCountIs(5), ...call }), {
+      messages: prompt,
+    });
+    await end((await requested).callId);
+    const first = await turn;
+    expect(first.status).toBe(status);
+    expect(ran).toEqual([]);
+
+    const next = scriptedModel([[{ text: 'What else?' }]]);
+    const second = await bridge.run((call) => streamText({ model: next.model, tools, ...call }), {
+      messages: [...first.messages, { role: 'user', content: 'never mind, say hi' }],
+    });
+    expect(second).toMatchObject({ status: 'completed' });
+    expect(second.error).toBeUndefined();
+    // The model heard that the call did not run.
+    expect(JSON.stringify(next.prompts[0])).toContain('execution-denied');
+    const lines = transcript(await relay.readBack());
+    expect(lines.slice(-2)).toEqual(['text: What else?', 'turn completed']);
+    expect(lines.filter((l) => l.startsWith('turn '))).toEqual([`turn ${status}`, 'turn completed']);
+  });
+
+  it('after a stop mid-stream and after a request that times out cancelling, a second prompt completes', async () => {
+    const hang = scriptedModel(['hang']);
+    const bridge = aiSdkBridge(relay.session);
+    const started = relay.next('turn-start');
+    const stopped = bridge.run((call) => streamText({ model: hang.model, ...call }), { messages: prompt });
+    await started;
+    await waitFor(() => hang.signals.length === 1);
+    await relay.stop();
+    const first = await stopped;
+    expect(first.status).toBe('cancelled');
+
+    const ran: string[] = [];
+    const tools = { bash: bashTool(ran) };
+    const timed = scriptedModel(callsBash);
+    const cancelling = aiSdkBridge(relay.session, { approval: { timeoutMs: 50, onTimeout: 'cancel' } });
+    const second = await cancelling.run((call) => streamText({ model: timed.model, tools, ...call }), {
+      messages: [...first.messages, { role: 'user', content: 'list the files' }],
+    });
+    expect(second.status).toBe('cancelled');
+
+    const next = scriptedModel([[{ text: 'Hello.' }]]);
+    const third = await bridge.run((call) => streamText({ model: next.model, tools, ...call }), {
+      messages: [...second.messages, { role: 'user', content: 'say hi' }],
+    });
+    expect(third.status).toBe('completed');
+    expect(ran).toEqual([]);
+  });
+
   it("a subagent's stream nests under the call that runs it", async () => {
     const main = scriptedModel([
       [{ call: 'research', id: 'call-r', input: { topic: 'otters' } }],

@@ -245,6 +245,92 @@ describe('happy-session/openai-agents', () => {
     ]);
   });
 
+  // Every way a turn can end leaves a history the framework takes: a second prompt on it completes
+  // (issue 39, item 3); a denial is an answer and the turn goes on unless the person stopped.
+  const endings: ReadonlyArray<{
+    readonly name: string;
+    readonly end: (callId: string) => Promise<unknown>;
+    readonly status: 'completed' | 'cancelled';
+  }> = [
+    {
+      name: "the app's No (legacy body, no decision)",
+      end: (id) => relay.answer(id, { approved: false }),
+      status: 'completed',
+    },
+    {
+      name: 'a deny with a reason',
+      end: (id) => relay.answer(id, { approved: false, decision: 'denied', reason: 'not now' }),
+      status: 'completed',
+    },
+    {
+      name: 'a v2 deny',
+      end: (id) =>
+        relay.app.call(relay.session.id, 'permission', { callId: id, optionId: 'deny' }, relay.key),
+      status: 'completed',
+    },
+    {
+      name: "the card's stop (decision abort)",
+      end: (id) => relay.answer(id, { approved: false, decision: 'abort' }),
+      status: 'cancelled',
+    },
+    { name: "the app's stop button", end: () => relay.stop(), status: 'cancelled' },
+  ];
+  it.each(endings)(
+    'after $name while a call waits, a second prompt on the history completes',
+    async ({ end, status }) => {
+      const ran: string[] = [];
+      const { start } = agentOn(callsBash, ran);
+      const bridge = openAiAgentsBridge(relay.session);
+      const requested = relay.next('permission-request');
+      const turn = bridge.run(start, 'list the files');
+      await end((await requested).callId);
+      const first = await turn;
+      expect(first.status).toBe(status);
+      expect(ran).toEqual([]);
+      expect(first.history).toBeDefined();
+
+      const next = agentOn([[{ text: 'Hello.' }]], ran);
+      const second = await bridge.run(next.start, [...first.history!, { role: 'user', content: 'say hi' }]);
+      expect(second).toMatchObject({ status: 'completed', finalOutput: 'Hello.' });
+      // Every function call the model is shown has its output, as the Responses API requires.
+      expect(unansweredCalls(next.script.inputs[0])).toEqual([]);
+      // A denial reaches the model with the call; a stop leaves no call waiting.
+      if (status === 'completed') expect(JSON.stringify(next.script.inputs[0])).toContain('call-1');
+      const lines = transcript(await relay.readBack());
+      expect(lines.filter((l) => l.startsWith('turn '))).toEqual([`turn ${status}`, 'turn completed']);
+    },
+  );
+
+  it('two calls with one id in a response: the person is shown one call, and only that one runs, once', async () => {
+    const ran: string[] = [];
+    const { start } = agentOn(
+      [
+        [
+          { call: 'bash', id: 'dup', input: { command: 'ls' } },
+          { call: 'bash', id: 'dup', input: { command: 'rm -rf ~' } },
+        ],
+        [{ text: 'Done.' }],
+      ],
+      ran,
+    );
+    const bridge = openAiAgentsBridge(relay.session);
+    const shown: string[] = [];
+    const replies: Promise<unknown>[] = [];
+    const subscription = relay.session.writer.messages$.subscribe((m) => {
+      if (m.type !== 'permission-request') return;
+      shown.push(String(m.args?.command));
+      replies.push(relay.answer(m.callId, { approved: true }));
+    });
+    try {
+      await bridge.run(start, 'tidy up');
+    } finally {
+      subscription.unsubscribe();
+      await Promise.all(replies);
+    }
+    expect(ran.filter((c) => !shown.includes(c))).toEqual([]);
+    expect(ran.length).toBeLessThanOrEqual(shown.length);
+  });
+
   it('a RunState saved while a call waits survives a restart and resumes with the answer read from the stream', async () => {
     const ran: string[] = [];
     const first = agentOn(callsBash, ran);
@@ -305,6 +391,14 @@ describe('happy-session/openai-agents', () => {
     }
   });
 });
+
+/** The call ids of function calls in a model input without a function_call_result for them. */
+function unansweredCalls(input: unknown): string[] {
+  if (!Array.isArray(input)) return [];
+  const items = input as { type?: string; callId?: string }[];
+  const answered = new Set(items.filter((i) => i.type === 'function_call_result').map((i) => i.callId));
+  return items.filter((i) => i.type === 'function_call' && !answered.has(i.callId)).map((i) => i.callId!);
+}
 
 async function untilPending(user: UserSession): Promise<PermissionRequestMessage> {
   for (let i = 0; i < 200; i++) {

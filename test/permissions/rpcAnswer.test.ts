@@ -96,17 +96,22 @@ describe('legacy permission body: the mapping table', () => {
     });
   });
 
-  it('row 4: {approved:false, decision:"denied"} → reject-once without interrupt', () => {
+  it('row 4: {approved:false} (the app\'s "No") and decision denied → reject-once without interrupt', () => {
     expect(map({ id: 'T', approved: false, decision: 'denied', reason: 'use pnpm' })).toEqual({
       ok: true,
       value: { optionId: 'deny', kind: 'reject-once', interrupt: false, message: 'use pnpm' },
     });
+    expect(map({ id: 'T', approved: false })).toEqual({
+      ok: true,
+      value: { optionId: 'deny', kind: 'reject-once', interrupt: false },
+    });
   });
 
-  it('row 5: {approved:false} and decision abort → reject-once and stop the turn', () => {
-    const expected = { ok: true, value: { optionId: 'deny', kind: 'reject-once', interrupt: true } };
-    expect(map({ id: 'T', approved: false })).toEqual(expected);
-    expect(map({ id: 'T', approved: false, decision: 'abort' })).toEqual(expected);
+  it("row 5: decision abort (the person's stop) → reject-once and stop the turn", () => {
+    expect(map({ id: 'T', approved: false, decision: 'abort' })).toEqual({
+      ok: true,
+      value: { optionId: 'deny', kind: 'reject-once', interrupt: true },
+    });
   });
 
   it('reads yolo as bypassPermissions', () => {

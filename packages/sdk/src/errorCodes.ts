@@ -138,7 +138,11 @@ export type SandboxErrorCode =
   'sandbox.unavailable' | 'sandbox.busy' | 'sandbox.invalid_options' | 'sandbox.invalid_command';
 
 /** Failures of the framework adapters (`happy-session/ai`, `happy-session/openai-agents`, …; docs/integrations.md). */
-export type IntegrationErrorCode = 'integration.framework_missing';
+export type IntegrationErrorCode =
+  | 'integration.framework_missing'
+  | 'integration.duplicate_call_id'
+  | 'integration.approval_mismatch'
+  | 'integration.foreign_approval';
 
 /** Failures of the user's side of a session (`UserSession`: answering, sending). */
 export type SessionErrorCode = 'session.request_not_pending' | 'session.option_not_offered';

@@ -249,6 +249,60 @@ describe('stop', () => {
   });
 });
 
+describe('a second prompt after each way a turn ends', () => {
+  // Issue 39, item 3: the conversation goes on (`resume`) after a denial, the app's No and a stop;
+  // a denial is an answer and the turn goes on unless the person stopped (item 4).
+  const endings: ReadonlyArray<{
+    readonly name: string;
+    readonly end: (callId: string) => Promise<unknown>;
+    readonly status: 'completed' | 'cancelled';
+  }> = [
+    {
+      name: "the app's No (legacy body, no decision)",
+      end: (id) => world.rpc('permission', { id, approved: false }),
+      status: 'completed',
+    },
+    {
+      name: 'a deny with a reason',
+      end: (id) => world.rpc('permission', { id, approved: false, decision: 'denied', reason: 'not now' }),
+      status: 'completed',
+    },
+    {
+      name: 'a v2 deny',
+      end: (id) => world.rpc('permission', { callId: id, optionId: 'deny' }),
+      status: 'completed',
+    },
+    {
+      name: "the card's stop (decision abort)",
+      end: (id) => world.rpc('permission', { id, approved: false, decision: 'abort' }),
+      status: 'cancelled',
+    },
+    { name: "the app's stop button", end: () => world.rpc('abort', {}), status: 'cancelled' },
+  ];
+  it.each(endings)('after $name, a second prompt completes', async ({ end, status }) => {
+    const file = join(world.work, 'never.txt');
+    world.script = bashOnce(`echo ran > ${file}`);
+    const { done } = world.run('Write never.txt');
+    const request = await world.next('permission-request');
+    await end(request.callId);
+    const first = await done;
+    expect(first.status).toBe(status);
+    expect(existsSync(file)).toBe(false);
+    expect(first.sessionId).toEqual(expect.any(String));
+
+    world.script = (req) => ({ content: [{ type: 'text', text: req.tools?.length ? 'Hello.' : 'Title' }] });
+    const second = await world.run('Say hi.', { resume: first.sessionId! }).done;
+    expect(second.status).toBe('completed');
+    expect(lastUserText(agentRequests().at(-1)!)).toContain('Say hi.');
+    const stored = await world.session.reader.messages();
+    expectV2Invariants(stored);
+    expect(stored.filter((m) => m.type === 'turn-end').map((m) => (m as { status: string }).status)).toEqual([
+      status,
+      'completed',
+    ]);
+  });
+});
+
 describe('subagents', () => {
   it("a Task subagent's messages and calls nest under its call, which ends once the subagent is done", async () => {
     const file = join(world.work, 'sub.txt');

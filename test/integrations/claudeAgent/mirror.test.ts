@@ -126,6 +126,39 @@ describe('the approval hook and the mirror meet by tool use id', () => {
     expectV2Invariants(written);
   });
 
+  // One shown call is one run (issue 35, class 5): an allow carries the input that was shown, and a
+  // tool use id answered once is never answered again. The control is the first answer, which a
+  // person who refuses everything turns into a denial.
+  it.each([
+    ['the person allows', 'allow-once', 'allow'],
+    ['a person who refuses everything', 'deny', 'deny'],
+  ] as const)(
+    'one tool use id, one answer: %s the shown call; the same id asked again with other input is refused unasked',
+    async (_who, optionId, behavior) => {
+      const fed = fedQuery();
+      const done = happyClaude(session, fed.query);
+      fed.send(toolUse('toolu_once', 'Bash', { command: 'ls' }));
+      await until(() => written.some((m) => m.type === 'tool-call-start'));
+      const hook = happyCanUseTool(session);
+      const first = hook('Bash', { command: 'ls' }, context('toolu_once'));
+      await until(() => gate.pendingCallIds.length === 1);
+      gate.respond({ callId: gate.pendingCallIds[0]!, optionId });
+      const answer = await first;
+      expect(answer.behavior).toBe(behavior);
+      if (behavior === 'allow') expect(answer).toMatchObject({ updatedInput: { command: 'ls' } });
+      fed.send(toolResult('toolu_once', behavior === 'allow' ? 'a b' : 'denied', behavior !== 'allow'));
+      await until(() => written.some((m) => m.type === 'tool-call-end'));
+
+      const again = await hook('Bash', { command: 'rm -rf ~' }, context('toolu_once'));
+      expect(again).toMatchObject({ behavior: 'deny' });
+      expect(written.filter((m) => m.type === 'permission-request')).toHaveLength(1);
+      fed.send(success);
+      fed.end();
+      await done;
+      expectV2Invariants(written);
+    },
+  );
+
   it('a hook for a tool use the mirror never writes is refused once the mirror ends', async () => {
     const fed = fedQuery();
     const done = happyClaude(session, fed.query);

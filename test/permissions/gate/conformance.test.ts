@@ -120,14 +120,66 @@ describeEachWorld('permission gate conformance over %s', (open) => {
       ]);
     });
 
-    it("today's app's denial without decision also interrupts: the turn's signal aborts", async () => {
+    // One turn-ending rule on every channel (docs/permissions.md, "How a turn ends after a denial"):
+    // a denial is an answer and the turn goes on; only the person's stop ends it.
+    const denials: ReadonlyArray<readonly [string, (world: GateWorld, callId: string) => Promise<unknown>]> =
+      [
+        ['the stream', (world, callId) => world.streamAnswer(callId, 'deny')],
+        ['the RPC, v2 body', (world, callId) => world.rpc({ callId, optionId: 'deny' })],
+        [
+          "the RPC, today's app's No (legacy body)",
+          (world, callId) => world.rpc({ id: callId, approved: false }),
+        ],
+        [
+          'the RPC, legacy body with decision denied',
+          (world, callId) => world.rpc({ id: callId, approved: false, decision: 'denied' }),
+        ],
+        [
+          'the local program',
+          async (world, callId) => world.agent.gate.respond({ callId, optionId: 'deny' }),
+        ],
+      ];
+    it.each(denials)(
+      'a denial by %s is an answer: the turn goes on, asks again and ends completed',
+      async (_channel, deny) => {
+        const world = await open();
+        const turn = world.agent.writer.turn();
+        const call = turn.toolCall({ toolName: 'bash', args: { command: 'rm -rf build' } });
+        const pending = call.requestPermission();
+        await world.requested(call.callId);
+        await deny(world, call.callId);
+        const decision = await pending;
+        expect(decision).toMatchObject({ outcome: 'deny', source: 'user', kind: 'reject-once' });
+        expect(decision.interrupt).toBeUndefined();
+        expect(turn.signal.aborted).toBe(false);
+        // The turn goes on: the next call asks and runs.
+        const next = turn.toolCall({ toolName: 'bash', args: { command: 'ls' } });
+        const exec = executor();
+        const running = next.run(exec.run);
+        await world.requested(next.callId);
+        await world.rpc({ callId: next.callId, optionId: 'allow-once' });
+        expect(await running).toMatchObject({ status: 'done' });
+        turn.end();
+        expect(exec.calls).toEqual([{ command: 'ls' }]);
+        expect(labels(await world.messages()).at(-1)).toBe('turn-end(completed)');
+      },
+    );
+
+    it("the person's stop on the card (decision abort) denies and stops: the turn's signal aborts", async () => {
       const world = await open();
       const turn = world.agent.writer.turn();
       const call = turn.toolCall({ toolName: 'bash', args: { command: 'ls' } });
+      const other = turn.toolCall({ toolName: 'bash', args: { command: 'pwd' } });
       const pending = call.requestPermission();
+      const otherPending = other.requestPermission();
       await world.requested(call.callId);
-      expect(await world.rpc({ id: call.callId, approved: false })).toMatchObject({ status: 'applied' });
+      await world.requested(other.callId);
+      expect(await world.rpc({ id: call.callId, approved: false, decision: 'abort' })).toMatchObject({
+        status: 'applied',
+      });
       expect(await pending).toMatchObject({ outcome: 'deny', interrupt: true });
+      // The stop cancels the turn's other pending requests.
+      expect(await otherPending).toMatchObject({ outcome: 'cancelled' });
       expect(turn.signal.aborted).toBe(true);
       turn.end('cancelled');
       expect(labels(await world.messages()).at(-1)).toBe('turn-end(cancelled)');

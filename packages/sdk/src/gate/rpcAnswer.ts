@@ -70,7 +70,7 @@ export interface LegacyAnswer {
   /** The chosen option, picked by kind, never by name or id. */
   readonly optionId: string;
   readonly kind: PermissionOptionKind;
-  /** Stop the turn after denying (today's `approved:false` without `decision:'denied'`). */
+  /** Stop the turn after denying: only `decision: 'abort'` (the person's stop), never a plain "No". */
   readonly interrupt: boolean;
   /** Mode to switch to, validated; the gate still checks it against the host's ceiling. */
   readonly mode?: PermissionMode;
@@ -252,8 +252,12 @@ export function parseLegacyPermissionBody(body: unknown): Result<LegacyPermissio
  * | true | — or `approved` | — | allow-once | no |
  * | true | `approved_for_session` | — or the request's rule | allow-always | no |
  * | true | — | the request's rule | allow-always | no |
- * | false | `denied` | — | reject-once | no |
- * | false | — or `abort` | — | reject-once | yes (stop the turn) |
+ * | false | — or `denied` | — | reject-once | no |
+ * | false | `abort` | — | reject-once | yes (stop the turn) |
+ *
+ * One turn-ending rule on every channel (docs/permissions.md, "How a turn ends after a denial"): a
+ * denial is an answer and the turn goes on; only the person's stop (`decision: 'abort'`, or the
+ * `abort` RPC) ends it. Today's app sends its "No" as `{ id, approved: false }`.
  *
  * - The option is the request's first option of that kind. allow-always falls back to allow-once
  *   when the request offers no allow-always option or no exact rule exists for the call
@@ -287,7 +291,7 @@ export function mapLegacyAnswer(
   if (!body.approved) {
     const option = findOptionByKind(pending.options, 'reject-once');
     if (!option) return missingOption('reject-once');
-    return ok({ optionId: option.id, kind: 'reject-once', interrupt: body.decision !== 'denied', ...extras });
+    return ok({ optionId: option.id, kind: 'reject-once', interrupt: body.decision === 'abort', ...extras });
   }
 
   const wantsAlways = body.decision === 'approved_for_session' || (body.allowTools?.length ?? 0) > 0;

@@ -1,9 +1,12 @@
 import type { ModelMessage, TextStreamPart, ToolApprovalResponse, ToolSet } from 'ai';
+import { canonicalJson } from '../../crypto/recordSeal.js';
+import { SdkError } from '../../errors.js';
 import type { TurnEndStatus } from '../../protocol/sessionMessage.js';
 import type { Turn } from '../../stream/builders.js';
 import type { PermissionRequestOptions } from '../../stream/plugins.js';
 import { CallRegistry } from '../callRegistry.js';
 import type { AdapterToolInfo } from '../toolCalls.js';
+import { argsOf } from '../toolCalls.js';
 import { AiStreamMirror } from './streamMirror.js';
 import type { ApprovalRequest, CarriedResult } from './streamMirror.js';
 
@@ -63,6 +66,12 @@ export interface AiSdkTurnResult {
   readonly turnId: string;
   /** What failed the turn, when it failed. */
   readonly error?: unknown;
+  /**
+   * Calls the bridge refused to run although an approval named them, each with why:
+   * `integration.duplicate_call_id`, `integration.approval_mismatch` or
+   * `integration.foreign_approval` (docs/integrations.md, "One shown call, one run").
+   */
+  readonly refused?: readonly SdkError[];
 }
 
 const DEFAULT_MAX_ROUNDS = 100;
@@ -94,7 +103,9 @@ export class AiSdkBridge {
     const mirror = new AiStreamMirror(turn, this.calls, this.tools);
     const flushOnStop = (): void => mirror.flushText();
     turn.signal.addEventListener('abort', flushOnStop, { once: true });
-    const history: ModelMessage[] = [...options.messages];
+    const refused: SdkError[] = [];
+    const history = withoutForeignApprovals(options.messages, refused);
+    for (const error of refused) turn.service(error.message);
     const maxRounds = this.options.maxRounds ?? DEFAULT_MAX_ROUNDS;
     let answered: { index: number; denied: Map<string, string> } | undefined;
     let status: TurnEndStatus = 'completed';
@@ -117,7 +128,9 @@ export class AiSdkBridge {
           error = new Error(`The turn asked for approvals ${maxRounds} times; stopped there.`);
           break;
         }
-        const answers = await Promise.all(outcome.approvals.map((a) => this.answer(a, history)));
+        const answers = await Promise.all(
+          outcome.approvals.map((a) => this.answer(a, history, outcome.duplicates, refused)),
+        );
         if (answers.some((a) => a === undefined) || turn.signal.aborted) {
           // A request cancelled without a stop (a timeout that cancels) cancels the turn too.
           status = 'cancelled';
@@ -144,8 +157,16 @@ export class AiSdkBridge {
       this.calls.forget(mirror.callIds);
     }
     if (status === 'completed' && turn.signal.aborted) status = 'cancelled';
+    // Every call of the conversation handed back has its result, so the next prompt runs on it.
+    closeOpenCalls(history, status);
     turn.end(status);
-    return { status, messages: history, turnId: turn.id, ...(error !== undefined ? { error } : {}) };
+    return {
+      status,
+      messages: history,
+      turnId: turn.id,
+      ...(error !== undefined ? { error } : {}),
+      ...(refused.length > 0 ? { refused } : {}),
+    };
   }
 
   /**
@@ -171,34 +192,88 @@ export class AiSdkBridge {
 
   /**
    * The gate's answer to one approval request, as the framework takes it; undefined when the
-   * request was cancelled (the turn stopped, or a timeout that cancels).
+   * request was cancelled (the turn stopped, or a timeout that cancels). An approval is given only
+   * for exactly the call the person was shown: a call id that came twice, or an approval whose
+   * tool name or input differ from the shown call's, is denied without asking, and so is an allow
+   * when the conversation would run anything but the shown (or the person's edited) input.
    */
   private async answer(
     approval: ApprovalRequest,
     history: ModelMessage[],
+    duplicates: ReadonlySet<string>,
+    refused: SdkError[],
   ): Promise<ToolApprovalResponse | undefined> {
+    const deny = (reason: string): ToolApprovalResponse => ({
+      type: 'tool-approval-response',
+      approvalId: approval.approvalId,
+      approved: false,
+      reason,
+    });
+    const refuse = (code: RefusalCode, message: string): ToolApprovalResponse => {
+      const refusal = new SdkError(code, message, { hint: REFUSAL_HINTS[code] });
+      refused.push(refusal);
+      const call = this.calls.get(approval.toolCallId);
+      if (call && !call.ended) call.end({ error: message });
+      return deny(message);
+    };
+    if (duplicates.has(approval.toolCallId)) {
+      return refuse(
+        'integration.duplicate_call_id',
+        `Two tool calls of one turn carried the id ${approval.toolCallId}; neither runs.`,
+      );
+    }
     const call = this.calls.get(approval.toolCallId);
-    if (!call || call.ended) {
-      return {
-        type: 'tool-approval-response',
-        approvalId: approval.approvalId,
-        approved: false,
-        reason: 'The call was closed.',
-      };
+    if (!call || call.ended) return deny('The call was closed.');
+    const shown = digestOf(call.toolName, call.args);
+    if (digestOf(approval.toolName, argsOf(approval.input)) !== shown) {
+      return refuse(
+        'integration.approval_mismatch',
+        `The approval for ${approval.toolCallId} names another tool or input than the call shown; it does not run.`,
+      );
     }
     const decision = await call.requestPermission(this.options.approval ?? {});
     if (decision.outcome === 'cancelled') return undefined;
-    if (decision.outcome === 'deny') {
-      return {
-        type: 'tool-approval-response',
-        approvalId: approval.approvalId,
-        approved: false,
-        reason: decision.message ?? 'Denied by the user.',
-      };
-    }
+    if (decision.outcome === 'deny') return deny(decision.message ?? 'Denied by the user.');
     if (decision.updatedInput) editInput(history, approval.toolCallId, decision.updatedInput);
+    const allowed = decision.updatedInput ? digestOf(call.toolName, decision.updatedInput) : shown;
+    const runs = callsIn(history, approval.toolCallId);
+    if (runs.length !== 1 || digestOf(runs[0]!.toolName, argsOf(runs[0]!.input)) !== allowed) {
+      return refuse(
+        'integration.approval_mismatch',
+        `The conversation would run call ${approval.toolCallId} with another tool or input than the one allowed; it does not run.`,
+      );
+    }
     return { type: 'tool-approval-response', approvalId: approval.approvalId, approved: true };
   }
+}
+
+type RefusalCode =
+  'integration.duplicate_call_id' | 'integration.approval_mismatch' | 'integration.foreign_approval';
+
+const REFUSAL_HINTS: Readonly<Record<RefusalCode, string>> = {
+  'integration.duplicate_call_id':
+    'the model (or its provider) reused a tool call id within a turn; nothing ran, ask it again',
+  'integration.approval_mismatch':
+    "an approval counts only for the exact tool and input the person was shown; don't change the conversation's calls between rounds",
+  'integration.foreign_approval':
+    "approvals come from the session's gate during run(); pass the messages run() returned, without approvals added",
+};
+
+/** The digest an approval is bound to: the tool's name and its input, in canonical JSON. */
+function digestOf(toolName: string, args: Readonly<Record<string, unknown>>): string {
+  return canonicalJson({ toolName, args });
+}
+
+/** Every `tool-call` part of the conversation with this id (the framework runs the last one). */
+function callsIn(
+  history: readonly ModelMessage[],
+  toolCallId: string,
+): { readonly toolName: string; readonly input: unknown }[] {
+  return history.flatMap((message) =>
+    message.role === 'assistant' && typeof message.content !== 'string'
+      ? message.content.flatMap((p) => (p.type === 'tool-call' && p.toolCallId === toolCallId ? [p] : []))
+      : [],
+  );
 }
 
 /** `new AiSdkBridge(session, options)`. */
@@ -254,4 +329,92 @@ function carryResults(
       })),
     ],
   } as ModelMessage;
+}
+
+/**
+ * The conversation a turn starts from, with every approval in it that is still waiting to be
+ * used (its call has no result yet) turned into a denial: the gate gives approvals during
+ * `run()`, and the history `run()` hands back holds every call's result, so such an approval was
+ * not the gate's, and the framework would run its call before anyone was asked. Each one adds an
+ * `integration.foreign_approval` to `refused`.
+ */
+function withoutForeignApprovals(messages: readonly ModelMessage[], refused: SdkError[]): ModelMessage[] {
+  const results = new Set<string>();
+  const callOf = new Map<string, string>();
+  for (const message of messages) {
+    if (typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type === 'tool-result') results.add(part.toolCallId);
+      if (part.type === 'tool-approval-request') callOf.set(part.approvalId, part.toolCallId);
+    }
+  }
+  return messages.map((message) => {
+    if (message.role !== 'tool') return message;
+    let changed = false;
+    const content = message.content.map((part) => {
+      if (part.type !== 'tool-approval-response' || !part.approved) return part;
+      const toolCallId = callOf.get(part.approvalId);
+      if (toolCallId !== undefined && results.has(toolCallId)) return part;
+      changed = true;
+      const text = `An approval in the conversation was not given by this session's gate (call ${toolCallId ?? part.approvalId}); the call does not run.`;
+      refused.push(
+        new SdkError('integration.foreign_approval', text, {
+          hint: REFUSAL_HINTS['integration.foreign_approval'],
+        }),
+      );
+      return {
+        type: 'tool-approval-response' as const,
+        approvalId: part.approvalId,
+        approved: false,
+        reason: text,
+      };
+    });
+    return changed ? { ...message, content } : message;
+  });
+}
+
+/**
+ * Gives every call of the conversation that has no result one that says why (a stop, a
+ * cancelled request, a failed turn), so the framework takes the conversation as the next turn's
+ * input: a call it never ran is `execution-denied`; one it was allowed to run and whose result was
+ * lost with the turn is an `error-text`.
+ */
+function closeOpenCalls(history: ModelMessage[], status: TurnEndStatus): void {
+  const results = new Set<string>();
+  const approved = new Set<string>();
+  const callOf = new Map<string, string>();
+  const open: { toolCallId: string; toolName: string }[] = [];
+  for (const message of history) {
+    if (typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type === 'tool-result') results.add(part.toolCallId);
+      if (part.type === 'tool-approval-request') callOf.set(part.approvalId, part.toolCallId);
+      if (part.type === 'tool-approval-response' && part.approved) {
+        const id = callOf.get(part.approvalId);
+        if (id !== undefined) approved.add(id);
+      }
+      if (part.type === 'tool-call' && !part.providerExecuted) open.push(part);
+    }
+  }
+  const missing = open.filter(
+    (c, i) => !results.has(c.toolCallId) && open.findIndex((o) => o.toolCallId === c.toolCallId) === i,
+  );
+  if (missing.length === 0) return;
+  const why =
+    status === 'cancelled'
+      ? 'The turn was stopped'
+      : status === 'failed'
+        ? 'The turn failed'
+        : 'The turn ended';
+  history.push({
+    role: 'tool',
+    content: missing.map((c) => ({
+      type: 'tool-result' as const,
+      toolCallId: c.toolCallId,
+      toolName: c.toolName,
+      output: approved.has(c.toolCallId)
+        ? { type: 'error-text' as const, value: `${why} before the call's result came.` }
+        : { type: 'execution-denied' as const, reason: `${why} before the call ran.` },
+    })),
+  });
 }

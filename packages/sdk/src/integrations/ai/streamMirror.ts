@@ -10,6 +10,8 @@ export interface ApprovalRequest {
   readonly approvalId: string;
   readonly toolCallId: string;
   readonly toolName: string;
+  /** The input the framework asks approval for (what it runs on an approval). */
+  readonly input: unknown;
 }
 
 /** What the framework said of a call of an earlier round (an approved call runs then). */
@@ -26,6 +28,11 @@ export interface CarriedResult {
 /** How one stream of the AI SDK ended. */
 export interface StreamOutcome {
   readonly approvals: readonly ApprovalRequest[];
+  /**
+   * Framework call ids that came twice in this turn (two `tool-call` parts with one id): the
+   * person was shown the first, so neither may run (issue 35, "one shown call = one run").
+   */
+  readonly duplicates: ReadonlySet<string>;
   /**
    * What the framework did, before the round's first step, with the calls answered after the last
    * round: their results, which its response messages leave out and the next round needs.
@@ -68,6 +75,7 @@ export class AiStreamMirror {
 
   async consume(stream: AsyncIterable<TextStreamPart<ToolSet>>): Promise<StreamOutcome> {
     const approvals: ApprovalRequest[] = [];
+    const duplicates = new Set<string>();
     const carried: CarriedResult[] = [];
     const texts: string[] = [];
     let error: unknown;
@@ -99,7 +107,11 @@ export class AiStreamMirror {
           this.text.end(`reasoning:${part.id}`);
           break;
         case 'tool-call': {
-          if (this.calls.get(part.toolCallId)) break;
+          // A second call with an id already shown is not shown again, and neither of them runs.
+          if (this.mine.has(part.toolCallId) || this.calls.get(part.toolCallId)) {
+            duplicates.add(part.toolCallId);
+            break;
+          }
           const call = startCall(this.scope, part.toolName, part.input, this.tools[part.toolName]);
           this.mine.add(part.toolCallId);
           this.calls.add(part.toolCallId, call);
@@ -111,6 +123,7 @@ export class AiStreamMirror {
             approvalId: part.approvalId,
             toolCallId: part.toolCall.toolCallId,
             toolName: part.toolCall.toolName,
+            input: part.toolCall.input,
           });
           break;
         case 'tool-result': {
@@ -171,7 +184,14 @@ export class AiStreamMirror {
       }
     }
     this.text.endAll();
-    return { approvals, carried, error, aborted, text: texts.filter((t) => t.trim() !== '').join('\n\n') };
+    return {
+      approvals,
+      duplicates,
+      carried,
+      error,
+      aborted,
+      text: texts.filter((t) => t.trim() !== '').join('\n\n'),
+    };
   }
 
   /** An image the model made, as a photo; where it cannot be sent, a note says why. */

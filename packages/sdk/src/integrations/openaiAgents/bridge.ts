@@ -80,8 +80,15 @@ export interface AgentsTurnResult {
   readonly turnId: string;
   /** The run's final output, when it completed. */
   readonly finalOutput?: unknown;
-  /** The last run's state (for the next turn's history: `state.history`). */
+  /** The last run's state. */
   readonly state?: AgentsRunState;
+  /**
+   * The conversation after the turn, the next turn's input (`[...history, nextPrompt]`): the last
+   * run's `state.history` (or the turn's input), with an output for every function call the turn
+   * left without one (stopped, cancelled or failed), so the model is never handed a call without
+   * its result.
+   */
+  readonly history: AgentInputItem[];
   /** What failed the turn, when it failed. */
   readonly error?: unknown;
   /**
@@ -202,6 +209,7 @@ export class OpenAiAgentsBridge {
       status,
       turnId: turn.id,
       pending,
+      history: withEveryOutput(historyOf(state ?? input), status),
       ...(finalOutput !== undefined ? { finalOutput } : {}),
       ...(state ? { state } : {}),
       ...(error !== undefined ? { error } : {}),
@@ -289,4 +297,38 @@ function outputIsDefaultError(output: unknown): boolean {
     typeof output === 'object' &&
     (output as { text?: unknown }).text === DEFAULT_TOOL_ERROR
   );
+}
+
+/** The items a run went through: a state's history, or the input itself. */
+function historyOf(input: AgentsInput): AgentInputItem[] {
+  if (typeof input === 'string') return [{ role: 'user', content: input }];
+  return isRunState(input) ? [...input.history] : [...input];
+}
+
+/**
+ * `items` with an output for each function call that has none: the Responses API refuses a call
+ * without its output, and a stopped or cancelled turn leaves the calls it waited on so.
+ */
+function withEveryOutput(items: AgentInputItem[], status: TurnEndStatus): AgentInputItem[] {
+  const answered = new Set(items.flatMap((i) => (i.type === 'function_call_result' ? [i.callId] : [])));
+  const why =
+    status === 'cancelled'
+      ? 'The turn was stopped'
+      : status === 'failed'
+        ? 'The turn failed'
+        : 'The turn ended';
+  const closed: AgentInputItem[] = [];
+  for (const item of items) {
+    closed.push(item);
+    if (item.type !== 'function_call' || answered.has(item.callId)) continue;
+    answered.add(item.callId);
+    closed.push({
+      type: 'function_call_result',
+      name: item.name,
+      callId: item.callId,
+      status: 'incomplete',
+      output: { type: 'text', text: `${why} before the call ran; it did not run.` },
+    });
+  }
+  return closed;
 }
