@@ -16,8 +16,10 @@ export interface Confinement {
   readonly denyWrite: readonly string[];
   /** Absolute paths the command may not read. */
   readonly denyRead: readonly string[];
-  /** Denied paths that do not exist: the runtime holds each with a placeholder while the command runs. */
+  /** Denied paths that do not exist: the runtime holds each with a placeholder while the sandbox runs. */
   readonly missing?: readonly string[];
+  /** The directories the scan looked into: what the warm sandbox's watch keeps an eye on. */
+  readonly directories?: readonly string[];
 }
 
 /** The inputs of a confinement, already absolute and resolved. */
@@ -53,7 +55,7 @@ function homeOnly(p: ProtectedPath): boolean {
 }
 
 /** Directories the scan does not enter: package trees, whose own repositories no command obeys. */
-const NOT_SCANNED = new Set(['node_modules']);
+export const NOT_SCANNED: ReadonlySet<string> = new Set(['node_modules']);
 
 /**
  * The confinement known without looking at the disk: write only inside the workspace root (and
@@ -75,16 +77,21 @@ export function baseConfinement(inputs: ConfinementInputs): Confinement {
 }
 
 /**
- * The confinement of one command: {@link baseConfinement} plus what the workspace holds when the
- * command starts: every protected path at any depth (`sub/.git`, `packages/x/.vscode`), every
+ * The confinement of a warm sandbox: {@link baseConfinement} plus what the workspace holds when the
+ * sandbox starts (a watch keeps it current, see `workspaceWatch.ts`): every protected path at any depth (`sub/.git`, `packages/x/.vscode`), every
  * directory holding a `HEAD` (a repository by git's reading: its `config`, `hooks`, `objects`, …
  * stay read-only), and every secret (`.env*`, `.aws/`, …) unreadable. Past `scanLimit` entries
  * the directories not yet looked into are kept read-only whole, so a huge tree fails closed.
  */
-export async function commandConfinement(inputs: ConfinementInputs): Promise<Confinement> {
+export async function commandConfinement(
+  inputs: ConfinementInputs,
+  /** Called with each directory before it is read (the watch adds it there). */
+  onDirectory: (dir: string) => void = () => undefined,
+): Promise<Confinement> {
   const base = baseConfinement(inputs);
   const denyWrite = [...base.denyWrite];
   const denyRead = [...base.denyRead];
+  const directories: string[] = [];
   const queue: { dir: string; segments: readonly string[] }[] = [{ dir: inputs.workspaceRoot, segments: [] }];
   let seen = 0;
   while (queue.length > 0) {
@@ -95,6 +102,7 @@ export async function commandConfinement(inputs: ConfinementInputs): Promise<Con
     }
     let entries;
     try {
+      onDirectory(dir);
       entries = await opendir(dir);
     } catch {
       // Unreadable to the host: the command cannot write what it cannot list either way, but keep
@@ -102,6 +110,7 @@ export async function commandConfinement(inputs: ConfinementInputs): Promise<Con
       if (segments.length > 0) denyWrite.push(dir);
       continue;
     }
+    directories.push(dir);
     for await (const entry of entries) {
       seen++;
       const path = join(dir, entry.name);
@@ -131,11 +140,17 @@ export async function commandConfinement(inputs: ConfinementInputs): Promise<Con
     )
       missing.push(path);
   }
-  return { allowWrite: base.allowWrite, denyWrite: unique(denyWrite), denyRead: unique(denyRead), missing };
+  return {
+    allowWrite: base.allowWrite,
+    denyWrite: unique(denyWrite),
+    denyRead: unique(denyRead),
+    missing,
+    directories,
+  };
 }
 
 /** `.env`, `.env.local`, … and the secret trees of {@link SECRET_PATHS}, at any depth. */
-function isSecret(segments: readonly string[]): boolean {
+export function isSecret(segments: readonly string[]): boolean {
   const name = segments[segments.length - 1]!.toLowerCase();
   if (name.startsWith('.env')) return true;
   const entry = protectedEntry(segments);

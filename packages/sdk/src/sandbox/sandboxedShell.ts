@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { realpath } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
+import { lstat, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { Subject, type Observable } from 'rxjs';
 import { SdkError, isSdkError } from '../errors.js';
 import { LEAVE_SANDBOX_ARG, type SandboxPolicy } from '../policy/sandboxPolicy.js';
@@ -14,6 +13,7 @@ import {
   type ConfinementInputs,
 } from './confinement.js';
 import { PlaceholderExcludes } from './gitExcludes.js';
+import { credentialPaths, sandboxEnv } from './hostSecrets.js';
 import { OutputSink } from './outputSink.js';
 import { runProcess, type OutputStream, type ProcessExit } from './processRun.js';
 import {
@@ -30,6 +30,8 @@ import {
   violationsFromStderr,
   type SandboxViolation,
 } from './violations.js';
+import { WarmSandbox, newCommandId } from './warmSandbox.js';
+import { WorkspaceWatch } from './workspaceWatch.js';
 
 /** Options of {@link sandboxedShell} (docs/sandbox.md, "The defaults" and "Widening them"). */
 export interface SandboxedShellOptions {
@@ -37,6 +39,11 @@ export interface SandboxedShellOptions {
   readonly workspaceRoot: string;
   /** Whose secrets stay unreadable, and the command's `HOME`; default the user's home directory. */
   readonly homeDir?: string;
+  /**
+   * The Happy home this host's session uses (its `agent.key`, `access.key`), hidden from commands;
+   * default `HAPPY_HOME_DIR` of {@link env}. `~/.happy` and `~/.happy-session` are hidden anyway.
+   */
+  readonly happyHomeDir?: string;
   /** Hosts a command may connect to (`example.com`, `*.example.org`, `api.x.com:443`); default none. */
   readonly allowedHosts?: readonly string[];
   /** More absolute paths a command may write below (protected names at their roots stay denied). */
@@ -45,8 +52,15 @@ export interface SandboxedShellOptions {
   readonly denyWrite?: readonly string[];
   /** More absolute paths a command may not read. */
   readonly denyRead?: readonly string[];
-  /** The command's environment; default this process's. `HOME` is set to {@link homeDir}. */
+  /**
+   * Where a command's environment comes from; default this process's. Only an allowlist of it
+   * reaches the command (`PATH`, `LANG`, `LC_*`, `TERM`, `TZ`, `USER`, …, docs/sandbox.md, "What is
+   * hidden"), plus {@link passEnv}; `HOME` is {@link homeDir}. Its credential variables
+   * (`HAPPY_HOME_DIR`, `KUBECONFIG`, `AWS_SHARED_CREDENTIALS_FILE`, …) say which files to hide.
+   */
   readonly env?: NodeJS.ProcessEnv;
+  /** More names of {@link env} that commands get (`['GOPATH', 'JAVA_HOME']`). */
+  readonly passEnv?: readonly string[];
   /** Absolute path of `bwrap` (Linux); default the one on the `PATH`. */
   readonly bwrapPath?: string;
   /** Absolute path of `socat` (Linux); default the one on the `PATH`. */
@@ -55,7 +69,7 @@ export interface SandboxedShellOptions {
   readonly streamOutput?: boolean;
   /** Sees each chunk of output as it comes. */
   readonly onOutput?: (text: string, stream: OutputStream) => void;
-  /** Entries of the workspace looked at per command for protected paths; default 50,000. */
+  /** Entries of the workspace looked at (when the sandbox starts) for protected paths; default 50,000. */
   readonly scanLimit?: number;
 }
 
@@ -175,13 +189,29 @@ export async function sandboxedShell(options: SandboxedShellOptions): Promise<Sa
   return shell;
 }
 
+/** One warm sandbox, the watch that says when its picture is stale, and who still uses it. */
+interface Warm {
+  readonly id: string;
+  readonly sandbox: WarmSandbox;
+  readonly watch: WorkspaceWatch;
+  readonly confinement: Confinement;
+  readonly gitEnv: Record<string, string>;
+  /** Which of the credential paths existed at the start. */
+  readonly secrets: string;
+  users: number;
+  retired: boolean;
+}
+
 class Shell implements SandboxedShell {
   private readonly violationsSubject = new Subject<SandboxViolation>();
   readonly violations$ = this.violationsSubject.asObservable();
   readonly execute: ShellExecutor = (args, context) => this.executeCall(args, context);
   private readonly excludes: PlaceholderExcludes;
-  /** The sandboxed commands in order: each starts once the one before it ended. */
-  private queue: Promise<unknown> = Promise.resolve();
+  /** The sandbox commands run in now. */
+  private warm: Warm | undefined;
+  /** Finding (or starting) the sandbox for a command, one command at a time. */
+  private switching: Promise<unknown> = Promise.resolve();
+  private scratch: Promise<string> | undefined;
 
   constructor(
     private readonly options: SandboxedShellOptions,
@@ -215,11 +245,16 @@ class Shell implements SandboxedShell {
     this.release = undefined;
     this.unavailable ??= unavailableError('This sandboxed shell is closed.');
     this.violationsSubject.complete();
+    await this.switching;
+    const warm = this.warm;
+    this.warm = undefined;
+    if (warm) await this.dispose(warm);
     await this.excludes.close();
+    if (this.scratch) await rm(await this.scratch, { recursive: true, force: true });
     await release?.();
   }
 
-  /** Runs `true` once: a kernel without user namespaces refuses only when bubblewrap starts. */
+  /** Starts the warm sandbox and runs `true` in it: a kernel without user namespaces refuses only then. */
   async probe(): Promise<void> {
     const result = await this.run('true').catch((error: unknown) => error);
     if (result instanceof Error || (result as ShellCommandResult).exitCode !== 0) {
@@ -239,76 +274,124 @@ class Shell implements SandboxedShell {
       options.onOutput?.(text, stream);
       this.options.onOutput?.(text, stream);
     };
-    const env = { ...(this.options.env ?? process.env), HOME: this.inputs.homeDir };
     if (options.unsandboxed) {
+      // Outside, as the person allowed: the host's whole environment, as any command of theirs.
+      const env = { ...(this.options.env ?? process.env), HOME: this.inputs.homeDir };
       const exit = await runProcess({ file: '/bin/bash', args: ['-c', command], cwd, env, signal, onOutput });
       return resultOf(command, cwd, exit, false, []);
     }
     if (this.unavailable || !this.manager)
       throw this.unavailable ?? unavailableError('The sandbox is not loaded.');
-    // One sandboxed command at a time: the runtime's mount points and its clean-up after a
-    // command are per process, so a second command started meanwhile could lose them.
-    const turn = this.queue.then(() => this.runConfined(command, cwd, env, signal, onOutput, options));
-    this.queue = turn.catch(() => undefined);
-    return turn;
-  }
-
-  /** Serialised by {@link Shell.run}: one confined command. */
-  private async runConfined(
-    command: string,
-    cwd: string,
-    env: NodeJS.ProcessEnv,
-    signal: AbortSignal,
-    onOutput: (text: string, stream: OutputStream) => void,
-    options: ShellRunOptions,
-  ): Promise<ShellCommandResult> {
     const manager = this.manager;
-    if (this.unavailable || !manager)
-      throw this.unavailable ?? unavailableError('The sandbox is not loaded.');
-    const confinement = await commandConfinement(this.inputs);
-    const commandId = randomBytes(16).toString('base64url');
+    const warm = await this.current();
+    const commandId = newCommandId();
     let exit: ProcessExit;
     try {
-      const gitEnv = await this.excludes.envFor(
-        this.inputs.workspaceRoot,
-        confinement.missing ?? [],
-        commandId,
-      );
-      const wrapped = await manager.wrapWithSandbox(
-        command,
-        'bash',
-        { network: this.runtimeConfig.network, filesystem: listsOf(confinement) },
-        signal,
-        { commandId, commandText: command },
-      );
-      exit = await runProcess({
-        file: '/bin/sh',
-        args: ['-c', wrapped],
+      const env = sandboxEnv(this.options.env ?? process.env, this.inputs.homeDir, this.options.passEnv);
+      exit = await warm.sandbox.exec(command, {
         cwd,
-        env: { ...env, ...gitEnv },
+        env: { ...env, ...warm.gitEnv },
         signal,
         onOutput,
+        commandId,
       });
-    } catch (error) {
-      if (signal.aborted) {
-        exit = { exitCode: null, signal: null, aborted: true, output: '', stderr: '' };
-      } else {
-        throw unavailableError(`The sandbox could not wrap the command: ${messageOf(error)}`, error);
-      }
     } finally {
-      manager.cleanupAfterCommand();
-      await this.excludes.remove(commandId);
+      warm.users--;
+      if (warm.retired && warm.users === 0) await this.dispose(warm);
     }
     const lines = manager
       .getSandboxViolationStore()
       .getViolationsForCommand(commandId)
       .map((v) => v.line);
     const violations = uniqueViolations([
-      ...violationsFromRuntime(lines, confinement),
-      ...violationsFromStderr(exit.stderr, cwd, confinement),
+      ...violationsFromRuntime(lines, warm.confinement),
+      ...violationsFromStderr(exit.stderr, cwd, warm.confinement),
     ]).map((v) => (options.callId !== undefined ? { ...v, callId: options.callId } : v));
     for (const v of violations) this.violationsSubject.next(v);
     return resultOf(command, cwd, exit, true, violations);
+  }
+
+  /**
+   * The warm sandbox for the next command: the one running, once its watch has seen every change
+   * made so far, unless that changed the protected picture, a credential file came or went, or it
+   * died; then a new one on a fresh scan. The one it replaces ends once its commands have.
+   */
+  private current(): Promise<Warm> {
+    const turn = this.switching.then(async () => {
+      let warm = this.warm;
+      if (warm) await warm.watch.settle();
+      if (!warm || warm.sandbox.dead || warm.watch.stale || (await this.secretsNow()) !== warm.secrets) {
+        if (warm) await this.retire(warm);
+        this.warm = undefined;
+        warm = await this.start();
+        this.warm = warm;
+      }
+      if (this.unavailable) throw this.unavailable;
+      warm.users++;
+      return warm;
+    });
+    this.switching = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async start(): Promise<Warm> {
+    const manager = this.manager!;
+    const root = this.inputs.workspaceRoot;
+    const id = newCommandId();
+    const scratch = await (this.scratch ??= mkdtemp(join(tmpdir(), 'happy-sandbox-')));
+    const markers = join(scratch, `markers-${id}`);
+    await mkdir(markers);
+    const watch = await WorkspaceWatch.open({ root, markerDir: markers });
+    try {
+      const secrets = await this.secretsNow();
+      const confinement = await commandConfinement(this.inputs, (dir) => watch.add(dir));
+      const gitEnv = await this.excludes.envFor(root, confinement.missing ?? [], id);
+      watch.expect([...confinement.denyWrite, ...confinement.denyRead]);
+      const sandbox = await WarmSandbox.start({
+        manager,
+        network: this.runtimeConfig.network,
+        filesystem: listsOf(confinement),
+        scratch,
+        cwd: root,
+        path: (this.options.env ?? process.env).PATH,
+      }).catch((error: unknown) => {
+        manager.cleanupAfterCommand();
+        throw unavailableError(`The sandbox could not start: ${messageOf(error)}`, error);
+      });
+      await watch.arm();
+      return { id, sandbox, watch, confinement, gitEnv, secrets, users: 0, retired: false };
+    } catch (error) {
+      watch.close();
+      await this.excludes.remove(id);
+      throw error;
+    }
+  }
+
+  /** Ends `warm` now if no command uses it, else once the last one has ended. */
+  private async retire(warm: Warm): Promise<void> {
+    warm.retired = true;
+    if (warm.users === 0) await this.dispose(warm);
+  }
+
+  private async dispose(warm: Warm): Promise<void> {
+    warm.watch.close();
+    await warm.sandbox.stop();
+    // The runtime removes its placeholders once the last sandbox it wrapped is cleaned up.
+    this.manager?.cleanupAfterCommand();
+    await this.excludes.remove(warm.id);
+  }
+
+  /** Which of the credential paths exist now: a `stat` each, no scan. */
+  private async secretsNow(): Promise<string> {
+    const exists = await Promise.all(
+      this.inputs.denyRead.map((p) =>
+        lstat(p).then(
+          () => '1',
+          () => '0',
+        ),
+      ),
+    );
+    return exists.join('');
   }
 
   private async executeCall(
@@ -388,12 +471,18 @@ async function inputsOf(options: SandboxedShellOptions): Promise<ConfinementInpu
     );
   });
   const home = absolute('homeDir', [options.homeDir ?? homedir()])[0]!;
+  const homeDir = await realpath(home).catch(() => home);
+  const secrets = credentialPaths({
+    homeDir,
+    env: options.env ?? process.env,
+    ...(options.happyHomeDir !== undefined ? { happyHomeDir: options.happyHomeDir } : {}),
+  });
   return {
     workspaceRoot,
-    homeDir: await realpath(home).catch(() => home),
+    homeDir,
     allowWrite: absolute('allowWrite', options.allowWrite),
     denyWrite: absolute('denyWrite', options.denyWrite),
-    denyRead: absolute('denyRead', options.denyRead),
+    denyRead: [...secrets, ...absolute('denyRead', options.denyRead)],
     scanLimit: options.scanLimit ?? 50_000,
   };
 }
