@@ -56,28 +56,29 @@ const CREDENTIAL_FILES: readonly string[] = Object.freeze([
 
 /**
  * Variables that move a tool's credentials elsewhere: the file or directory they name is hidden
- * wherever it is. `KUBECONFIG` is a list.
+ * wherever it is (`KUBECONFIG` is a list). For a variable that names a tool's whole home (where
+ * its programs and caches live too), only the credential files in it.
  */
-const CREDENTIAL_VARIABLES: readonly string[] = Object.freeze([
-  'HAPPY_HOME_DIR',
-  'AWS_SHARED_CREDENTIALS_FILE',
-  'AWS_CONFIG_FILE',
-  'KUBECONFIG',
-  'DOCKER_CONFIG',
-  'CLOUDSDK_CONFIG',
-  'GOOGLE_APPLICATION_CREDENTIALS',
-  'GH_CONFIG_DIR',
-  'AZURE_CONFIG_DIR',
-  'GNUPGHOME',
-  'PASSWORD_STORE_DIR',
-  'NPM_CONFIG_USERCONFIG',
-  'npm_config_userconfig',
-  'NETRC',
-  'CARGO_HOME',
-  'REGISTRY_AUTH_FILE',
-  'HF_HOME',
-  'SSH_AUTH_SOCK',
-]);
+const CREDENTIAL_VARIABLES: Readonly<Record<string, readonly string[] | undefined>> = Object.freeze({
+  HAPPY_HOME_DIR: undefined,
+  AWS_SHARED_CREDENTIALS_FILE: undefined,
+  AWS_CONFIG_FILE: undefined,
+  KUBECONFIG: undefined,
+  DOCKER_CONFIG: undefined,
+  CLOUDSDK_CONFIG: undefined,
+  GOOGLE_APPLICATION_CREDENTIALS: undefined,
+  GH_CONFIG_DIR: undefined,
+  AZURE_CONFIG_DIR: undefined,
+  GNUPGHOME: undefined,
+  PASSWORD_STORE_DIR: undefined,
+  NPM_CONFIG_USERCONFIG: undefined,
+  npm_config_userconfig: undefined,
+  NETRC: undefined,
+  REGISTRY_AUTH_FILE: undefined,
+  HF_TOKEN_PATH: undefined,
+  CARGO_HOME: ['credentials', 'credentials.toml'],
+  HF_HOME: ['token'],
+});
 
 /** Names under `$XDG_CONFIG_HOME` (when it is not `~/.config`) that are secrets as under `~/.config`. */
 const XDG_CONFIG_SECRETS: readonly string[] = Object.freeze([
@@ -110,11 +111,13 @@ export function credentialPaths(options: {
     for (const name of CREDENTIAL_FILES) out.push(join(home, name));
     const xdg = env.XDG_CONFIG_HOME;
     if (xdg && isAbsolute(xdg)) for (const name of XDG_CONFIG_SECRETS) out.push(join(xdg, name));
-    for (const name of CREDENTIAL_VARIABLES) {
+    for (const [name, inside] of Object.entries(CREDENTIAL_VARIABLES)) {
       for (const value of (env[name] ?? '').split(name === 'KUBECONFIG' ? delimiter : '\0')) {
         const path = expandHome(value, home);
         // A relative value names a path relative to wherever the tool runs: nothing fixed to hide.
-        if (path && isAbsolute(path)) out.push(resolve(path));
+        if (!path || !isAbsolute(path)) continue;
+        if (inside) for (const file of inside) out.push(resolve(path, file));
+        else out.push(resolve(path));
       }
     }
   }

@@ -1,5 +1,5 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { lstat, opendir, readFile, writeFile } from 'node:fs/promises';
+import { lstat, opendir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { comparableName, protectedEntry } from '../policy/protectedPaths.js';
 import { NOT_SCANNED, isSecret } from './confinement.js';
@@ -92,9 +92,11 @@ export class WorkspaceWatch {
         resolve(true);
       });
     });
-    await writeFile(join(this.markerDir, name), '');
+    const marker = join(this.markerDir, name);
+    await writeFile(marker, '');
     if (!(await seen)) this.stale = true;
     this.markerWaiters.delete(name);
+    await rm(marker, { force: true });
     while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 
