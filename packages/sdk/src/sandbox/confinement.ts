@@ -7,6 +7,7 @@ import {
   protectedEntry,
   type ProtectedPath,
 } from '../policy/protectedPaths.js';
+import type { RuntimeConfig } from './runtime.js';
 
 /** What a sandboxed command may write and read (docs/sandbox.md, "The defaults"). */
 export interface Confinement {
@@ -60,7 +61,7 @@ export const NOT_SCANNED: ReadonlySet<string> = new Set(['node_modules']);
 /**
  * The confinement known without looking at the disk: write only inside the workspace root (and
  * the host's extra roots), every protected name at those roots denied whether it exists or not
- * (the runtime holds a missing one with an empty placeholder while the command runs), and the
+ * (the runtime holds a missing one with an empty placeholder while the sandbox runs), and the
  * user's secrets under the home directory unreadable.
  */
 export function baseConfinement(inputs: ConfinementInputs): Confinement {
@@ -159,4 +160,9 @@ export function isSecret(segments: readonly string[]): boolean {
 
 function unique(paths: readonly string[]): string[] {
   return [...new Set(paths)];
+}
+
+/** A confinement as the runtime's `filesystem` configuration takes it. */
+export function listsOf(c: Confinement): RuntimeConfig['filesystem'] {
+  return { allowWrite: [...c.allowWrite], denyWrite: [...c.denyWrite], denyRead: [...c.denyRead] };
 }

@@ -1,17 +1,12 @@
-import { lstat, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
 import { Subject, type Observable } from 'rxjs';
 import { SdkError, isSdkError } from '../errors.js';
 import { LEAVE_SANDBOX_ARG, type SandboxPolicy } from '../policy/sandboxPolicy.js';
 import { asyncIterableOf, type IterateOptions } from '../ports/asyncIterable.js';
 import type { RunContext } from '../stream/builders.js';
-import {
-  baseConfinement,
-  commandConfinement,
-  type Confinement,
-  type ConfinementInputs,
-} from './confinement.js';
+import { baseConfinement, listsOf, type ConfinementInputs } from './confinement.js';
 import { PlaceholderExcludes } from './gitExcludes.js';
 import { credentialPaths, sandboxEnv } from './hostSecrets.js';
 import { OutputSink } from './outputSink.js';
@@ -30,8 +25,8 @@ import {
   violationsFromStderr,
   type SandboxViolation,
 } from './violations.js';
-import { WarmSandbox, newCommandId } from './warmSandbox.js';
-import { WorkspaceWatch } from './workspaceWatch.js';
+import { WarmPool } from './warmPool.js';
+import { newCommandId } from './warmSandbox.js';
 
 /** Options of {@link sandboxedShell} (docs/sandbox.md, "The defaults" and "Widening them"). */
 export interface SandboxedShellOptions {
@@ -189,29 +184,13 @@ export async function sandboxedShell(options: SandboxedShellOptions): Promise<Sa
   return shell;
 }
 
-/** One warm sandbox, the watch that says when its picture is stale, and who still uses it. */
-interface Warm {
-  readonly id: string;
-  readonly sandbox: WarmSandbox;
-  readonly watch: WorkspaceWatch;
-  readonly confinement: Confinement;
-  readonly gitEnv: Record<string, string>;
-  /** Which of the credential paths existed at the start. */
-  readonly secrets: string;
-  users: number;
-  retired: boolean;
-}
-
 class Shell implements SandboxedShell {
   private readonly violationsSubject = new Subject<SandboxViolation>();
   readonly violations$ = this.violationsSubject.asObservable();
   readonly execute: ShellExecutor = (args, context) => this.executeCall(args, context);
   private readonly excludes: PlaceholderExcludes;
-  /** The sandbox commands run in now. */
-  private warm: Warm | undefined;
-  /** Finding (or starting) the sandbox for a command, one command at a time. */
-  private switching: Promise<unknown> = Promise.resolve();
-  private scratch: Promise<string> | undefined;
+  /** The warm sandbox commands run in (docs/sandbox.md, "The warm sandbox"). */
+  private readonly pool: WarmPool | undefined;
 
   constructor(
     private readonly options: SandboxedShellOptions,
@@ -222,6 +201,16 @@ class Shell implements SandboxedShell {
     public unavailable: SdkError<'sandbox.unavailable'> | undefined,
   ) {
     this.excludes = new PlaceholderExcludes(inputs.homeDir, options.env ?? process.env);
+    this.pool = manager
+      ? new WarmPool({
+          manager,
+          inputs,
+          network: runtimeConfig.network,
+          path: (options.env ?? process.env).PATH,
+          excludes: this.excludes,
+          failed: (error) => unavailableError(`The sandbox could not start: ${messageOf(error)}`, error),
+        })
+      : undefined;
   }
 
   get available(): boolean {
@@ -245,12 +234,8 @@ class Shell implements SandboxedShell {
     this.release = undefined;
     this.unavailable ??= unavailableError('This sandboxed shell is closed.');
     this.violationsSubject.complete();
-    await this.switching;
-    const warm = this.warm;
-    this.warm = undefined;
-    if (warm) await this.dispose(warm);
+    await this.pool?.close();
     await this.excludes.close();
-    if (this.scratch) await rm(await this.scratch, { recursive: true, force: true });
     await release?.();
   }
 
@@ -280,10 +265,10 @@ class Shell implements SandboxedShell {
       const exit = await runProcess({ file: '/bin/bash', args: ['-c', command], cwd, env, signal, onOutput });
       return resultOf(command, cwd, exit, false, []);
     }
-    if (this.unavailable || !this.manager)
+    if (this.unavailable || !this.manager || !this.pool)
       throw this.unavailable ?? unavailableError('The sandbox is not loaded.');
     const manager = this.manager;
-    const warm = await this.current();
+    const warm = await this.pool.lease();
     const commandId = newCommandId();
     let exit: ProcessExit;
     try {
@@ -296,8 +281,7 @@ class Shell implements SandboxedShell {
         commandId,
       });
     } finally {
-      warm.users--;
-      if (warm.retired && warm.users === 0) await this.dispose(warm);
+      await warm.release();
     }
     const lines = manager
       .getSandboxViolationStore()
@@ -309,89 +293,6 @@ class Shell implements SandboxedShell {
     ]).map((v) => (options.callId !== undefined ? { ...v, callId: options.callId } : v));
     for (const v of violations) this.violationsSubject.next(v);
     return resultOf(command, cwd, exit, true, violations);
-  }
-
-  /**
-   * The warm sandbox for the next command: the one running, once its watch has seen every change
-   * made so far, unless that changed the protected picture, a credential file came or went, or it
-   * died; then a new one on a fresh scan. The one it replaces ends once its commands have.
-   */
-  private current(): Promise<Warm> {
-    const turn = this.switching.then(async () => {
-      let warm = this.warm;
-      if (warm) await warm.watch.settle();
-      if (!warm || warm.sandbox.dead || warm.watch.stale || (await this.secretsNow()) !== warm.secrets) {
-        if (warm) await this.retire(warm);
-        this.warm = undefined;
-        warm = await this.start();
-        this.warm = warm;
-      }
-      if (this.unavailable) throw this.unavailable;
-      warm.users++;
-      return warm;
-    });
-    this.switching = turn.catch(() => undefined);
-    return turn;
-  }
-
-  private async start(): Promise<Warm> {
-    const manager = this.manager!;
-    const root = this.inputs.workspaceRoot;
-    const id = newCommandId();
-    const scratch = await (this.scratch ??= mkdtemp(join(tmpdir(), 'happy-sandbox-')));
-    const markers = join(scratch, `markers-${id}`);
-    await mkdir(markers);
-    const watch = await WorkspaceWatch.open({ root, markerDir: markers });
-    try {
-      const secrets = await this.secretsNow();
-      const confinement = await commandConfinement(this.inputs, (dir) => watch.add(dir));
-      const gitEnv = await this.excludes.envFor(root, confinement.missing ?? [], id);
-      watch.expect([...confinement.denyWrite, ...confinement.denyRead]);
-      const sandbox = await WarmSandbox.start({
-        manager,
-        network: this.runtimeConfig.network,
-        filesystem: listsOf(confinement),
-        scratch,
-        cwd: root,
-        path: (this.options.env ?? process.env).PATH,
-      }).catch((error: unknown) => {
-        manager.cleanupAfterCommand();
-        throw unavailableError(`The sandbox could not start: ${messageOf(error)}`, error);
-      });
-      await watch.arm();
-      return { id, sandbox, watch, confinement, gitEnv, secrets, users: 0, retired: false };
-    } catch (error) {
-      watch.close();
-      await this.excludes.remove(id);
-      throw error;
-    }
-  }
-
-  /** Ends `warm` now if no command uses it, else once the last one has ended. */
-  private async retire(warm: Warm): Promise<void> {
-    warm.retired = true;
-    if (warm.users === 0) await this.dispose(warm);
-  }
-
-  private async dispose(warm: Warm): Promise<void> {
-    warm.watch.close();
-    await warm.sandbox.stop();
-    // The runtime removes its placeholders once the last sandbox it wrapped is cleaned up.
-    this.manager?.cleanupAfterCommand();
-    await this.excludes.remove(warm.id);
-  }
-
-  /** Which of the credential paths exist now: a `stat` each, no scan. */
-  private async secretsNow(): Promise<string> {
-    const exists = await Promise.all(
-      this.inputs.denyRead.map((p) =>
-        lstat(p).then(
-          () => '1',
-          () => '0',
-        ),
-      ),
-    );
-    return exists.join('');
   }
 
   private async executeCall(
@@ -485,10 +386,6 @@ async function inputsOf(options: SandboxedShellOptions): Promise<ConfinementInpu
     denyRead: [...secrets, ...absolute('denyRead', options.denyRead)],
     scanLimit: options.scanLimit ?? 50_000,
   };
-}
-
-function listsOf(c: Confinement): RuntimeConfig['filesystem'] {
-  return { allowWrite: [...c.allowWrite], denyWrite: [...c.denyWrite], denyRead: [...c.denyRead] };
 }
 
 function resultOf(
