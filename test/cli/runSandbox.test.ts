@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -39,6 +39,26 @@ describe('happy-session run --sandbox', () => {
     const messages = await storedMessages(env.relay.url, env.credentials, result.sessionId);
     const [step] = callsOf((fold(messages).timeline[0] as { children: FoldedNode[] }).children);
     expect(textsOf(step!)).toContain(`[sandbox] blocked a write of ${target}`);
+  });
+
+  it("hides the configured Happy home's key and the host's tokens from the command (positive control: the command runs)", async () => {
+    const key = readFileSync(join(env.home, 'agent.key'), 'utf8');
+    const result = await runInProcess(
+      [
+        '--sandbox',
+        '--',
+        'sh',
+        '-c',
+        `echo ran; cat "$HAPPY_HOME_DIR/agent.key"; cat '${join(env.home, 'agent.key')}'; echo "token=$GITHUB_TOKEN"; env`,
+      ],
+      { ...runEnv(), GITHUB_TOKEN: 'token-of-the-host' },
+    );
+    expect(result.out).toMatch(/^ran\n/);
+    expect(result.out).toContain('token=\n');
+    expect(result.out).not.toContain('token-of-the-host');
+    expect(result.out).not.toContain(env.home);
+    for (const line of key.split('\n').filter((l) => l.length > 8)) expect(result.out).not.toContain(line);
+    expect(key.length).toBeGreaterThan(20);
   });
 
   it('exits 1 without running the command where the sandbox cannot run', async () => {

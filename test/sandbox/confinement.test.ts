@@ -34,7 +34,7 @@ describe('what a sandboxed command may write (docs/sandbox.md, "The defaults")',
     expect(await readFile(join(world.workspace, 'src', 'a.txt'), 'utf8')).toBe('hello\n');
   });
 
-  it('commands started together all run, one after another, each confined', async () => {
+  it('commands started together all run, each confined', async () => {
     const results = await Promise.all(
       ['one', 'two', 'three', 'four'].map((n) => shell.run(`echo ${n} > ${n}.txt && cat ${n}.txt`)),
     );
@@ -79,7 +79,8 @@ describe('what a sandboxed command may write (docs/sandbox.md, "The defaults")',
     await writeFile(join(world.workspace, 'bare', 'HEAD'), 'ref: refs/heads/main\n');
     const result = await shell.run('echo "[core] fsmonitor = x" > bare/config');
     expect(result.exitCode).not.toBe(0);
-    expect(await exists(join(world.workspace, 'bare', 'config'))).toBe(false);
+    // Absent, or the sandbox's empty placeholder while it runs: never the command's bytes.
+    expect(await readFile(join(world.workspace, 'bare', 'config'), 'utf8').catch(() => '')).toBe('');
   });
 
   it('a write through a symlink that leads outside lands nowhere', async () => {

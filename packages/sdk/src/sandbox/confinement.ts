@@ -7,6 +7,7 @@ import {
   protectedEntry,
   type ProtectedPath,
 } from '../policy/protectedPaths.js';
+import type { RuntimeConfig } from './runtime.js';
 
 /** What a sandboxed command may write and read (docs/sandbox.md, "The defaults"). */
 export interface Confinement {
@@ -16,8 +17,10 @@ export interface Confinement {
   readonly denyWrite: readonly string[];
   /** Absolute paths the command may not read. */
   readonly denyRead: readonly string[];
-  /** Denied paths that do not exist: the runtime holds each with a placeholder while the command runs. */
+  /** Denied paths that do not exist: the runtime holds each with a placeholder while the sandbox runs. */
   readonly missing?: readonly string[];
+  /** The directories the scan looked into: what the warm sandbox's watch keeps an eye on. */
+  readonly directories?: readonly string[];
 }
 
 /** The inputs of a confinement, already absolute and resolved. */
@@ -53,12 +56,12 @@ function homeOnly(p: ProtectedPath): boolean {
 }
 
 /** Directories the scan does not enter: package trees, whose own repositories no command obeys. */
-const NOT_SCANNED = new Set(['node_modules']);
+export const NOT_SCANNED: ReadonlySet<string> = new Set(['node_modules']);
 
 /**
  * The confinement known without looking at the disk: write only inside the workspace root (and
  * the host's extra roots), every protected name at those roots denied whether it exists or not
- * (the runtime holds a missing one with an empty placeholder while the command runs), and the
+ * (the runtime holds a missing one with an empty placeholder while the sandbox runs), and the
  * user's secrets under the home directory unreadable.
  */
 export function baseConfinement(inputs: ConfinementInputs): Confinement {
@@ -75,16 +78,21 @@ export function baseConfinement(inputs: ConfinementInputs): Confinement {
 }
 
 /**
- * The confinement of one command: {@link baseConfinement} plus what the workspace holds when the
- * command starts: every protected path at any depth (`sub/.git`, `packages/x/.vscode`), every
+ * The confinement of a warm sandbox: {@link baseConfinement} plus what the workspace holds when the
+ * sandbox starts (a watch keeps it current, see `workspaceWatch.ts`): every protected path at any depth (`sub/.git`, `packages/x/.vscode`), every
  * directory holding a `HEAD` (a repository by git's reading: its `config`, `hooks`, `objects`, …
  * stay read-only), and every secret (`.env*`, `.aws/`, …) unreadable. Past `scanLimit` entries
  * the directories not yet looked into are kept read-only whole, so a huge tree fails closed.
  */
-export async function commandConfinement(inputs: ConfinementInputs): Promise<Confinement> {
+export async function commandConfinement(
+  inputs: ConfinementInputs,
+  /** Called with each directory before it is read (the watch adds it there). */
+  onDirectory: (dir: string) => void = () => undefined,
+): Promise<Confinement> {
   const base = baseConfinement(inputs);
   const denyWrite = [...base.denyWrite];
   const denyRead = [...base.denyRead];
+  const directories: string[] = [];
   const queue: { dir: string; segments: readonly string[] }[] = [{ dir: inputs.workspaceRoot, segments: [] }];
   let seen = 0;
   while (queue.length > 0) {
@@ -95,6 +103,7 @@ export async function commandConfinement(inputs: ConfinementInputs): Promise<Con
     }
     let entries;
     try {
+      onDirectory(dir);
       entries = await opendir(dir);
     } catch {
       // Unreadable to the host: the command cannot write what it cannot list either way, but keep
@@ -102,6 +111,7 @@ export async function commandConfinement(inputs: ConfinementInputs): Promise<Con
       if (segments.length > 0) denyWrite.push(dir);
       continue;
     }
+    directories.push(dir);
     for await (const entry of entries) {
       seen++;
       const path = join(dir, entry.name);
@@ -131,11 +141,17 @@ export async function commandConfinement(inputs: ConfinementInputs): Promise<Con
     )
       missing.push(path);
   }
-  return { allowWrite: base.allowWrite, denyWrite: unique(denyWrite), denyRead: unique(denyRead), missing };
+  return {
+    allowWrite: base.allowWrite,
+    denyWrite: unique(denyWrite),
+    denyRead: unique(denyRead),
+    missing,
+    directories,
+  };
 }
 
 /** `.env`, `.env.local`, … and the secret trees of {@link SECRET_PATHS}, at any depth. */
-function isSecret(segments: readonly string[]): boolean {
+export function isSecret(segments: readonly string[]): boolean {
   const name = segments[segments.length - 1]!.toLowerCase();
   if (name.startsWith('.env')) return true;
   const entry = protectedEntry(segments);
@@ -144,4 +160,9 @@ function isSecret(segments: readonly string[]): boolean {
 
 function unique(paths: readonly string[]): string[] {
   return [...new Set(paths)];
+}
+
+/** A confinement as the runtime's `filesystem` configuration takes it. */
+export function listsOf(c: Confinement): RuntimeConfig['filesystem'] {
+  return { allowWrite: [...c.allowWrite], denyWrite: [...c.denyWrite], denyRead: [...c.denyRead] };
 }

@@ -32,9 +32,10 @@ export interface ProcessRunOptions {
 const OUTPUT_GRACE_MS = 2_000;
 
 /**
- * Runs one command in a process group of its own and streams its output. The call's signal ends
- * the whole group at once (SIGKILL); inside the sandbox that ends the PID namespace, so every
- * process the command started ends with it. Never rejects: a command that cannot start resolves
+ * Runs one command (outside the sandbox: a call allowed to leave it) in a process group of its own
+ * and streams its output. The call's signal ends the whole group at once (SIGKILL); a process that
+ * left the group is not followed (the warm sandbox's supervisor is what follows those inside).
+ * Never rejects: a command that cannot start resolves
  * with exit status 127 and the reason as its error output.
  */
 export function runProcess(options: ProcessRunOptions): Promise<ProcessExit> {

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
@@ -7,13 +6,9 @@ import { SdkError, isSdkError } from '../errors.js';
 import { LEAVE_SANDBOX_ARG, type SandboxPolicy } from '../policy/sandboxPolicy.js';
 import { asyncIterableOf, type IterateOptions } from '../ports/asyncIterable.js';
 import type { RunContext } from '../stream/builders.js';
-import {
-  baseConfinement,
-  commandConfinement,
-  type Confinement,
-  type ConfinementInputs,
-} from './confinement.js';
+import { baseConfinement, listsOf, type ConfinementInputs } from './confinement.js';
 import { PlaceholderExcludes } from './gitExcludes.js';
+import { credentialPaths, sandboxEnv } from './hostSecrets.js';
 import { OutputSink } from './outputSink.js';
 import { runProcess, type OutputStream, type ProcessExit } from './processRun.js';
 import {
@@ -30,6 +25,8 @@ import {
   violationsFromStderr,
   type SandboxViolation,
 } from './violations.js';
+import { WarmPool } from './warmPool.js';
+import { newCommandId } from './warmSandbox.js';
 
 /** Options of {@link sandboxedShell} (docs/sandbox.md, "The defaults" and "Widening them"). */
 export interface SandboxedShellOptions {
@@ -37,6 +34,11 @@ export interface SandboxedShellOptions {
   readonly workspaceRoot: string;
   /** Whose secrets stay unreadable, and the command's `HOME`; default the user's home directory. */
   readonly homeDir?: string;
+  /**
+   * The Happy home this host's session uses (its `agent.key`, `access.key`), hidden from commands;
+   * default `HAPPY_HOME_DIR` of {@link env}. `~/.happy` and `~/.happy-session` are hidden anyway.
+   */
+  readonly happyHomeDir?: string;
   /** Hosts a command may connect to (`example.com`, `*.example.org`, `api.x.com:443`); default none. */
   readonly allowedHosts?: readonly string[];
   /** More absolute paths a command may write below (protected names at their roots stay denied). */
@@ -45,8 +47,15 @@ export interface SandboxedShellOptions {
   readonly denyWrite?: readonly string[];
   /** More absolute paths a command may not read. */
   readonly denyRead?: readonly string[];
-  /** The command's environment; default this process's. `HOME` is set to {@link homeDir}. */
+  /**
+   * Where a command's environment comes from; default this process's. Only an allowlist of it
+   * reaches the command (`PATH`, `LANG`, `LC_*`, `TERM`, `TZ`, `USER`, …, docs/sandbox.md, "What is
+   * hidden"), plus {@link passEnv}; `HOME` is {@link homeDir}. Its credential variables
+   * (`HAPPY_HOME_DIR`, `KUBECONFIG`, `AWS_SHARED_CREDENTIALS_FILE`, …) say which files to hide.
+   */
   readonly env?: NodeJS.ProcessEnv;
+  /** More names of {@link env} that commands get (`['GOPATH', 'JAVA_HOME']`). */
+  readonly passEnv?: readonly string[];
   /** Absolute path of `bwrap` (Linux); default the one on the `PATH`. */
   readonly bwrapPath?: string;
   /** Absolute path of `socat` (Linux); default the one on the `PATH`. */
@@ -55,7 +64,7 @@ export interface SandboxedShellOptions {
   readonly streamOutput?: boolean;
   /** Sees each chunk of output as it comes. */
   readonly onOutput?: (text: string, stream: OutputStream) => void;
-  /** Entries of the workspace looked at per command for protected paths; default 50,000. */
+  /** Entries of the workspace looked at (when the sandbox starts) for protected paths; default 50,000. */
   readonly scanLimit?: number;
 }
 
@@ -180,8 +189,8 @@ class Shell implements SandboxedShell {
   readonly violations$ = this.violationsSubject.asObservable();
   readonly execute: ShellExecutor = (args, context) => this.executeCall(args, context);
   private readonly excludes: PlaceholderExcludes;
-  /** The sandboxed commands in order: each starts once the one before it ended. */
-  private queue: Promise<unknown> = Promise.resolve();
+  /** The warm sandbox commands run in (docs/sandbox.md, "The warm sandbox"). */
+  private readonly pool: WarmPool | undefined;
 
   constructor(
     private readonly options: SandboxedShellOptions,
@@ -192,6 +201,16 @@ class Shell implements SandboxedShell {
     public unavailable: SdkError<'sandbox.unavailable'> | undefined,
   ) {
     this.excludes = new PlaceholderExcludes(inputs.homeDir, options.env ?? process.env);
+    this.pool = manager
+      ? new WarmPool({
+          manager,
+          inputs,
+          network: runtimeConfig.network,
+          path: (options.env ?? process.env).PATH,
+          excludes: this.excludes,
+          failed: (error) => unavailableError(`The sandbox could not start: ${messageOf(error)}`, error),
+        })
+      : undefined;
   }
 
   get available(): boolean {
@@ -215,11 +234,12 @@ class Shell implements SandboxedShell {
     this.release = undefined;
     this.unavailable ??= unavailableError('This sandboxed shell is closed.');
     this.violationsSubject.complete();
+    await this.pool?.close();
     await this.excludes.close();
     await release?.();
   }
 
-  /** Runs `true` once: a kernel without user namespaces refuses only when bubblewrap starts. */
+  /** Starts the warm sandbox and runs `true` in it: a kernel without user namespaces refuses only then. */
   async probe(): Promise<void> {
     const result = await this.run('true').catch((error: unknown) => error);
     if (result instanceof Error || (result as ShellCommandResult).exitCode !== 0) {
@@ -239,73 +259,37 @@ class Shell implements SandboxedShell {
       options.onOutput?.(text, stream);
       this.options.onOutput?.(text, stream);
     };
-    const env = { ...(this.options.env ?? process.env), HOME: this.inputs.homeDir };
     if (options.unsandboxed) {
+      // Outside, as the person allowed: the host's whole environment, as any command of theirs.
+      const env = { ...(this.options.env ?? process.env), HOME: this.inputs.homeDir };
       const exit = await runProcess({ file: '/bin/bash', args: ['-c', command], cwd, env, signal, onOutput });
       return resultOf(command, cwd, exit, false, []);
     }
-    if (this.unavailable || !this.manager)
+    if (this.unavailable || !this.manager || !this.pool)
       throw this.unavailable ?? unavailableError('The sandbox is not loaded.');
-    // One sandboxed command at a time: the runtime's mount points and its clean-up after a
-    // command are per process, so a second command started meanwhile could lose them.
-    const turn = this.queue.then(() => this.runConfined(command, cwd, env, signal, onOutput, options));
-    this.queue = turn.catch(() => undefined);
-    return turn;
-  }
-
-  /** Serialised by {@link Shell.run}: one confined command. */
-  private async runConfined(
-    command: string,
-    cwd: string,
-    env: NodeJS.ProcessEnv,
-    signal: AbortSignal,
-    onOutput: (text: string, stream: OutputStream) => void,
-    options: ShellRunOptions,
-  ): Promise<ShellCommandResult> {
     const manager = this.manager;
-    if (this.unavailable || !manager)
-      throw this.unavailable ?? unavailableError('The sandbox is not loaded.');
-    const confinement = await commandConfinement(this.inputs);
-    const commandId = randomBytes(16).toString('base64url');
+    const warm = await this.pool.lease();
+    const commandId = newCommandId();
     let exit: ProcessExit;
     try {
-      const gitEnv = await this.excludes.envFor(
-        this.inputs.workspaceRoot,
-        confinement.missing ?? [],
-        commandId,
-      );
-      const wrapped = await manager.wrapWithSandbox(
-        command,
-        'bash',
-        { network: this.runtimeConfig.network, filesystem: listsOf(confinement) },
-        signal,
-        { commandId, commandText: command },
-      );
-      exit = await runProcess({
-        file: '/bin/sh',
-        args: ['-c', wrapped],
+      const env = sandboxEnv(this.options.env ?? process.env, this.inputs.homeDir, this.options.passEnv);
+      exit = await warm.sandbox.exec(command, {
         cwd,
-        env: { ...env, ...gitEnv },
+        env: { ...env, ...warm.gitEnv },
         signal,
         onOutput,
+        commandId,
       });
-    } catch (error) {
-      if (signal.aborted) {
-        exit = { exitCode: null, signal: null, aborted: true, output: '', stderr: '' };
-      } else {
-        throw unavailableError(`The sandbox could not wrap the command: ${messageOf(error)}`, error);
-      }
     } finally {
-      manager.cleanupAfterCommand();
-      await this.excludes.remove(commandId);
+      await warm.release();
     }
     const lines = manager
       .getSandboxViolationStore()
       .getViolationsForCommand(commandId)
       .map((v) => v.line);
     const violations = uniqueViolations([
-      ...violationsFromRuntime(lines, confinement),
-      ...violationsFromStderr(exit.stderr, cwd, confinement),
+      ...violationsFromRuntime(lines, warm.confinement),
+      ...violationsFromStderr(exit.stderr, cwd, warm.confinement),
     ]).map((v) => (options.callId !== undefined ? { ...v, callId: options.callId } : v));
     for (const v of violations) this.violationsSubject.next(v);
     return resultOf(command, cwd, exit, true, violations);
@@ -388,18 +372,20 @@ async function inputsOf(options: SandboxedShellOptions): Promise<ConfinementInpu
     );
   });
   const home = absolute('homeDir', [options.homeDir ?? homedir()])[0]!;
+  const homeDir = await realpath(home).catch(() => home);
+  const secrets = credentialPaths({
+    homeDir,
+    env: options.env ?? process.env,
+    ...(options.happyHomeDir !== undefined ? { happyHomeDir: options.happyHomeDir } : {}),
+  });
   return {
     workspaceRoot,
-    homeDir: await realpath(home).catch(() => home),
+    homeDir,
     allowWrite: absolute('allowWrite', options.allowWrite),
     denyWrite: absolute('denyWrite', options.denyWrite),
-    denyRead: absolute('denyRead', options.denyRead),
+    denyRead: [...secrets, ...absolute('denyRead', options.denyRead)],
     scanLimit: options.scanLimit ?? 50_000,
   };
-}
-
-function listsOf(c: Confinement): RuntimeConfig['filesystem'] {
-  return { allowWrite: [...c.allowWrite], denyWrite: [...c.denyWrite], denyRead: [...c.denyRead] };
 }
 
 function resultOf(
