@@ -48,6 +48,7 @@ export type TransportErrorCode =
   | 'transport.network'
   | 'transport.timeout'
   | 'transport.server_error'
+  | 'transport.storage_full'
   | 'transport.rate_limited'
   | 'transport.rejected'
   | 'transport.unauthorized'
