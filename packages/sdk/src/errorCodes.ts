@@ -41,7 +41,8 @@ export type StreamErrorCode =
   | 'stream.secret_too_short'
   | 'stream.invalid_options'
   | 'stream.turn_stopped'
-  | 'stream.backpressure';
+  | 'stream.backpressure'
+  | 'stream.implausible_time';
 
 /** Failures of a transport: the network, the server's answers, the session's wire format. */
 export type TransportErrorCode =
