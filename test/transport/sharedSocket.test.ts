@@ -158,6 +158,9 @@ describe('one socket per account', () => {
     expect((error as SdkError).message).toContain('Too many connections for this account');
     expect((error as SdkError).details).toEqual({ reason: 'Too many connections for this account' });
     expect(openAccountSockets()).toBe(0);
+    // The refused connect() leaves no empty session in the person's list.
+    const listed = await on.http.request<{ sessions: unknown[] }>('GET', '/v1/sessions');
+    expect(listed.sessions).toEqual([]);
 
     // Once the app's socket is gone, the next connect() gets a socket of its own.
     app!.close();

@@ -6,7 +6,7 @@
  * Times are Unix epoch milliseconds. Bump {@link SCHEMA_VERSION} and add a step to
  * {@link MIGRATIONS} when the schema changes, so an existing data dir is upgraded in place.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Migration steps; index `i` upgrades a database from version `i` to `i + 1`. */
 export const MIGRATIONS: readonly string[] = [
@@ -119,5 +119,10 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (session_id, file)
   );
   CREATE INDEX attachment_uploads_by_account ON attachment_uploads (account_id, state);
+  `,
+  `
+  -- GET /v2/sessions by id descending, and a session opened by id through its cursor
+  -- (docs/wire.md §4.1): an index walk from the cursor, not a sort of the account's sessions.
+  CREATE INDEX sessions_by_account_id ON sessions (account_id, id DESC);
   `,
 ];

@@ -41,13 +41,15 @@ export type StreamErrorCode =
   | 'stream.secret_too_short'
   | 'stream.invalid_options'
   | 'stream.turn_stopped'
-  | 'stream.backpressure';
+  | 'stream.backpressure'
+  | 'stream.implausible_time';
 
 /** Failures of a transport: the network, the server's answers, the session's wire format. */
 export type TransportErrorCode =
   | 'transport.network'
   | 'transport.timeout'
   | 'transport.server_error'
+  | 'transport.storage_full'
   | 'transport.rate_limited'
   | 'transport.rejected'
   | 'transport.unauthorized'

@@ -21,7 +21,7 @@ export { DEFAULT_SHUTDOWN_DEADLINE_MS } from './session/shutdownSignals.js';
 export type { ShutdownOptions } from './session/shutdownSignals.js';
 export { Session } from './session/session.js';
 export type { SessionParts, SessionCloseOptions } from './session/session.js';
-export type { Prompt } from './session/userInbox.js';
+export type { InputErrorCode, InputErrorEvent, Prompt } from './session/userInbox.js';
 export { toIncomingUserMessage } from './session/incomingUserMessage.js';
 export type { IncomingUserMessage } from './session/incomingUserMessage.js';
 

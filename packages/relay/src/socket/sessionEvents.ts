@@ -3,6 +3,7 @@ import type { RelayContext } from '../context.js';
 import { newMessageBody, updateSessionBody } from '../events.js';
 import { clampActivityTime } from '../presence.js';
 import { asAck, asRecord, socketData } from './data.js';
+import { STORAGE_FULL, isStorageFull } from '../http/storageFull.js';
 
 /**
  * Session events of a socket (docs/wire.md §2.4, §4.4, §4.5, §5.3): optimistic-concurrency
@@ -44,7 +45,8 @@ export function installSessionEvents(socket: Socket, ctx: RelayContext): void {
       ack?.({ result: 'success', version, metadata });
     } catch (error) {
       ctx.logger.error('update-metadata failed', { error: String(error) });
-      ack?.({ result: 'error' });
+      // A full disk is named, so the SDK can say why (docs/relay.md, "A full disk").
+      ack?.(isStorageFull(error) ? { result: 'error', code: STORAGE_FULL.code } : { result: 'error' });
     }
   });
 
@@ -87,7 +89,8 @@ export function installSessionEvents(socket: Socket, ctx: RelayContext): void {
       ack?.({ result: 'success', version, agentState });
     } catch (error) {
       ctx.logger.error('update-state failed', { error: String(error) });
-      ack?.({ result: 'error' });
+      // A full disk is named, so the SDK can say why (docs/relay.md, "A full disk").
+      ack?.(isStorageFull(error) ? { result: 'error', code: STORAGE_FULL.code } : { result: 'error' });
     }
   });
 

@@ -3,12 +3,13 @@ import { pause } from './waits.js';
 
 /**
  * Codes that say the request may succeed if sent again: no answer, a time-out (408 included), a
- * 5xx, a 429 (docs/transport.md, "Retries").
+ * 5xx (a full disk's 507 included), a 429 (docs/transport.md, "Retries").
  */
 const RETRYABLE: ReadonlySet<string> = new Set([
   'transport.network',
   'transport.timeout',
   'transport.server_error',
+  'transport.storage_full',
   'transport.rate_limited',
 ]);
 

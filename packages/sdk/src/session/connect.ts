@@ -13,6 +13,7 @@ import type { RedactOptions } from '../stream/redactor.js';
 import { resolveAccountAccess } from '../transport/accountAccess.js';
 import { accountFingerprint } from '../transport/accountFingerprint.js';
 import type { Credentials } from '../transport/credentials.js';
+import type { HappyHttp } from '../transport/httpClient.js';
 import type { HappyEnv } from '../transport/happyHome.js';
 import { loadGateKey } from '../transport/gateKeyFile.js';
 import { sessionRecordKey } from '../crypto/recordSeal.js';
@@ -285,7 +286,25 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
     return session;
   } catch (error) {
     await transport.close({ end: false, archive: false });
+    // A session this call made and could not serve (its socket refused, say) holds nothing: it goes.
+    if (!sessionId) await forgetNewSession(http, record.id, logger);
     throw error;
+  }
+}
+
+/**
+ * Deletes the session `connect()` just created when it fails before returning it, so a refused
+ * connect leaves no empty session in the person's list. Logged, never thrown: the caller's error
+ * is the one that matters.
+ */
+async function forgetNewSession(http: HappyHttp, id: string, logger: Logger): Promise<void> {
+  try {
+    await http.request('DELETE', `/v1/sessions/${encodeURIComponent(id)}`);
+  } catch (error) {
+    logger.warn('could not delete the session connect() created before it failed', {
+      sessionId: id,
+      error: String(error),
+    });
   }
 }
 

@@ -23,7 +23,7 @@ import type { SocketRpc } from '../transport/socketRpc.js';
 import { UserInbox } from './userInbox.js';
 import { asyncIterableOf } from '../ports/asyncIterable.js';
 import type { IterateOptions } from '../ports/asyncIterable.js';
-import type { Prompt } from './userInbox.js';
+import type { InputErrorEvent, Prompt } from './userInbox.js';
 
 /** The parts {@link Session} is made of; `connect()` builds them. */
 export interface SessionParts {
@@ -95,6 +95,12 @@ export class Session {
   readonly userMessages$: Observable<UserMessage>;
   /** The same with `seq`, `localId`, legacy `meta` and the record format. */
   readonly incoming$: Observable<IncomingUserMessage>;
+  /**
+   * Records the agent's input skipped (docs/streaming.md, "Skipped with an error"): too large,
+   * not decrypting, a user message that fails its schema or says an absurd time. Each carries its
+   * `seq` and code; none of them reaches `userMessages$` or `prompts()`.
+   */
+  readonly errors$: Observable<InputErrorEvent>;
   /** Resolves once the session is closed (by `close()` or the `killSession` RPC). */
   readonly closed: Promise<void>;
   private gateRef: PermissionGate | undefined;
@@ -197,6 +203,7 @@ export class Session {
     });
     this.incoming$ = this.inbox.messages$;
     this.userMessages$ = this.inbox.messages$.pipe(map((m) => m.message));
+    this.errors$ = this.inbox.errors$;
     this.rpc.register('abort', () => this.abortTurns());
     this.rpc.register('killSession', () => this.kill());
   }

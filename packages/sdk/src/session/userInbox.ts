@@ -9,6 +9,10 @@ import type { IterateOptions } from '../ports/asyncIterable.js';
 import { toIncomingUserMessage } from './incomingUserMessage.js';
 import type { IncomingUserMessage } from './incomingUserMessage.js';
 import { recordFeed } from '../ports/recordFeed.js';
+import { parseSessionMessage } from '../protocol/parse.js';
+import type { ProtocolFailureCode } from '../protocol/parse.js';
+import type { CryptoFailureCode } from '../crypto/failure.js';
+import { MAX_RECORD_BYTES, storedRecordBytes } from '../stream/recordSize.js';
 import type { StoredRecord, Transport } from '../ports/transport.js';
 
 /** One user text prompt, as `session.prompts()` yields it. */
@@ -25,6 +29,26 @@ export interface Prompt {
   readonly seq: number;
 }
 
+/** Why the inbox refused a record: the reader's codes, and a user message with an absurd time. */
+export type InputErrorCode =
+  'stream.record_too_large' | 'stream.implausible_time' | CryptoFailureCode | ProtocolFailureCode;
+
+/**
+ * A record the agent's input refused (docs/streaming.md, "Skipped with an error"): it is neither
+ * delivered to `userMessages$` nor a prompt, and reading goes on with the next record.
+ */
+export interface InputErrorEvent {
+  readonly seq: number;
+  readonly localId: string | null;
+  readonly code: InputErrorCode;
+  readonly message: string;
+}
+
+/** How far ahead of the server's clock a user message's `time` may be: 10 minutes. */
+export const MAX_INPUT_TIME_AHEAD_MS = 10 * 60_000;
+/** How far behind the server's clock a user message's `time` may be: 30 days. */
+export const MAX_INPUT_TIME_BEHIND_MS = 30 * 24 * 60 * 60_000;
+
 /** Options of a {@link UserInbox}. */
 export interface UserInboxOptions {
   readonly transport: Transport;
@@ -34,15 +58,21 @@ export interface UserInboxOptions {
   /** True for a `localId` this process appended (its own echo). */
   readonly isOwn: (localId: string) => boolean;
   readonly logger?: Logger;
+  /** Records whose ciphertext is larger are refused (`stream.record_too_large`); default the reader's, 1 MiB. */
+  readonly maxRecordBytes?: number;
 }
 
 /**
  * What the user sends to the session: every record after `afterSeq` that is a user message and
  * not this process's own echo, as typed v2 (legacy app text normalised), exactly once and in
  * `seq` order. Prompts are buffered from the start, so none is lost before the agent loop asks.
+ * It applies the reader's limits: a record too large, one that does not decrypt, a user message
+ * that fails its schema, or one whose time is absurd is skipped, and said on `errors$` with its
+ * code, never delivered.
  */
 export class UserInbox {
   private readonly subject = new Subject<IncomingUserMessage>();
+  private readonly errorSubject = new Subject<InputErrorEvent>();
   private readonly subscription: Subscription;
   private readonly logger: Logger;
   private readonly buffered: Prompt[] = [];
@@ -53,6 +83,9 @@ export class UserInbox {
 
   /** Incoming user messages (hot: a subscriber sees those that arrive after it subscribed). */
   readonly messages$: Observable<IncomingUserMessage> = this.subject.asObservable();
+
+  /** Records refused on the way in, each with its code (hot, like `messages$`). */
+  readonly errors$: Observable<InputErrorEvent> = this.errorSubject.asObservable();
 
   constructor(private readonly options: UserInboxOptions) {
     this.logger = options.logger ?? silentLogger;
@@ -106,6 +139,7 @@ export class UserInbox {
     this.ended = true;
     this.subscription.unsubscribe();
     this.subject.complete();
+    this.errorSubject.complete();
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w(undefined);
@@ -113,13 +147,42 @@ export class UserInbox {
 
   private async take(record: StoredRecord): Promise<void> {
     if (this.ended) return;
+    const limit = this.options.maxRecordBytes ?? MAX_RECORD_BYTES;
+    // Checked before decrypting anything, as the reader does.
+    if (typeof record.content !== 'string' || storedRecordBytes(record.content) > limit) {
+      this.refuse(
+        record,
+        'stream.record_too_large',
+        `Record ${record.seq} is larger than ${limit} bytes; it was not decrypted.`,
+      );
+      return;
+    }
     const decrypted = await decryptRecord(record.content, this.options.key);
     if (!decrypted.ok) {
-      this.logger.warn('a record does not decrypt', { seq: record.seq, code: decrypted.error.code });
+      this.refuse(record, decrypted.error.code, decrypted.error.message);
       return;
     }
     const incoming = toIncomingUserMessage(decrypted.value, record);
-    if (!incoming || this.ended) return;
+    if (!incoming) {
+      // Records of the agent's side pass by; a user's record that fits no schema is refused.
+      const value = decrypted.value as { role?: unknown } | null;
+      if (typeof value === 'object' && value !== null && value.role === 'user') {
+        const parsed = parseSessionMessage(value);
+        if (!parsed.ok) this.refuse(record, parsed.error.code, parsed.error.message);
+      }
+      return;
+    }
+    const clock = record.createdAt ?? Date.now();
+    const time = incoming.message.time;
+    if (time > clock + MAX_INPUT_TIME_AHEAD_MS || time < clock - MAX_INPUT_TIME_BEHIND_MS) {
+      this.refuse(
+        record,
+        'stream.implausible_time',
+        `Record ${record.seq} says it was sent at ${time}, ${time > clock ? 'after' : 'before'} the server stored it (${clock}) by more than the inbox accepts.`,
+      );
+      return;
+    }
+    if (this.ended) return;
     this.subject.next(incoming);
     const { message } = incoming;
     if (message.type === 'photo' || message.type === 'video' || message.type === 'file') {
@@ -139,5 +202,10 @@ export class UserInbox {
     const waiter = this.waiters.shift();
     if (waiter) waiter(prompt);
     else this.buffered.push(prompt);
+  }
+
+  private refuse(record: StoredRecord, code: InputErrorCode, message: string): void {
+    this.logger.warn('a record of the input was skipped', { seq: record.seq, code });
+    if (!this.ended) this.errorSubject.next({ seq: record.seq, localId: record.localId, code, message });
   }
 }

@@ -8,9 +8,14 @@ export function codeForStatus(status: number): TransportErrorCode {
   if (status === 404) return 'transport.not_found';
   if (status === 408) return 'transport.timeout';
   if (status === 429) return 'transport.rate_limited';
+  if (status === 507) return 'transport.storage_full';
   if (status >= 500) return 'transport.server_error';
   return 'transport.rejected';
 }
+
+/** The hint of `transport.storage_full`, for HTTP answers and socket acks alike. */
+export const STORAGE_FULL_HINT =
+  "the server's disk is full (the relay answers 507 storage_full) and nothing of the request was stored; appends, reads, state writes and uploads retry with backoff and go through once there is room: free space where the relay keeps its data (docs/relay.md, \"A full disk\")";
 
 const hints: Partial<Record<TransportErrorCode, string>> = {
   'transport.unauthorized': REFUSED_TOKEN_HINT,
@@ -21,6 +26,7 @@ const hints: Partial<Record<TransportErrorCode, string>> = {
     'the server asks to slow down; appends, reads, state writes and uploads wait its Retry-After, then retry',
   'transport.server_error':
     'the server failed; appends, reads, state writes and uploads retry it with backoff, other requests fail',
+  'transport.storage_full': STORAGE_FULL_HINT,
   'transport.rejected': 'the server refused the request; see details.body for its reason',
 };
 

@@ -43,6 +43,8 @@ function toAck(raw: unknown, field: 'metadata' | 'agentState'): VersionedAck {
       value: typeof value === 'string' ? value : null,
     };
   }
+  // The relay names a full disk (docs/relay.md, "A full disk"); the Happy server's error says nothing.
+  if (ack.result === 'error' && ack.code === 'storage_full') return { result: 'error', storageFull: true };
   return noAck;
 }
 

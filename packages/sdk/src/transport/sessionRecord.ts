@@ -88,9 +88,8 @@ export async function postSessionRecord(
 }
 
 /**
- * Opens an existing session of the account by id: finds it in `GET /v2/sessions` (there is no
- * route for one session), unwraps its key with the master secret and decrypts its metadata and
- * agentState.
+ * Opens an existing session of the account by id in one request (see {@link findSessionRow}),
+ * unwraps its key with the master secret and decrypts its metadata and agentState.
  *
  * @throws {SdkError} `transport.not_found` when the account has no such session;
  *   `credentials.cannot_open` or `crypto.*` when its key cannot be unwrapped.
@@ -118,20 +117,32 @@ export async function openSessionRecord(
   };
 }
 
+/**
+ * The cursor of `GET /v2/sessions` whose page starts at `sessionId` itself. The list is ordered by
+ * id descending and a cursor `cursor_v1_<c>` keeps the ids below `c` (docs/wire.md §4.1); the
+ * smallest id above `sessionId` that any id could sit under is `sessionId` followed by `0`, the
+ * lowest character of the id alphabet (lower-case letters and digits, one length), so the first
+ * row of that page is the session when the account has it.
+ */
+function cursorAt(sessionId: string): string {
+  return `cursor_v1_${sessionId}0`;
+}
+
+/**
+ * The account's row of `sessionId`, in one request whatever the account's size. Neither the Happy
+ * server nor the relay has a route for one session (docs/wire.md §4.1), so this asks
+ * `GET /v2/sessions` for the one row at {@link cursorAt}: an index lookup on the server, never a
+ * walk through the list. A row with another id means the account has no such session.
+ */
 async function findSessionRow(http: HappyHttp, sessionId: string): Promise<SessionRow> {
-  let cursor: string | null = null;
-  for (;;) {
-    const query: string = cursor ? `?limit=200&cursor=${encodeURIComponent(cursor)}` : '?limit=200';
-    const page = expectShape(
-      SessionPageSchema,
-      await http.request<unknown>('GET', `/v2/sessions${query}`),
-      'GET /v2/sessions',
-    );
-    const row = page.sessions.find((s) => s.id === sessionId);
-    if (row) return row;
-    if (!page.hasNext || !page.nextCursor || page.nextCursor === cursor) break;
-    cursor = page.nextCursor;
-  }
+  const query = `?limit=1&cursor=${encodeURIComponent(cursorAt(sessionId))}`;
+  const page = expectShape(
+    SessionPageSchema,
+    await http.request<unknown>('GET', `/v2/sessions${query}`),
+    'GET /v2/sessions',
+  );
+  const row = page.sessions[0];
+  if (row && row.id === sessionId) return row;
   throw new SdkError('transport.not_found', `The account has no session ${sessionId}.`, {
     hint: 'check the session id and that the credentials belong to the account that owns it',
     details: { sessionId },

@@ -1,17 +1,18 @@
 import { decryptRecord, encryptRecordBase64 } from '../crypto/records.js';
 import type { RecordKey } from '../crypto/records.js';
-import { SdkError } from '../errors.js';
+import { SdkError, isSdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { RetryPolicy } from '../ports/retryPolicy.js';
 import { pause } from '../ports/waits.js';
 import type { StateObject } from '../ports/sessionState.js';
+import { STORAGE_FULL_HINT } from './httpErrors.js';
 
 /** What the server acked for one versioned write (docs/wire.md §2.4). */
 export type VersionedAck =
   | { readonly result: 'success'; readonly version: number }
   | { readonly result: 'version-mismatch'; readonly version: number; readonly value: string | null }
-  | { readonly result: 'error' };
+  | { readonly result: 'error'; readonly storageFull?: boolean };
 
 /** Options of a {@link VersionedState}. */
 export interface VersionedStateOptions {
@@ -117,17 +118,23 @@ export class VersionedState {
         continue;
       }
       // The server answers `error` when it failed to store the value: retried like a 5xx.
-      lastError = new SdkError(
-        'transport.server_error',
-        `The server failed to store the ${this.options.field}.`,
-      );
+      lastError = ack.storageFull
+        ? new SdkError(
+            'transport.storage_full',
+            `The server could not store the ${this.options.field}: its disk is full.`,
+            { hint: STORAGE_FULL_HINT },
+          )
+        : new SdkError('transport.server_error', `The server failed to store the ${this.options.field}.`);
       if (!(await this.backOff(lastError, attempt, 'was answered with an error'))) break;
     }
     throw new SdkError(
       lastError instanceof SdkError ? lastError.code : 'transport.rejected',
       `Could not store the session ${this.options.field} after ${this.policy.maxAttempts} attempts.`,
       {
-        hint: 'the server sends no answer for a session of another account; check the credentials and the session id',
+        hint:
+          isSdkError(lastError) && lastError.code === 'transport.storage_full'
+            ? STORAGE_FULL_HINT
+            : 'the server sends no answer for a session of another account; check the credentials and the session id',
         cause: lastError,
       },
     );
