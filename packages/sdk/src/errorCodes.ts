@@ -141,7 +141,8 @@ export type SandboxErrorCode =
 export type IntegrationErrorCode = 'integration.framework_missing';
 
 /** Failures of the user's side of a session (`UserSession`: answering, sending). */
-export type SessionErrorCode = 'session.request_not_pending' | 'session.option_not_offered';
+export type SessionErrorCode =
+  'session.request_not_pending' | 'session.option_not_offered' | 'session.channel_not_in_format';
 
 /** Any code an {@link SdkError} can carry. */
 export type SdkErrorCode =
