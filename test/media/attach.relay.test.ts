@@ -325,7 +325,8 @@ describe('attach() refuses bad input before any byte is sent', () => {
     const error = await turn.attach(await input()).catch((e: unknown) => e);
     expect(error).toMatchObject({ code, hint: expect.any(String) });
     await session.writer.flush();
-    expect((await session.reader.messages()).map((m) => m.type)).toEqual(['turn-start']);
+    // No media message: only the note saying which file failed and why (test/media/attachFailureNote.test.ts).
+    expect((await session.reader.messages()).map((m) => m.type)).toEqual(['turn-start', 'service']);
     expect(attachmentRequests(requests).length).toBe(attachBefore);
     expect(await storedBlobs(dataDir, session.id)).toEqual(new Map());
   });
@@ -353,7 +354,8 @@ describe('a file attached by path is uploaded from where it is (docs/media.md, "
     expect(rewritten).toBe(true);
     expect(error).toMatchObject({ code: 'media.file_changed', hint: expect.any(String), details: { path } });
     await session.writer.flush();
-    expect((await session.reader.messages()).map((m) => m.type)).toEqual(['turn-start']);
+    // No media message: only the note saying which file failed and why (test/media/attachFailureNote.test.ts).
+    expect((await session.reader.messages()).map((m) => m.type)).toEqual(['turn-start', 'service']);
     expect(await storedBlobs(dataDir, session.id)).toEqual(new Map());
   });
 });

@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { createReadStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -122,6 +123,22 @@ describe('prepareMedia', () => {
       code: 'media.corrupt_image',
       hint: expect.any(String),
     });
+  });
+
+  it('media.corrupt_image says each of libvips’ warnings once, in one line', async () => {
+    const photo = await sharp({
+      create: { width: 40, height: 30, channels: 3, background: { r: 200, g: 0, b: 0 } },
+    })
+      .jpeg()
+      .toBuffer();
+    const error = await prepareMedia(photo.subarray(0, photo.length / 2)).then(
+      () => undefined,
+      (e: unknown) => e as Error & { code: string },
+    );
+    expect(error?.code).toBe('media.corrupt_image');
+    expect(error!.message).not.toContain('\n');
+    expect(error!.message.match(/premature end of JPEG image/g)).toHaveLength(1);
+    expect(error!.message.match(/JPEG datastream contains no image/g)).toHaveLength(1);
   });
 
   it('raises media.empty_file for a zero-byte file', async () => {

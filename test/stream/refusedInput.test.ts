@@ -3,6 +3,8 @@
  * before anything is appended, a value JSON cannot carry and a message whose record would be larger
  * than MAX_RECORD_BYTES; the SDK's readers accept every record its writer stores.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SdkError, MAX_RECORD_BYTES, MAX_TEXT_BYTES, splitText } from 'happy-session';
 import { findNonJson } from '../../packages/sdk/src/protocol/jsonValue.js';
@@ -88,6 +90,21 @@ describe('one size limit for writer and readers', () => {
     await writer.flush();
     const events = await reader.readAll();
     expect(events.map((e) => e.kind)).toEqual(['message', 'message', 'message']);
+  });
+
+  it('the limit is the record’s, as the README says: a text of MAX_TEXT_BYTES + 10 is stored, one past the record is refused', async () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    expect(readme.replace(/\s+/g, ' ')).toContain(
+      'one whose record would be larger than `MAX_RECORD_BYTES` (1 MiB, `stream.too_large`)',
+    );
+    expect(MAX_RECORD_BYTES).toBe(1024 * 1024);
+    const { writer, reader } = memorySession();
+    const turn = writer.turn();
+    await turn.text('x'.repeat(MAX_TEXT_BYTES + 10));
+    expect(thrown(() => turn.text('x'.repeat(MAX_RECORD_BYTES))).code).toBe('stream.too_large');
+    turn.end();
+    await writer.flush();
+    expect((await reader.readAll()).map((e) => e.kind)).toEqual(['message', 'message', 'message']);
   });
 
   it('a record of exactly MAX_RECORD_BYTES is stored and read back; one byte more is refused', async () => {

@@ -60,9 +60,11 @@ describe('connect() on the relay', () => {
     expect(row.metadataVersion).toBe(0);
     expect(row.agentStateVersion).toBe(1);
     // No prompt taken yet: a successor delivers every prompt (docs/recovery.md, "Prompts").
+    // And the format it is written in, for the user's side while no record says (docs/user-side.md).
     expect(await app.decrypt(row.agentState, key)).toEqual({
       controlledByUser: false,
       promptsTakenThrough: 0,
+      streamFormat: 'v2',
     });
     expect(session.state.agentStateVersion).toBe(1);
   });
@@ -287,6 +289,7 @@ describe('connect() on the relay', () => {
     expect(session.state.agentState).toEqual({
       controlledByUser: false,
       promptsTakenThrough: 0,
+      streamFormat: 'v2',
       requests: { t1: { tool: 'Bash', arguments: {}, createdAt: 1 } },
     });
     expect(session.state.agentStateVersion).toBe(2);

@@ -147,7 +147,8 @@ export type IntegrationErrorCode =
   | 'integration.foreign_approval';
 
 /** Failures of the user's side of a session (`UserSession`: answering, sending). */
-export type SessionErrorCode = 'session.request_not_pending' | 'session.option_not_offered';
+export type SessionErrorCode =
+  'session.request_not_pending' | 'session.option_not_offered' | 'session.channel_not_in_format';
 
 /** Any code an {@link SdkError} can carry. */
 export type SdkErrorCode =

@@ -7,6 +7,64 @@ import type { SdkErrorCode } from './errorCodes.js';
  */
 const SDK_ERROR_BRAND: unique symbol = Symbol.for('happy-session.SdkError') as never;
 
+/** The HTTP facts every `transport.*` error of a server's answer carries (docs/errors.md, "Transport"). */
+export interface HttpErrorDetails {
+  readonly status: number;
+  readonly body: unknown;
+  readonly method: string;
+  readonly path: string;
+  /** The wait the server asked for with `Retry-After`, when it did. */
+  readonly retryAfterMs?: number;
+}
+
+/**
+ * The `details` of the codes whose facts a program reads, by code (docs/errors.md): after
+ * `isSdkError(e, 'media.too_large')`, `e.details?.maxBytes` is a number. Any other code's
+ * `details` is a record of unknowns.
+ */
+export interface SdkErrorDetailsByCode {
+  readonly 'media.too_large': {
+    /** The input's size in bytes, when known. */
+    readonly size?: number;
+    /** The limit it passed. */
+    readonly maxBytes?: number;
+    /** An image's or video's pixels, when too many of them was the reason. */
+    readonly width?: number;
+    readonly height?: number;
+    readonly maxPixels?: number;
+    /** The encodings tried to make it fit. */
+    readonly tried?: readonly { readonly width: number; readonly height: number; readonly bytes: number }[];
+  };
+  readonly 'stream.too_large': {
+    readonly size: number;
+    readonly limit: number;
+    readonly messageId: string;
+    readonly type: string;
+  };
+  readonly 'stream.undelivered': { readonly messageIds: readonly string[] };
+  readonly 'transport.not_found': HttpErrorDetails;
+  readonly 'transport.rate_limited': HttpErrorDetails;
+  readonly 'transport.rejected': HttpErrorDetails;
+  readonly 'session.request_not_pending': { readonly sessionId: string; readonly callId: string };
+  readonly 'session.option_not_offered': {
+    readonly callId: string;
+    readonly options: readonly { readonly id: string; readonly label: string; readonly kind: string }[];
+  };
+  readonly 'session.channel_not_in_format': {
+    readonly sessionId: string;
+    readonly format: 'v1' | 'v2';
+    readonly channel: string;
+  };
+}
+
+/**
+ * `details` of an error with code `C`: typed for one code of {@link SdkErrorDetailsByCode}, a
+ * record of unknowns for any other code or a union of codes.
+ */
+export type SdkErrorDetails<C extends string> = [C] extends [keyof SdkErrorDetailsByCode]
+  ? SdkErrorDetailsByCode[C]
+  : Readonly<Record<string, unknown>>;
+
 /** Options of an {@link SdkError}. */
 export interface SdkErrorOptions {
   /** What the user can do about it; appended to the message. */
@@ -28,14 +86,16 @@ export class SdkError<C extends string = SdkErrorCode> extends Error {
   override readonly name = 'SdkError';
   readonly code: C;
   readonly hint: string | undefined;
-  readonly details: Readonly<Record<string, unknown>> | undefined;
+  /** Typed per code where {@link SdkErrorDetailsByCode} says (narrow with `isSdkError(e, code)`). */
+  readonly details: SdkErrorDetails<C> | undefined;
 
   /** `code` is checked against `C` (by default every code of {@link SdkErrorCode}), never inferred from it. */
   constructor(code: NoInfer<C>, message: string, options: SdkErrorOptions = {}) {
     super(options.hint ? `${message} (${options.hint})` : message, { cause: options.cause });
     this.code = code;
     this.hint = options.hint;
-    this.details = options.details;
+    // What each code's throw sites pass (docs/errors.md); test/errors/typedDetails.test.ts holds them to it.
+    this.details = options.details as SdkErrorDetails<C> | undefined;
   }
 
   /** `instanceof SdkError` holds for an SdkError of any copy of the package. */

@@ -6,6 +6,7 @@
  */
 // A user's session: read, send, stop, answer (docs/user-side.md).
 export { UserSession } from './session/userSession.js';
+export type { SessionFormat } from './session/sessionFormat.js';
 export type {
   UserSessionParts,
   AgentActivity,

@@ -1,5 +1,5 @@
 import { SdkError } from 'happy-session';
-import type { PermissionRequestMessage } from 'happy-session/protocol';
+import type { PermissionRequestMessage, QuestionMessage } from 'happy-session/protocol';
 import type { SentPermissionAnswer, UserSession } from 'happy-session/user';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
@@ -93,7 +93,8 @@ export async function answerCommand(
       : [await session.answer(target!, picked!, channels)].filter((a) => a.status === 'sent');
     if (sent.length === 0 && !options.json) print('No permission request is waiting.');
     const outcomes = await Promise.all(sent.map(settle));
-    for (const outcome of outcomes) print(options.json ? JSON.stringify(outcome) : describe(outcome));
+    for (const outcome of outcomes)
+      print(options.json ? JSON.stringify(outcome) : describe(outcome, session.format));
     const reached = outcomes.every((o) => (o.recorded !== null && 'seq' in o.recorded) || isApplied(o.rpc));
     return reached ? EXIT.ok : EXIT.failure;
   });
@@ -104,12 +105,11 @@ async function listPending(
   options: AnswerCommandOptions,
   print: Print,
 ): Promise<ExitCode> {
-  const pending = await session.pending();
+  const [pending, questions] = await Promise.all([session.pending(), session.questions()]);
   if (options.json) {
-    print(JSON.stringify(pending.map(requestJson)));
+    print(JSON.stringify([...pending.map(requestJson), ...questions.map(questionJson)]));
     return EXIT.ok;
   }
-  const questions = await session.questions();
   for (const question of questions) for (const line of describeQuestion(question)) print(line);
   if (pending.length === 0) {
     if (questions.length === 0) print('No permission request is waiting.');
@@ -122,9 +122,19 @@ async function listPending(
   return EXIT.ok;
 }
 
+/**
+ * One waiting request in `answer --json`'s list (docs/cli.md, "answer"): `kind: 'permission'`,
+ * `id` what answers may name besides `callId` (in a v1 session, the request's agentState key).
+ */
 function requestJson(request: PermissionRequestMessage): Record<string, unknown> {
-  const { callId, toolName, title, args, options } = request;
-  return { callId, toolName, title, ...(args ? { args } : {}), options };
+  const { id, callId, toolName, title, args, options } = request;
+  return { kind: 'permission', id, callId, toolName, title, ...(args ? { args } : {}), options };
+}
+
+/** One waiting question in the same list: `kind: 'question'`, answered by its `questionId`. */
+function questionJson(question: QuestionMessage): Record<string, unknown> {
+  const { questionId, title, questions } = question;
+  return { kind: 'question', questionId, ...(title !== undefined ? { title } : {}), questions };
 }
 
 async function settle(answer: SentPermissionAnswer): Promise<AnswerOutcome> {
@@ -163,8 +173,13 @@ const CHOSEN: Readonly<Record<string, string>> = {
  * that reads answers from the stream only (`run --ask`, any agent without the RPC) is told by
  * the stored record; its RPC's refusal is then no failure and is not shown as one.
  */
-function describe(o: AnswerOutcome): string {
+function describe(o: AnswerOutcome, format: 'v1' | 'v2'): string {
   const what = `${CHOSEN[o.kind] ?? o.optionId}: ${oneLine(o.title)} (call ${o.callId})`;
+  // A v1 session holds no answer records: the RPC, as the app sends it, is the one channel.
+  if (format === 'v1')
+    return isApplied(o.rpc)
+      ? `${what}. The agent took it.`
+      : `${what}. Not delivered: the permission RPC ${o.rpc ?? 'was not sent'}.`;
   const stored = o.recorded !== null && 'seq' in o.recorded ? o.recorded.seq : undefined;
   const took = isApplied(o.rpc);
   if (stored !== undefined && took)

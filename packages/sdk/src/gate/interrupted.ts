@@ -1,12 +1,8 @@
 import type { PermissionRequestMessage, PermissionResponseMessage } from '../protocol/sessionMessage.js';
 import type { PermissionDecision } from '../stream/plugins.js';
 
-/**
- * Text that starts the note a call writes when it runs on an answer given to a request a dead
- * process left (docs/recovery.md, "Resuming a call"), followed by that answer's record id and the
- * request's.
- */
-export const PERMISSION_CARRIED_PREFIX = 'Permission answer carried over: ';
+// Defined beside the ledger's other notes, which displays leave out (stream/permissionLedger.ts).
+export { PERMISSION_CARRIED_PREFIX } from '../stream/permissionLedger.js';
 
 /**
  * A permission request a dead process left waiting, as a successor's gate took it up

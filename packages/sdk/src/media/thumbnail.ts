@@ -45,11 +45,27 @@ function dropCachedLoaders(sharp: typeof sharpModule): void {
 
 /** The error for bytes that claim to be an image but do not decode. */
 export function corruptImage(cause: unknown): MediaError {
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  const reason = decoderReason(cause instanceof Error ? cause.message : String(cause));
   return mediaError(
     'media.corrupt_image',
     `The image cannot be decoded: ${reason}`,
     'The file is damaged or not really an image; re-export it, or send it as a plain file',
     { cause },
   );
+}
+
+/**
+ * libvips' message in one line, each of its warnings once: it appends the decoder's warnings it
+ * gathered on every try, so one damaged JPEG repeats the same two lines three times. The full
+ * message stays on the error's `cause`.
+ */
+export function decoderReason(message: string): string {
+  const lines = message
+    .split('\n')
+    .map((line) => line.trim().replace(/:$/, ''))
+    .filter((line) => line !== '');
+  const kept: string[] = [];
+  // The first line often ends with the first warning too: a line already said is left out.
+  for (const line of lines) if (!kept.some((k) => k.includes(line))) kept.push(line);
+  return kept.join('; ');
 }

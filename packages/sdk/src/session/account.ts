@@ -17,6 +17,8 @@ import type { SessionSummary } from '../transport/sessionList.js';
 import { connectUserSocket } from '../transport/userSocket.js';
 import { callSessionRpc } from '../transport/sessionRpc.js';
 import { UserSessionTransport } from '../transport/userSessionTransport.js';
+import { SessionReader } from '../stream/sessionReader.js';
+import { formatInAgentState, formatOfSession } from './sessionFormat.js';
 import { UserSession } from './userSession.js';
 import type { AgentActivity } from './userSession.js';
 
@@ -86,18 +88,30 @@ export class Account {
     options: {
       readonly promptFormat?: 'legacy' | 'v2';
       /**
-       * The records it writes besides prompts: `'auto'` (default) picks as `connect()` does, v1 on
-       * a Happy server (what today's app shows) and v2 on the embedded relay.
+       * The records it writes besides prompts: `'auto'` (default) takes the session's own format,
+       * read from its records, so nothing is written in a second format; a session with no record
+       * that says gets what `connect()` picks, v1 on a Happy server and v2 on the embedded relay
+       * (docs/user-side.md, "The session's format").
        */
       readonly format?: 'auto' | 'v1' | 'v2';
       readonly logger?: Logger;
     } = {},
   ): Promise<UserSession> {
     const { format: asked = 'auto', ...rest } = options;
-    const [record, format] = await Promise.all([
-      this.openSession(sessionId),
-      asked === 'auto' ? formatShownBy(this.http, options.logger ?? silentLogger) : asked,
-    ]);
+    const [record, socket] = await Promise.all([this.openSession(sessionId), this.socket()]);
+    const transport = new UserSessionTransport(this.http, socket, record.id);
+    let format: 'v1' | 'v2';
+    try {
+      format =
+        asked !== 'auto'
+          ? asked
+          : ((await formatOfSession(new SessionReader({ transport, key: record.key }))) ??
+            formatInAgentState(record.agentState.value) ??
+            (await formatShownBy(this.http, options.logger ?? silentLogger)));
+    } catch (error) {
+      transport.close();
+      throw error;
+    }
     const encode =
       format === 'v1'
         ? await import('../protocol/v1/toV1.js').then(({ createV1Encoder }) => {
@@ -105,12 +119,12 @@ export class Account {
             return (message: SessionMessage, context: MessageContext) => encoder.encode(message, context);
           })
         : undefined;
-    const socket = await this.socket();
-    const transport = new UserSessionTransport(this.http, socket, record.id);
     const session = new UserSession({
       id: record.id,
       key: record.key,
+      format,
       metadata: record.metadata.value,
+      agentState: async () => (await this.openSession(record.id)).agentState.value,
       seq: record.seq,
       transport,
       rpc: (method, params) => callSessionRpc(socket, record.id, record.key, method, params),

@@ -190,6 +190,8 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
         controlledByUser: false,
         // No prompt taken yet: a successor delivers every prompt after this (docs/recovery.md, "Prompts").
         promptsTakenThrough: record.seq,
+        // The format this session is written in, for the user's side while no record says it (docs/user-side.md).
+        streamFormat: format,
         ...options.agentState,
       }));
     } else if (options.metadata) {

@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { newId } from '../protocol/ids.js';
 import { legacyUserTextRecord } from '../protocol/legacyUserText.js';
 import type {
+  PermissionOption,
   PermissionRequestMessage,
   SessionMessage,
   UserMediaMessage,
@@ -29,6 +30,8 @@ import type { ReaderEvent } from '../stream/sessionReader.js';
 import { SessionWriter } from '../stream/sessionWriter.js';
 import type { Delivered } from '../stream/types.js';
 import { answerPermission, optionFor } from './permissionAnswer.js';
+import { appPermissionBody, questionsInAgentState, requestsInAgentState } from './agentStateWaiting.js';
+import type { SessionFormat } from './sessionFormat.js';
 import type {
   AnswerChannels,
   PermissionAnswerResult,
@@ -66,6 +69,14 @@ export interface UserSessionParts {
    * shows, docs/v1-format.md); by default each v2 message as it is.
    */
   readonly encode?: (message: SessionMessage, context: MessageContext) => readonly unknown[];
+  /**
+   * The format the session is written in (docs/user-side.md, "The session's format"): on `'v1'`
+   * requests and questions wait in agentState and are answered by RPC only. Default: `'v1'` when
+   * `encode` is given, else `'v2'`.
+   */
+  readonly format?: SessionFormat;
+  /** Reads the session's agentState as it is now (a v1 session's requests and questions wait there). */
+  readonly agentState?: () => Promise<StateObject>;
   /** The session's last `seq` when it was opened: {@link UserSession.events$} starts after it by default. */
   readonly seq?: number;
   /** Runs once `close()` delivered what was written (to stop listening to a socket, say). */
@@ -134,12 +145,15 @@ export class UserSession {
   readonly id: string;
   readonly key: RecordKey;
   readonly metadata: StateObject;
+  /** The format the session is written in, and this object writes in (docs/v1-format.md). */
+  readonly format: SessionFormat;
   readonly reader: SessionReader;
   /** Appends the user's records (and the agent turn of {@link UserSession.attach}). */
   readonly writer: SessionWriter;
   /** The agent's presence as the server reports it; never completes while the session is open. */
   readonly activity$: Observable<AgentActivity>;
   private readonly rpc: SessionRpcCaller;
+  private readonly readAgentState: () => Promise<StateObject>;
   private readonly promptFormat: 'legacy' | 'v2';
   private readonly encodeOther:
     ((message: SessionMessage, context: MessageContext) => readonly unknown[]) | undefined;
@@ -154,6 +168,8 @@ export class UserSession {
     this.key = parts.key;
     this.metadata = parts.metadata ?? {};
     this.rpc = parts.rpc;
+    this.format = parts.format ?? (parts.encode ? 'v1' : 'v2');
+    this.readAgentState = parts.agentState ?? (() => Promise.resolve({}));
     this.promptFormat = parts.promptFormat ?? 'legacy';
     this.encodeOther = parts.encode;
     this.activity$ = parts.activity$ ?? EMPTY;
@@ -201,13 +217,25 @@ export class UserSession {
     return this.written.has(messageId);
   }
 
-  /** The permission requests stored now with neither an answer nor an end of their call. */
+  /**
+   * The permission requests waiting now: in a v2 session, those stored with neither an answer nor
+   * an end of their call; in a v1 session, those in `agentState.requests` (its `id` is the
+   * agentState key the app's answer names, docs/user-side.md, "The session's format").
+   */
   async pending(): Promise<PermissionRequestMessage[]> {
+    if (this.format === 'v1') {
+      const [state, messages] = await Promise.all([this.readAgentState(), this.reader.messages()]);
+      return requestsInAgentState(state, messages);
+    }
     return foldPermissions(await this.reader.messages());
   }
 
-  /** The agent's questions stored now with no `question-end`, in a turn still open (docs/questions.md). */
+  /**
+   * The agent's questions waiting now (docs/questions.md): in a v2 session, those stored with no
+   * `question-end` in a turn still open; in a v1 session, those in `agentState.communications`.
+   */
   async questions(): Promise<QuestionMessage[]> {
+    if (this.format === 'v1') return questionsInAgentState(await this.readAgentState());
     return questionLedgerOf(await this.reader.messages()).pending;
   }
 
@@ -277,23 +305,29 @@ export class UserSession {
    *
    * A request that is no longer pending (answered, or its call ended) is left alone: the result
    * says `settled` and nothing is written, so a script that runs again adds no second response.
+   * A request is named by its `callId` or its own id (in a v1 session, its agentState key).
    *
-   * @throws {SdkError} `session.request_not_pending` for a `callId` with no pending request;
-   *   `session.option_not_offered` when the request has no option for `choice`.
+   * A v1 session has no record for an answer: it is sent as today's app sends it, by the
+   * `permission` RPC with the app's body (docs/wire.md §7.3), and `recorded` is `undefined`.
+   *
+   * @throws {SdkError} `session.request_not_pending` for an id with no pending request;
+   *   `session.option_not_offered` when the request has no option for `choice`;
+   *   `session.channel_not_in_format` for `channels: 'stream'` on a v1 session.
    */
   async answer(
     request: PermissionRequestMessage | string,
     choice: PermissionChoice | string,
     options: AnswerOptions = {},
   ): Promise<PermissionAnswerResult> {
+    this.checkChannels(options.channels);
     if (typeof request === 'string') {
       const found = await this.pendingRequest(request);
-      return answerPermission(this.writer, this.rpc, found, optionFor(found, choice), options.channels);
+      return this.sendAnswer(found, optionFor(found, choice), options.channels);
     }
     const option = optionFor(request, choice);
     const pending = (await this.pending()).some((r) => r.callId === request.callId);
     if (!pending) return { status: 'settled', request };
-    return answerPermission(this.writer, this.rpc, request, option, options.channels);
+    return this.sendAnswer(request, option, options.channels);
   }
 
   /**
@@ -304,6 +338,7 @@ export class UserSession {
     choice: PermissionChoice | string,
     options: AnswerOptions = {},
   ): Promise<SentPermissionAnswer[]> {
+    this.checkChannels(options.channels);
     const answers: SentPermissionAnswer[] = [];
     for (const request of await this.pending()) {
       let option;
@@ -312,9 +347,33 @@ export class UserSession {
       } catch {
         continue;
       }
-      answers.push(answerPermission(this.writer, this.rpc, request, option, options.channels));
+      answers.push(this.sendAnswer(request, option, options.channels));
     }
     return answers;
+  }
+
+  /** On a v1 session, the app's RPC alone; on v2, {@link answerPermission}'s channels. */
+  private sendAnswer(
+    request: PermissionRequestMessage,
+    option: PermissionOption,
+    channels: AnswerChannels | undefined,
+  ): SentPermissionAnswer {
+    if (this.format === 'v2') return answerPermission(this.writer, this.rpc, request, option, channels);
+    const rpc = this.rpc('permission', appPermissionBody(request.id, option.kind));
+    return { status: 'sent', request, option, recorded: undefined, rpc };
+  }
+
+  /** A v1 stream has no record for an answer: asking for one is an error, never a silent "sent". */
+  private checkChannels(channels: AnswerChannels | undefined): void {
+    if (this.format !== 'v1' || channels !== 'stream') return;
+    throw new SdkError(
+      'session.channel_not_in_format',
+      `Session ${this.id} is written in v1, which has no record for a permission answer.`,
+      {
+        hint: 'answer by RPC, as the Happy app does (leave the channel out, or `--via rpc`)',
+        details: { sessionId: this.id, format: this.format, channel: channels },
+      },
+    );
   }
 
   /**
@@ -366,7 +425,7 @@ export class UserSession {
   }
 
   private async pendingRequest(callId: string): Promise<PermissionRequestMessage> {
-    const request = (await this.pending()).find((r) => r.callId === callId);
+    const request = (await this.pending()).find((r) => r.callId === callId || r.id === callId);
     if (request) return request;
     throw new SdkError(
       'session.request_not_pending',

@@ -11,7 +11,7 @@ import type {
   TurnEndStatus,
   TurnStartMessage,
 } from '../protocol/sessionMessage.js';
-import { ledgerOf, PermissionLedger } from './permissionLedger.js';
+import { isPermissionNote, ledgerOf, PermissionLedger } from './permissionLedger.js';
 import { QuestionLedger } from './questionLedger.js';
 
 /** A message shown as it is (text, service, media...). */
@@ -211,7 +211,8 @@ export class SessionFold implements FoldedSession {
         return;
       }
       case 'service':
-        this.place(message, { kind: 'message', message });
+        // The agent's notes about permission answers name record ids: the call's status says it in words.
+        if (!isPermissionNote(message.text)) this.place(message, { kind: 'message', message });
         // The agent's note confirming the user's own answer makes that answer the decision.
         if (message.parentId !== undefined) {
           const call = this.calls.get(message.parentId);

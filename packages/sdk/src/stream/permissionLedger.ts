@@ -17,6 +17,26 @@ export const PERMISSION_SETTLED_PREFIX = 'Permission request settled: ';
  */
 export const PERMISSION_APPLIED_PREFIX = 'Permission answer applied: ';
 
+/**
+ * Text that starts the note a call writes when it runs on an answer given to a request a dead
+ * process left (docs/recovery.md, "Resuming a call"), followed by that answer's record id and the
+ * request's.
+ */
+export const PERMISSION_CARRIED_PREFIX = 'Permission answer carried over: ';
+
+/**
+ * True for the agent's notes about permission answers (applied, settled, carried over): sealed
+ * records the ledger reads, naming record ids. A display shows the call's answer in words instead
+ * and leaves the note out (docs/permissions.md, "One arbitration").
+ */
+export function isPermissionNote(text: string): boolean {
+  return (
+    text.startsWith(PERMISSION_APPLIED_PREFIX) ||
+    text.startsWith(PERMISSION_SETTLED_PREFIX) ||
+    text.startsWith(PERMISSION_CARRIED_PREFIX)
+  );
+}
+
 /** Options of a {@link PermissionLedger}. */
 export interface LedgerOptions {
   /**

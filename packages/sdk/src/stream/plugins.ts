@@ -79,6 +79,13 @@ export interface AttachOptions {
    * The message describes what was sent (docs/media.md, "Fitting the server's limit").
    */
   readonly fit?: 'auto' | 'never';
+  /**
+   * When the file cannot be sent (`media.*`, not a stop or an abort), `scope.attach()` writes a
+   * `service` note in the scope saying which file and why, which the app, the viewer and `watch`
+   * show (docs/media.md, "When a file cannot be sent"); `false` leaves the stream untouched.
+   * Default `true`.
+   */
+  readonly failureNote?: boolean;
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: AttachProgress) => void;
 }

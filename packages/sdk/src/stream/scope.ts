@@ -1,4 +1,4 @@
-import { SdkError } from '../errors.js';
+import { isSdkError, SdkError } from '../errors.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import type { Scope, StepOptions, ToolCall, ToolCallOptions } from './builders.js';
 import type { PlanEntry } from '../protocol/sessionMessage.js';
@@ -131,7 +131,13 @@ export class ScopeBuilder implements Scope {
         return this.appendContent(content, { context }).message!;
       },
     };
-    return requirePlugin(this.wiring.core.plugins, 'media').attach(target, input, options);
+    const sent = requirePlugin(this.wiring.core.plugins, 'media').attach(target, input, options);
+    if (options.failureNote === false) return sent;
+    return sent.catch((error: unknown) => {
+      const note = attachFailureNote(input, options, error);
+      if (note !== undefined && !state.stopped && !state.ended && !this.owner?.ended) this.service(note);
+      throw error;
+    });
   }
 
   ask(questions: readonly AskQuestion[], options: AskOptions = {}): Promise<AskResult> {
@@ -218,4 +224,22 @@ export class ScopeBuilder implements Scope {
     if (this.agentId !== undefined) full.agentId = this.agentId;
     return owned ? core.emitOwn(full as MessageDraft, options) : core.emit(full as MessageDraft, options);
   }
+}
+
+/**
+ * The note a failed `attach()` leaves (docs/media.md, "When a file cannot be sent"): which file,
+ * and the error's message without its hint. None for an abort or a stop, which the person asked
+ * for, nor for an error that is not the media pipeline's.
+ */
+export function attachFailureNote(
+  input: AttachInput,
+  options: AttachOptions,
+  error: unknown,
+): string | undefined {
+  if (!isSdkError(error) || !error.code.startsWith('media.') || error.code === 'media.aborted')
+    return undefined;
+  const name =
+    options.name ?? (typeof input === 'string' ? (input.split(/[\\/]/).pop() ?? input) : 'attachment');
+  const why = error.hint !== undefined ? error.message.slice(0, -(error.hint.length + 3)) : error.message;
+  return `Could not attach ${name}: ${why}`;
 }
