@@ -16,3 +16,6 @@ export type {
 export type { SandboxViolation } from './violations.js';
 export type { OutputStream } from './processRun.js';
 export type { SandboxErrorCode } from '../errorCodes.js';
+// The one way to run a tool call's command, sandboxed or not, killing its whole tree on stop.
+export { commandExecutor } from './commandExecutor.js';
+export type { CommandExecutorOptions } from './commandExecutor.js';

@@ -33,8 +33,9 @@ const OUTPUT_GRACE_MS = 2_000;
 
 /**
  * Runs one command in a process group of its own and streams its output. The call's signal ends
- * the whole group at once (SIGKILL); inside the sandbox that ends the PID namespace, so every
- * process the command started ends with it. Never rejects: a command that cannot start resolves
+ * the whole group at once (SIGKILL), and what is left of the group when the command exits is
+ * ended too; inside the sandbox that ends the PID namespace, so every process the command started
+ * ends with it. Never rejects: a command that cannot start resolves
  * with exit status 127 and the reason as its error output.
  */
 export function runProcess(options: ProcessRunOptions): Promise<ProcessExit> {
@@ -86,6 +87,14 @@ export function runProcess(options: ProcessRunOptions): Promise<ProcessExit> {
       finish(127, null);
     });
     child.once('exit', (code, signal) => {
+      // What the command left running in its group ends with it (docs/sandbox.md, "Running a call's command").
+      if (child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // Nothing left.
+        }
+      }
       const stop = setTimeout(() => {
         child.stdout.destroy();
         child.stderr.destroy();
