@@ -49,6 +49,8 @@ export function commandExecutor(options: CommandExecutorOptions): ShellExecutor 
     const deadline = options.timeoutMs !== undefined ? AbortSignal.timeout(options.timeoutMs) : undefined;
     const signal = deadline ? AbortSignal.any([context.signal, deadline]) : context.signal;
     try {
+      const previewed = await landPreview(context);
+      if (previewed) return previewed;
       if (options.shell) return await options.shell.execute(args, { ...context, signal });
       return await runUnsandboxed(options, args, context, signal);
     } catch (error) {
@@ -104,5 +106,50 @@ async function runUnsandboxed(
     violations: [],
   };
   if (result.aborted || result.exitCode !== 0) throw new ShellCommandError(result);
+  return result;
+}
+
+/**
+ * On an allow of a previewed request: lands exactly the previewed change and returns the preview's
+ * result; files changed since the preview ask again with a fresh one; a preview whose effect
+ * reaches outside the workspace is discarded and the command runs for real (undefined).
+ */
+async function landPreview(context: RunContext): Promise<ShellCommandResult | undefined> {
+  const previewed = context.decision.previewed;
+  if (!previewed) return undefined;
+  const scope = context.call.scope();
+  const { preview } = previewed;
+  if (!preview.applicable) {
+    await previewed.discard();
+    scope.service(`Runs again, for real: ${preview.reason ?? 'its preview cannot be applied'}.`);
+    return undefined;
+  }
+  if ((await previewed.apply()) === 'stale') {
+    scope.service('Files it touches changed since the preview: asking again with a fresh preview.');
+    const again = await context.call.requestPermission();
+    if (again.outcome !== 'allow') {
+      throw new SdkError(
+        'sandbox.preview_stale',
+        'Not allowed again after a fresh preview; nothing landed.',
+        {
+          hint: 'the workspace changed while the request waited',
+        },
+      );
+    }
+    return landPreview({ ...context, decision: again });
+  }
+  scope.service(`Applied the previewed change: ${preview.files.length} file(s), exactly as previewed.`);
+  const command = typeof context.call.args.command === 'string' ? context.call.args.command : '';
+  const result: ShellCommandResult = {
+    command,
+    cwd: '',
+    exitCode: preview.exitCode,
+    signal: null,
+    aborted: false,
+    sandboxed: true,
+    output: preview.outputTail,
+    violations: [],
+  };
+  if (result.exitCode !== 0) throw new ShellCommandError(result);
   return result;
 }
