@@ -1,19 +1,16 @@
 // A minimal agent loop: each prompt from the app is one turn; tool calls go through the
 // permission gate.
-import { exec } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { splitText } from 'happy-session';
 import type { RunResult, ToolCall, Turn } from 'happy-session';
 import type { GateSettings, Session } from 'happy-session/node';
+import { commandExecutor } from 'happy-session/sandbox';
 import type { SandboxedShell } from 'happy-session/sandbox';
 import { clean } from './cleanStep.js';
 import { plan } from './planner.js';
 import { PlanKeeper } from './planKeeper.js';
 import type { Action } from './planner.js';
-
-const sh = promisify(exec);
 
 /** Reads run without asking; everything else (Bash here) waits for the user's answer in the app. */
 export const permissions: GateSettings = { rules: { allow: ['Read'] } };
@@ -120,14 +117,10 @@ async function bash(
     kind: 'execute',
   });
   // The request follows the turn's stop; the executor gets the approved arguments (the user may
-  // have edited them) and a signal that aborts when the user stops the turn.
-  const result = shell
-    ? await call.run(async (args, context) => (await shell.execute(args, context)).output)
-    : await call.run(async (args, { signal }) => {
-        const { stdout } = await sh(String(args.command), { cwd, signal });
-        call.scope().text(codeBlock(stdout));
-        return stdout;
-      });
+  // have edited them), streams the output into the call, and kills the command with everything it
+  // started when the user stops the turn.
+  const execute = commandExecutor(shell ? { shell } : { unsandboxed: true, cwd });
+  const result = await call.run(async (args, context) => (await execute(args, context)).output);
   // Written even if SIGINT or SIGTERM stopped the turn meanwhile: it is then not appended, and
   // nothing throws (docs/transport.md, "Graceful shutdown").
   turn.text(summary(call, result));

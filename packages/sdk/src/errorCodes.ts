@@ -137,7 +137,12 @@ export type MediaErrorCode =
 
 /** Failures of the sandbox that confines shell commands (`happy-session/sandbox`, docs/sandbox.md). */
 export type SandboxErrorCode =
-  'sandbox.unavailable' | 'sandbox.busy' | 'sandbox.invalid_options' | 'sandbox.invalid_command';
+  | 'sandbox.unavailable'
+  | 'sandbox.busy'
+  | 'sandbox.invalid_options'
+  | 'sandbox.invalid_command'
+  | 'sandbox.preview_too_large'
+  | 'sandbox.preview_stale';
 
 /** Failures of the framework adapters (`happy-session/ai`, `happy-session/openai-agents`, …; docs/integrations.md). */
 export type IntegrationErrorCode =

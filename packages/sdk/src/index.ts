@@ -27,6 +27,8 @@ export type {
   TurnEndStatus,
   PermissionOption,
   PermissionOptionKind,
+  PermissionPreview,
+  PreviewFile,
 } from './protocol/sessionMessage.js';
 export { parseSessionMessage, isSessionMessage } from './protocol/parse.js';
 export type { ProtocolFailure, ProtocolIssue } from './protocol/parse.js';

@@ -12,13 +12,18 @@ import type { SessionRule } from '../policy/sessionRules.js';
 import type { ShellParser } from '../policy/shell.js';
 import { loadShellParser } from '../policy/shell.js';
 import { newId } from '../protocol/ids.js';
-import type { PermissionResponseMessage, SessionMessage } from '../protocol/sessionMessage.js';
+import type {
+  PermissionOption,
+  PermissionResponseMessage,
+  SessionMessage,
+} from '../protocol/sessionMessage.js';
 import { ledgerOf } from '../stream/permissionLedger.js';
 import type { LedgerOptions } from '../stream/permissionLedger.js';
 import type { GatedCall, GateWriter } from '../stream/gatePorts.js';
 import type {
   PermissionDecision,
   PermissionRequestOptions,
+  PreviewedChange,
   PermissionRuntime,
   PluginHost,
 } from '../stream/plugins.js';
@@ -44,6 +49,7 @@ import type { RespondResult } from './respondResult.js';
 import { refuse } from './respondResult.js';
 import { grantRules } from './ruleGrants.js';
 import { validateTimeoutPolicy } from './timeouts.js';
+import type { TimeoutPolicy } from './timeouts.js';
 
 export type { PermissionGateOptions, StreamInput } from './gateOptions.js';
 export type { ModeSource } from './modeControl.js';
@@ -229,13 +235,59 @@ export class PermissionGate implements PermissionRuntime {
     const automatic = this.policy.decide(call);
     if (automatic) return this.requests.decideAtOnce(call, automatic, 'policy');
 
+    if (this.options.preview) return this.askPreviewed(call, offered.value, signals, timeouts.value);
+    return this.askWith(call, offered.value, signals, timeouts.value, undefined);
+  }
+
+  /**
+   * Runs the host's previewer first, then asks with the preview on the request; an allow carries
+   * the preview for the executor to apply, any other outcome (or edited arguments) discards it. A
+   * previewer that fails leaves a note and the request is asked without one (docs/sandbox.md,
+   * "Preview before approval").
+   */
+  private async askPreviewed(
+    call: GatedCall,
+    offered: readonly PermissionOption[],
+    signals: readonly AbortSignal[],
+    timeouts: TimeoutPolicy,
+  ): Promise<PermissionDecision> {
+    let previewed: PreviewedChange | undefined;
+    try {
+      previewed = await this.options.preview!({
+        toolName: call.toolName,
+        args: call.args,
+        signal: AbortSignal.any([...signals]),
+      });
+    } catch (error) {
+      this.safely(() => call.note(`No preview: ${error instanceof Error ? error.message : String(error)}`));
+    }
+    if (call.ended || signals.some((s) => s.aborted)) {
+      await previewed?.discard();
+      return this.requests.decideAtOnce(call, cancelledDecision('cancel', 'The request was cancelled.'));
+    }
+    const decision = await this.askWith(call, offered, signals, timeouts, previewed);
+    if (!previewed) return decision;
+    if (decision.outcome !== 'allow' || decision.updatedInput) {
+      await previewed.discard();
+      return decision;
+    }
+    return { ...decision, previewed };
+  }
+
+  private askWith(
+    call: GatedCall,
+    offered: readonly PermissionOption[],
+    signals: readonly AbortSignal[],
+    timeouts: TimeoutPolicy,
+    previewed: PreviewedChange | undefined,
+  ): Promise<PermissionDecision> {
     const recordId = newId();
     const firstForCall = !this.requestedCalls.has(call.callId);
     this.requestedCalls.add(call.callId);
     let appended: Delivery;
     try {
       // The call appends its own request, from the arguments it froze when it was made.
-      appended = call.appendPermissionRequest(offered.value, recordId);
+      appended = call.appendPermissionRequest(offered, recordId, previewed?.preview);
     } catch (error) {
       // Appending failed (the call's scope closed): nothing was asked, so nothing may run.
       this.logger.warn('permission request not appended', { error: String(error) });
@@ -245,12 +297,12 @@ export class PermissionGate implements PermissionRuntime {
       );
     }
     return this.requests.ask(call, {
-      options: offered.value,
+      options: offered,
       recordId,
       firstForCall,
       appended,
       signals,
-      timeouts: timeouts.value,
+      timeouts,
     });
   }
 

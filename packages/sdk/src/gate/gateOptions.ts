@@ -2,7 +2,7 @@ import type { Observable } from 'rxjs';
 import type { Logger } from '../logger.js';
 import type { SessionMessage } from '../protocol/sessionMessage.js';
 import type { GateWriter } from '../stream/gatePorts.js';
-import type { PluginHost } from '../stream/plugins.js';
+import type { CallPreviewer, PluginHost } from '../stream/plugins.js';
 import type { RpcRegistry } from '../ports/rpc.js';
 import type { PushNotifier, SessionStateStore } from '../ports/sessionState.js';
 import { DEFAULT_CEILING } from '../policy/modeCeiling.js';
@@ -45,6 +45,12 @@ export interface PermissionGateOptions {
    * (docs/sandbox.md, "The policy and the sandbox").
    */
   readonly sandbox?: SandboxPolicy;
+  /**
+   * Previews each call that asks before the person is asked (`shellPreviewer(shell)` of
+   * `happy-session/sandbox`): the request carries what it would do, and an allow carries the
+   * preview for the executor to apply (docs/sandbox.md, "Preview before approval").
+   */
+  readonly preview?: CallPreviewer;
   /**
    * The most permissive mode a remote input (the app's mode pick, a legacy answer's `mode`) may
    * switch to; default `safe-yolo`, every mode but `bypassPermissions`. Letting the app switch to

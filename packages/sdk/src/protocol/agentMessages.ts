@@ -72,6 +72,41 @@ export const ToolCallEndSchema = z.object({
   error: z.optional(z.string()),
 });
 
+/** One file a previewed command would create, change or delete (docs/sandbox.md, "Preview before approval"). */
+export const PreviewFileSchema = z.object({
+  /** Workspace-relative, `/`-separated. */
+  path: z.string().check(z.minLength(1)),
+  change: z.enum(['created', 'changed', 'deleted']),
+  /** Bytes after the change (before it, for a deleted file). */
+  size: z.number().check(z.int(), z.nonnegative()),
+  /** A short line diff, for text files only; bounded. */
+  diff: z.optional(z.string()),
+});
+
+/**
+ * Extension: what a command did when it ran first in the sandbox on a copy of the workspace with
+ * no network (docs/sandbox.md, "Preview before approval").
+ */
+export const PermissionPreviewSchema = z.object({
+  /** The files it would create, change or delete (at most 100; `filesOmitted` counts the rest). */
+  files: z.array(PreviewFileSchema),
+  filesOmitted: z.optional(z.number().check(z.int(), z.nonnegative())),
+  /** Connections it tried (`host:port`), all refused. */
+  network: z.array(z.string()),
+  /** Processes it left running when it exited (they were ended). */
+  processesLeft: z.number().check(z.int(), z.nonnegative()),
+  /** Its exit status; `null` when a signal ended it. */
+  exitCode: z.nullable(z.number().check(z.int())),
+  /** The end of its output, bounded. */
+  outputTail: z.string(),
+  /**
+   * `true`: on allow, exactly these file changes land. `false`: its effect reaches outside the
+   * workspace (`reason` says how), and on allow the command runs again, for real.
+   */
+  applicable: z.boolean(),
+  reason: z.optional(z.string()),
+});
+
 /** `permission-request`: the agent asks the user before a tool call runs. */
 export const PermissionRequestSchema = z.object({
   ...agentBaseShape,
@@ -82,6 +117,8 @@ export const PermissionRequestSchema = z.object({
   description: z.optional(z.string()),
   args: z.optional(ArgsSchema),
   options: z.array(PermissionOptionSchema).check(z.minLength(1)),
+  /** Extension: what the command would do, from a run on a copy of the workspace (docs/sandbox.md). */
+  preview: z.optional(PermissionPreviewSchema),
   /** Extension: the agent's seal of its own record (docs/permissions.md, "The agent's own records"). */
   seal: z.optional(z.string()),
 });

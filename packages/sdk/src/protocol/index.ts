@@ -17,6 +17,8 @@ export {
   ToolCallStartSchema,
   ToolCallEndSchema,
   PermissionRequestSchema,
+  PermissionPreviewSchema,
+  PreviewFileSchema,
   AgentPhotoSchema,
   AgentVideoSchema,
   AgentFileSchema,

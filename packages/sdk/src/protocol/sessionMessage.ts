@@ -1,5 +1,5 @@
 import * as z from '../zod.js';
-import type { PermissionOptionSchema } from './agentMessages.js';
+import type { PermissionOptionSchema, PermissionPreviewSchema } from './agentMessages.js';
 import {
   AgentFileSchema,
   AgentPhotoSchema,
@@ -112,6 +112,10 @@ export type UserMessage = Extract<SessionMessage, { role: 'user' }>;
 /** A user's `photo`, `video` or `file`. */
 export type UserMediaMessage = UserPhotoMessage | UserVideoMessage | UserFileMessage;
 export type PermissionOption = z.output<typeof PermissionOptionSchema>;
+/** What a previewed command would do (docs/sandbox.md, "Preview before approval"). */
+export type PermissionPreview = z.output<typeof PermissionPreviewSchema>;
+/** One file of a {@link PermissionPreview}. */
+export type PreviewFile = PermissionPreview['files'][number];
 export type PermissionOptionKind = PermissionOption['kind'];
 export type TurnEndStatus = TurnEndMessage['status'];
 

@@ -16,3 +16,10 @@ export type {
 export type { SandboxViolation } from './violations.js';
 export type { OutputStream } from './processRun.js';
 export type { SandboxErrorCode } from '../errorCodes.js';
+// The one way to run a tool call's command, sandboxed or not, killing its whole tree on stop.
+export { commandExecutor } from './commandExecutor.js';
+export type { CommandExecutorOptions } from './commandExecutor.js';
+// Preview before approval: run a call that asks first on a copy of the workspace (docs/sandbox.md).
+export { previewCommand, shellPreviewer } from './preview.js';
+export type { PreviewOptions, PreviewRun, ShellPreviewerOptions } from './preview.js';
+export type { TreeBounds } from './previewTree.js';

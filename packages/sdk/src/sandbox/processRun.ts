@@ -32,9 +32,10 @@ export interface ProcessRunOptions {
 const OUTPUT_GRACE_MS = 2_000;
 
 /**
- * Runs one command (outside the sandbox: a call allowed to leave it) in a process group of its own
- * and streams its output. The call's signal ends the whole group at once (SIGKILL); a process that
- * left the group is not followed (the warm sandbox's supervisor is what follows those inside).
+ * Runs one command (outside the sandbox: a call allowed to leave it, or the preview's own bwrap) in
+ * a process group of its own and streams its output. The call's signal ends the whole group at
+ * once (SIGKILL), and what is left of the group when the command exits is ended too; a process
+ * that left the group is not followed (the warm sandbox's supervisor follows those inside it).
  * Never rejects: a command that cannot start resolves
  * with exit status 127 and the reason as its error output.
  */
@@ -87,6 +88,14 @@ export function runProcess(options: ProcessRunOptions): Promise<ProcessExit> {
       finish(127, null);
     });
     child.once('exit', (code, signal) => {
+      // What the command left running in its group ends with it (docs/sandbox.md, "Running a call's command").
+      if (child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // Nothing left.
+        }
+      }
       const stop = setTimeout(() => {
         child.stdout.destroy();
         child.stderr.destroy();

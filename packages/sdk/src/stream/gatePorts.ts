@@ -1,4 +1,4 @@
-import type { PermissionOption, SessionMessage } from '../protocol/sessionMessage.js';
+import type { PermissionOption, PermissionPreview, SessionMessage } from '../protocol/sessionMessage.js';
 import type { Delivery, MessageDraft } from './types.js';
 
 /**
@@ -29,9 +29,14 @@ export interface GatedCall {
   /**
    * Appends this call's `permission-request` with the record id `requestId` (in the scope the call
    * was made in, with the call's own fields and frozen arguments, redacted unless the call opted
-   * out). Throws `SdkError` when that scope is closed.
+   * out), with the preview of what it would do when the gate made one. Throws `SdkError` when that
+   * scope is closed.
    */
-  appendPermissionRequest(options: readonly PermissionOption[], requestId: string): Delivery;
+  appendPermissionRequest(
+    options: readonly PermissionOption[],
+    requestId: string,
+    preview?: PermissionPreview,
+  ): Delivery;
   /** Appends a `service` note inside the call's scope (what the gate decided, and why). */
   note(text: string): Delivery;
   /** Appends the call's one `tool-call-end`; a second call returns the first delivery. */

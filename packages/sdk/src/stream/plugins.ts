@@ -1,3 +1,4 @@
+import type { PermissionPreview } from '../protocol/sessionMessage.js';
 import type { MessageContext } from '../protocol/messageContext.js';
 import { SdkError } from '../errors.js';
 import type { Decision } from './decision.js';
@@ -24,8 +25,30 @@ export interface PermissionRequestOptions {
   readonly onTimeout?: 'deny' | 'cancel';
 }
 
+/**
+ * What a call would do, from a run on a copy of the workspace before the person was asked, with
+ * the copy it ran on (docs/sandbox.md, "Preview before approval"). Made by the gate's `preview`
+ * option (`shellPreviewer()` of `happy-session/sandbox`).
+ */
+export interface PreviewedChange {
+  readonly preview: PermissionPreview;
+  /** Lands exactly the previewed files if none of them changed since; `stale` otherwise, and nothing lands. */
+  apply(): Promise<'applied' | 'stale'>;
+  /** Forgets the copy. */
+  discard(): Promise<void>;
+}
+
+/** The gate's `preview` option: previews a call that asks, or says `undefined` for one it does not preview. */
+export type CallPreviewer = (call: {
+  readonly toolName: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly signal: AbortSignal;
+}) => Promise<PreviewedChange | undefined>;
+
 /** A gate decision, with the arguments the tool may run with when it is an allow. */
 export type PermissionDecision = Decision & {
+  /** The preview the person saw, on an allow of a previewed request: the executor applies it. */
+  readonly previewed?: PreviewedChange;
   /** The user's validated replacement arguments, when they edited them. */
   readonly updatedInput?: Readonly<Record<string, unknown>>;
   /** The user asked to stop the turn as well (today's app: a denial without `decision: 'denied'`). */

@@ -1,5 +1,5 @@
 import { SdkError } from '../errors.js';
-import type { PermissionOption } from '../protocol/sessionMessage.js';
+import type { PermissionOption, PermissionPreview } from '../protocol/sessionMessage.js';
 import type {
   RunContext,
   RunResult,
@@ -183,7 +183,11 @@ export class ToolCallBuilder implements ToolCall, GatedCall, OpenCall {
   }
 
   /** The gate's port ({@link GatedCall.appendPermissionRequest}) */
-  appendPermissionRequest(options: readonly PermissionOption[], requestId: string): Delivery {
+  appendPermissionRequest(
+    options: readonly PermissionOption[],
+    requestId: string,
+    preview?: PermissionPreview,
+  ): Delivery {
     return this.parentScope.emitContent(
       {
         id: requestId,
@@ -194,6 +198,7 @@ export class ToolCallBuilder implements ToolCall, GatedCall, OpenCall {
         ...(this.description ? { description: this.description } : {}),
         args: { ...this.args },
         options: options.map((o) => ({ ...o })),
+        ...(preview !== undefined ? { preview } : {}),
       },
       this.emitOptions,
     );
