@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  aesGcmSeal,
-  encodeBase64,
-  generateDataKey,
-  randomBytes,
-  encryptRecordBase64,
-} from 'happy-session/crypto';
+import { encodeBase64, generateDataKey } from 'happy-session/crypto';
+import { aesGcmSeal, randomBytes, encryptRecordBase64 } from 'happy-session/internal';
 import type { ReaderEvent } from 'happy-session';
 import { memorySession } from '../helpers/memorySession.js';
 

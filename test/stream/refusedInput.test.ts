@@ -4,7 +4,8 @@
  * than MAX_RECORD_BYTES; the SDK's readers accept every record its writer stores.
  */
 import { describe, expect, it } from 'vitest';
-import { SdkError, MAX_RECORD_BYTES, MAX_TEXT_BYTES, splitText } from 'happy-session';
+import { SdkError, splitText } from 'happy-session';
+import { MAX_RECORD_BYTES, MAX_TEXT_BYTES } from 'happy-session/internal';
 import { findNonJson } from '../../packages/sdk/src/protocol/jsonValue.js';
 import { memorySession } from '../helpers/memorySession.js';
 

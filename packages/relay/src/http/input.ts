@@ -5,7 +5,7 @@ import type { RelayContextHttp } from './env.js';
 
 /**
  * The schemas a route checks its input against; each part is optional. Any zod v4 schema: the
- * relay's own (classic zod) and the shared wire shapes of `happy-session/wire` (zod/mini).
+ * relay's own (classic zod) and the shared wire shapes of `happy-session/internal` (zod/mini).
  */
 export interface InputSchemas {
   readonly params?: core.$ZodType;
