@@ -54,7 +54,7 @@ describe('SessionReader over a corpus of bad records interleaved with good ones'
       'crypto.invalid_json',
       'protocol.unknown_type',
       'protocol.invalid_message',
-      'stream.record_too_large',
+      'stream.too_large',
       // A secretbox bundle starts with a random nonce byte, read as a version byte of AES-GCM.
       ['crypto.bad_version', 'crypto.auth_failed', 'crypto.too_short'],
     ];
