@@ -3,8 +3,13 @@
 // is for. Paths are relative to the repository root.
 const SDK = '^packages/sdk/src/';
 const GROUND = `${SDK}(errors|errorCodes|logger|result|zod)\\.ts$`;
-/** The entry files: what the package exports, never imported from inside the SDK. */
-const ENTRIES = `${SDK}(index|node|user|redaction|protocol/index|ports/index|permissions|media/index|sandbox/index|crypto/index|protocol/v1/index|wire/index|integrations/[^/]+/index)\\.ts$`;
+/**
+ * The entry files: what the package exports (src/internal.ts: what the relay and the CLI share, not
+ * public), never imported from inside the SDK. They are exempt from the floor rules below, as
+ * docs/architecture.md ("Floors of the SDK") states: an entry re-exports names from any floor and
+ * holds nothing else (test/layers/layers.test.ts, "entry files only re-export").
+ */
+const ENTRIES = `${SDK}(index|node|user|redaction|protocol/index|ports/index|permissions|media/index|sandbox/index|crypto/index|protocol/v1/index|internal|integrations/[^/]+/index)\\.ts$`;
 const folder = (names) => `${SDK}(${names.join('|')})/`;
 
 /** Each floor with the floors below it that it may import (besides itself and the ground). */

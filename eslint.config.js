@@ -61,6 +61,27 @@ export default tseslint.config(
     },
   },
   {
+    // The examples are what a user copies: they, their tests included, import the packages by
+    // name, never a path into the SDK's or the relay's sources (docs/architecture.md, "Tests and
+    // the entries"). Their tests may use the repository's test helpers.
+    files: ['examples/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            byName,
+            {
+              regex: '(^|/)packages/(sdk|relay)/src/',
+              message:
+                "Examples import 'happy-session', its subpaths and 'happy-session-relay' by name, as a user does.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },

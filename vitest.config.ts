@@ -46,7 +46,7 @@ export default defineConfig({
       { find: /^happy-session\/sandbox$/, replacement: source('sdk/src/sandbox/index.ts') },
       { find: /^happy-session\/crypto$/, replacement: source('sdk/src/crypto/index.ts') },
       { find: /^happy-session\/v1$/, replacement: source('sdk/src/protocol/v1/index.ts') },
-      { find: /^happy-session\/wire$/, replacement: source('sdk/src/wire/index.ts') },
+      { find: /^happy-session\/internal$/, replacement: source('sdk/src/internal.ts') },
       { find: /^happy-session\/ai$/, replacement: source('sdk/src/integrations/ai/index.ts') },
       {
         find: /^happy-session\/openai-agents$/,

@@ -33,7 +33,7 @@ const ENTRIES = [
   'happy-session/media',
   'happy-session/crypto',
   'happy-session/v1',
-  'happy-session/wire',
+  'happy-session/internal',
 ];
 const PROBE = `const t = performance.now(); await import(process.argv[1]); const ms = performance.now() - t; console.log(JSON.stringify({ ms, rss: process.memoryUsage().rss }));`;
 

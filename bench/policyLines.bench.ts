@@ -21,9 +21,9 @@ import {
   compileRules,
   evaluatePolicy,
   loadShellParser,
-  MAX_SHELL_COMMAND_LENGTH,
   type PolicyConfig,
 } from '../packages/sdk/src/permissions.js';
+import { MAX_SHELL_COMMAND_LENGTH } from '../packages/sdk/src/policy/shell.js';
 import { ruleForCall } from '../packages/sdk/src/policy/sessionRules.js';
 import { runIfMain } from './lib/main.js';
 import { median, percentile, round } from './lib/stats.js';

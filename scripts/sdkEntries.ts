@@ -18,7 +18,6 @@ export const SDK_ENTRIES: readonly SdkEntry[] = [
   { name: 'happy-session/sandbox', source: 'sandbox/index.ts', build: 'sandbox' },
   { name: 'happy-session/crypto', source: 'crypto/index.ts', build: 'crypto' },
   { name: 'happy-session/v1', source: 'protocol/v1/index.ts', build: 'v1' },
-  { name: 'happy-session/wire', source: 'wire/index.ts', build: 'wire' },
   { name: 'happy-session/ai', source: 'integrations/ai/index.ts', build: 'ai' },
   {
     name: 'happy-session/openai-agents',
@@ -27,3 +26,13 @@ export const SDK_ENTRIES: readonly SdkEntry[] = [
   },
   { name: 'happy-session/claude-agent', source: 'integrations/claudeAgent/index.ts', build: 'claude-agent' },
 ];
+
+/**
+ * The entry the relay, the CLI and this repository's tests import what users do not from. Not
+ * public: no API report, not in docs/api.md, not counted against the surface's bounds.
+ */
+export const INTERNAL_ENTRY: SdkEntry = {
+  name: 'happy-session/internal',
+  source: 'internal.ts',
+  build: 'internal',
+};

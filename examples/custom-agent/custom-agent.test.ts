@@ -3,17 +3,17 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fold } from '../../packages/sdk/src/index.js';
+import { fold } from 'happy-session';
 import type {
   FoldedCall,
   FoldedNode,
   MessageOfType,
   SessionMessage,
   SessionMessageType,
-} from '../../packages/sdk/src/index.js';
-import type { RecordKey } from '../../packages/sdk/src/crypto/index.js';
-import { connect } from '../../packages/sdk/src/node.js';
-import type { Session } from '../../packages/sdk/src/node.js';
+} from 'happy-session';
+import type { RecordKey } from 'happy-session/crypto';
+import { connect } from 'happy-session/node';
+import type { Session } from 'happy-session/node';
 import { AppClient } from '../../test/transport/appClient.js';
 import { relayWithAccount, tempDir } from '../../test/transport/helpers.js';
 import type { RelayAccount } from '../../test/transport/helpers.js';

@@ -1,10 +1,10 @@
 import assert from 'node:assert';
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fold } from '../../packages/sdk/src/index.js';
-import { thumbhashFromImage } from '../../packages/sdk/src/media/index.js';
-import { connect } from '../../packages/sdk/src/node.js';
-import type { Session } from '../../packages/sdk/src/node.js';
+import { fold } from 'happy-session';
+import { thumbhashFromImage } from 'happy-session/media';
+import { connect } from 'happy-session/node';
+import type { Session } from 'happy-session/node';
 import { relayWithAccount, tempDir } from '../../test/transport/helpers.js';
 import type { RelayAccount } from '../../test/transport/helpers.js';
 import { runMediaBot } from './mediaBot.js';

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTracingDisabled } from '@openai/agents';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Account, connect } from '../../packages/sdk/src/node.js';
+import { Account, connect } from 'happy-session/node';
 import { expectV2Invariants } from '../../test/helpers/invariants.js';
 import { onRelay, transcript } from '../../test/integrations/onRelay.js';
 import type { OnRelay } from '../../test/integrations/onRelay.js';

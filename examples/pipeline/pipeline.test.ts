@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fold } from '../../packages/sdk/src/index.js';
-import type { FoldedCall, SessionMessage } from '../../packages/sdk/src/index.js';
-import { connect } from '../../packages/sdk/src/node.js';
-import type { Session } from '../../packages/sdk/src/node.js';
+import { fold } from 'happy-session';
+import type { FoldedCall, SessionMessage } from 'happy-session';
+import { connect } from 'happy-session/node';
+import type { Session } from 'happy-session/node';
 import { relayWithAccount, tempDir } from '../../test/transport/helpers.js';
 import type { RelayAccount } from '../../test/transport/helpers.js';
 import { STEPS, runPipeline } from './pipeline.js';

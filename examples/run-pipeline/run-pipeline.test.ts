@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fold } from '../../packages/sdk/src/index.js';
-import type { FoldedNode } from '../../packages/sdk/src/index.js';
+import { fold } from 'happy-session';
+import type { FoldedNode } from 'happy-session';
 import { relayHome } from '../../test/cli/helpers.js';
 import type { RelayHome } from '../../test/cli/helpers.js';
 import {

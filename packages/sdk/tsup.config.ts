@@ -19,7 +19,8 @@ export default defineConfig({
     sandbox: 'src/sandbox/index.ts',
     crypto: 'src/crypto/index.ts',
     v1: 'src/protocol/v1/index.ts',
-    wire: 'src/wire/index.ts',
+    // Not public: what the relay, the CLI and the tests share with the SDK (src/internal.ts).
+    internal: 'src/internal.ts',
     ai: 'src/integrations/ai/index.ts',
     'openai-agents': 'src/integrations/openaiAgents/index.ts',
     'claude-agent': 'src/integrations/claudeAgent/index.ts',

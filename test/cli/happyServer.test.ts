@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AskResult, ReaderEvent } from 'happy-session';
-import { RELAY_INFO_PATH } from 'happy-session/wire';
+import { RELAY_INFO_PATH } from 'happy-session/internal';
 import { connect } from 'happy-session/node';
 import type { Prompt, Session } from 'happy-session/node';
 import { FaultProxy } from '../helpers/faultProxy.js';

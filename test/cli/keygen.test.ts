@@ -1,7 +1,8 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { encodeBase64, randomBytes } from 'happy-session/crypto';
+import { encodeBase64 } from 'happy-session/crypto';
+import { randomBytes } from 'happy-session/internal';
 import { startRelay } from 'happy-session-relay';
 import type { Relay } from 'happy-session-relay';
 import { connect, loadCredentials } from 'happy-session/node';

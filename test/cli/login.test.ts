@@ -2,12 +2,14 @@ import { existsSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'no
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loginCommand } from '../../packages/cli/src/commands/login.js';
-import { decodeBase64Url, encodeBase64, sealPairingResponse, randomBytes } from 'happy-session/crypto';
+import { encodeBase64, sealPairingResponse } from 'happy-session/crypto';
+import { decodeBase64Url, randomBytes } from 'happy-session/internal';
 import type { CliErrorCode } from '../../packages/cli/src/errorCodes.js';
 import { isSdkError } from 'happy-session';
 import { startRelay } from 'happy-session-relay';
 import type { Relay } from 'happy-session-relay';
-import { mintToken, loadCredentials, HappyHttp } from 'happy-session/node';
+import { loadCredentials } from 'happy-session/node';
+import { mintToken, HappyHttp } from 'happy-session/internal';
 import { accountOn, tempDir } from '../transport/helpers.js';
 
 let relay: Relay;

@@ -1,11 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  randomBytes,
-  decodeBase64,
-  encodeBase64,
-  encodeBase64Url,
-  secretboxOpen,
-} from 'happy-session/crypto';
+import { decodeBase64, encodeBase64 } from 'happy-session/crypto';
+import { randomBytes, encodeBase64Url, secretboxOpen } from 'happy-session/internal';
 import { viewerUrl, startRelay } from 'happy-session-relay';
 import { writeAgentKey, connect } from 'happy-session/node';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';

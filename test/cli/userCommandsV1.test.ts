@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RELAY_INFO_PATH } from 'happy-session/wire';
+import { RELAY_INFO_PATH } from 'happy-session/internal';
 import { connect } from 'happy-session/node';
 import type { Session } from 'happy-session/node';
 import { READING_ORDERS, appReads } from '../helpers/happyAppModel.js';

@@ -1,14 +1,7 @@
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
-import {
-  analyticsId,
-  authChallengeBody,
-  decodeBase64,
-  deriveAccountKeys,
-  encodeBase64,
-  signChallenge,
-  verifyChallenge,
-} from 'happy-session/crypto';
+import { decodeBase64, deriveAccountKeys, encodeBase64 } from 'happy-session/crypto';
+import { analyticsId, authChallengeBody, signChallenge, verifyChallenge } from 'happy-session/internal';
 import { isSdkError } from 'happy-session';
 import { flipBit, hex, toHex, vectors } from './fixtures.js';
 

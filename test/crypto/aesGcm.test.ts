@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ciphers, usingCipher } from './ciphers.js';
-import { aesGcmOpen, aesGcmSeal } from 'happy-session/crypto';
+import { aesGcmOpen, aesGcmSeal } from 'happy-session/internal';
 import { flipBit, hex, toHex, utf8, vectors } from './fixtures.js';
 
 const small = vectors.dataKeySmall;

@@ -1,12 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AesGcmCipher, RecordKey } from 'happy-session/crypto';
-import {
-  aesGcmCipher,
-  useAesGcmCipher,
-  encodeBase64,
-  randomBytes,
-  webCryptoAesGcm,
-} from 'happy-session/crypto';
+import { useAesGcmCipher, encodeBase64, webCryptoAesGcm } from 'happy-session/crypto';
+import { aesGcmCipher, randomBytes } from 'happy-session/internal';
 import { decryptRecordNow, encryptRecordBase64Now } from '../../packages/sdk/src/crypto/records.js';
 import { installNodeAesGcm, nodeAesGcm } from '../../packages/sdk/src/transport/nodeAesGcm.js';
 import { hex, toHex, vectors } from './fixtures.js';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeBase64, decodeBase64Url, encodeBase64, encodeBase64Url } from 'happy-session/crypto';
+import { decodeBase64, encodeBase64 } from 'happy-session/crypto';
+import { decodeBase64Url, encodeBase64Url } from 'happy-session/internal';
 import { isSdkError } from 'happy-session';
 import { hex, utf8, vectors } from './fixtures.js';
 

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  blobKeyFor,
-  decodeBase64,
-  decryptBlob,
-  encodeBase64,
-  encryptBlob,
-  masterBlobKey,
-  sessionBlobKey,
-} from 'happy-session/crypto';
+import { blobKeyFor, decodeBase64, decryptBlob, encodeBase64, encryptBlob } from 'happy-session/crypto';
+import { masterBlobKey, sessionBlobKey } from 'happy-session/internal';
 import { flipBit, hex, toHex, utf8, vectors } from './fixtures.js';
 
 const v = vectors.blob;

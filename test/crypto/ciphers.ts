@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { AesGcmCipher } from 'happy-session/crypto';
-import { aesGcmCipher, useAesGcmCipher, webCryptoAesGcm } from 'happy-session/crypto';
+import { useAesGcmCipher, webCryptoAesGcm } from 'happy-session/crypto';
+import { aesGcmCipher } from 'happy-session/internal';
 import { nodeAesGcm } from '../../packages/sdk/src/transport/nodeAesGcm.js';
 
 /** Both AES-GCM providers, for `describe.each`: every vector must hold on each (docs/crypto.md). */

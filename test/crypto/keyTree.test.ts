@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deriveKey } from 'happy-session/crypto';
+import { deriveKey } from 'happy-session/internal';
 import { hex, toHex, utf8, vectors } from './fixtures.js';
 
 describe('deriveKey (docs/wire.md §1.1)', () => {

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   accountQrUrl,
   decodeBase64,
-  decodeBase64Url,
   deriveAccountKeys,
   encodeBase64,
   openPairingResponse,
@@ -11,6 +10,7 @@ import {
   terminalQrUrl,
   terminalWebUrl,
 } from 'happy-session/crypto';
+import { decodeBase64Url } from 'happy-session/internal';
 import { flipBit, hex, vectors } from './fixtures.js';
 
 const v = vectors.terminalPairing;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decryptBlob, encryptBlob, randomBytes, sealBlobStream, sealedBlobBytes } from 'happy-session/crypto';
+import { decryptBlob, encryptBlob } from 'happy-session/crypto';
+import { randomBytes, sealBlobStream, sealedBlobBytes } from 'happy-session/internal';
 import { hex, toHex, utf8, vectors } from './fixtures.js';
 
 function joined(pieces: Iterable<Uint8Array>): Uint8Array {

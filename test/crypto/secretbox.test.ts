@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { secretboxOpen, secretboxSeal } from 'happy-session/crypto';
+import { secretboxOpen, secretboxSeal } from 'happy-session/internal';
 import { flipBit, hex, utf8, vectors } from './fixtures.js';
 
 const key = hex(vectors.legacy.keyHex);

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INTERNAL_ENTRY, SDK_ENTRIES } from '../../scripts/sdkEntries.js';
 
 /**
  * The floors of the SDK and the borders between the packages, as `npm run lint` checks them with
@@ -33,6 +34,44 @@ describe('the real tree', () => {
   it('has no import that breaks a floor or a package border', async () => {
     expect(await cruise(ROOT, ['packages'])).toEqual([]);
   }, 60_000);
+});
+
+/**
+ * The statements an entry file may hold: re-exports (`export { … } from`, `export type { … } from`),
+ * comments, and the import and call of one set-up function (`node.ts` installs Node's platform, an
+ * adapter's entry checks its framework is installed). Entries are exempt
+ * from the floors (docs/architecture.md, "Floors of the SDK") because they hold nothing else.
+ */
+function codeInEntry(text: string): string[] {
+  const withoutComments = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const statements = withoutComments
+    .split(';')
+    .map((s) => s.trim().replace(/\s+/g, ' '))
+    .filter(Boolean);
+  const setups = statements.flatMap((s) => /^import \{ (\w+) \} from '[^']+'$/.exec(s)?.[1] ?? []);
+  return statements.filter(
+    (s) =>
+      !/^export (type )?\{[^}]*\} from '[^']+'$/.test(s) &&
+      !/^import \{ \w+ \} from '[^']+'$/.test(s) &&
+      !setups.some((name) => s.startsWith(`${name}(`) && s.endsWith(')')),
+  );
+}
+
+describe('entry files only re-export', () => {
+  it('holds no code of its own in any entry file, the internal entry included', () => {
+    const sources = [...SDK_ENTRIES, INTERNAL_ENTRY].map(({ source }) => source);
+    expect(sources).toContain('internal.ts');
+    for (const source of sources) {
+      const text = readFileSync(join(ROOT, 'packages/sdk/src', source), 'utf8');
+      expect({ source, code: codeInEntry(text) }).toEqual({ source, code: [] });
+    }
+  });
+
+  it('finds a function written in an entry file (the check works)', () => {
+    const text =
+      "// Reading.\nexport { fold } from './stream/fold.js';\nexport function helper(): number {\n  return 1;\n}\n";
+    expect(codeInEntry(text)).toEqual(['export function helper(): number { return 1', '}']);
+  });
 });
 
 // The cases run side by side (each is its own dependency-cruiser process, mostly start-up), each on

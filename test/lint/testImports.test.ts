@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 /**
  * What lint lets a test import (eslint.config.js; docs/architecture.md, "Tests and the entries"):
  * an entry by its name, never by its file's path; a module's internals by its path, except in the
- * shared helpers, which serve behaviour tests.
+ * shared helpers, which serve behaviour tests. Examples and their tests import the packages by name only.
  */
 const eslint = new ESLint({ cwd: fileURLToPath(new URL('../../', import.meta.url)) });
 
@@ -59,5 +59,28 @@ describe('imports in tests', () => {
       expect.stringContaining('The shared helpers serve behaviour tests: import the entries'),
       expect.stringContaining('The shared helpers serve behaviour tests: import the entries'),
     ]);
+  });
+
+  it('refuses any path into the SDK or the relay in an example or its test, and lets it import by name', async () => {
+    const refused = [
+      "import { fold } from '../../packages/sdk/src/index.js';",
+      "import type { RecordKey } from '../../packages/sdk/src/crypto/records.js';",
+      "import { viewerUrl } from '../../packages/relay/src/viewer/url.js';",
+      'export const all: [unknown, RecordKey | undefined] = [[fold, viewerUrl], undefined];',
+      '',
+    ].join('\n');
+    const [result] = await eslint.lintText(refused, { filePath: 'examples/pipeline/pipeline.test.ts' });
+    const lines = result!.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.line);
+    expect([...new Set(lines)]).toEqual([1, 2, 3]);
+    // Positive control: the same names by the packages' names, and the repository's test helpers.
+    const allowed = [
+      "import { fold } from 'happy-session';",
+      "import type { RecordKey } from 'happy-session/crypto';",
+      "import { viewerUrl } from 'happy-session-relay';",
+      "import { tempDir } from '../../test/transport/helpers.js';",
+      'export const all: [unknown, RecordKey | undefined] = [[fold, viewerUrl, tempDir], undefined];',
+      '',
+    ].join('\n');
+    expect(await refusals('examples/pipeline/pipeline.test.ts', allowed)).toEqual([]);
   });
 });

@@ -6,13 +6,8 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSdkError } from 'happy-session';
-import {
-  DEFAULT_MAX_MEDIA_BYTES,
-  MIN_FIT_IMAGE_SIDE,
-  prepareMedia,
-  probeImage,
-  probeVideo,
-} from 'happy-session/media';
+import { DEFAULT_MAX_MEDIA_BYTES, prepareMedia, probeImage, probeVideo } from 'happy-session/media';
+import { MIN_FIT_IMAGE_SIDE } from '../../packages/sdk/src/media/fitImage.js';
 import type { FitAttempt, MediaMessage } from 'happy-session/media';
 import { prepareSource, releaseSource } from '../../packages/sdk/src/media/prepare.js';
 import type { Relay } from 'happy-session-relay';

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { MAX_IMAGE_PIXELS, probeImage } from 'happy-session/media';
+import { probeImage } from 'happy-session/media';
+import { MAX_IMAGE_PIXELS } from '../../packages/sdk/src/media/limits.js';
 import { colourDistance, gradient, midpoint, solid, thumbhashAverage } from './fixtures.js';
 
 const colour = { r: 30, g: 120, b: 220 };

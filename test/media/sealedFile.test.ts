@@ -2,7 +2,8 @@ import { appendFile, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decryptBlob, randomBytes, sealedBlobBytes } from 'happy-session/crypto';
+import { decryptBlob } from 'happy-session/crypto';
+import { randomBytes, sealedBlobBytes } from 'happy-session/internal';
 import { findMediaFile } from '../../packages/sdk/src/media/input.js';
 import { sealFile, withSealedSource } from '../../packages/sdk/src/media/sealedFile.js';
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { thumbhashFromImage, thumbhashFromRgba } from 'happy-session/media';
+import { thumbhashFromImage } from 'happy-session/media';
+import { thumbhashFromRgba } from '../../packages/sdk/src/media/thumbhash.js';
 import { colourDistance, gradient, midpoint, solid, thumbhashAverage } from './fixtures.js';
 
 const vectors = JSON.parse(

@@ -220,7 +220,7 @@ describe('every entry of the packed SDK, from ESM and from CommonJS', () => {
     'happy-session/sandbox',
     'happy-session/crypto',
     'happy-session/v1',
-    'happy-session/wire',
+    'happy-session/internal',
   ];
 
   it('imports from ESM; an error from any entry, or from a second copy, passes the root isSdkError', async () => {
@@ -240,7 +240,7 @@ describe('every entry of the packed SDK, from ESM and from CommonJS', () => {
       'happy-session/media': { code: 'media.unreadable_path', isSdkError: true, instanceOf: true },
       'happy-session/sandbox': { code: 'sandbox.unavailable', isSdkError: true, instanceOf: true },
       'happy-session/crypto': { code: 'crypto.bad_key', isSdkError: true, instanceOf: true },
-      'happy-session/wire': { code: 'transport.bad_response', isSdkError: true, instanceOf: true },
+      'happy-session/internal': { code: 'transport.bad_response', isSdkError: true, instanceOf: true },
       'happy-session-copy/node': { code: 'credentials.missing', isSdkError: true, instanceOf: true },
     });
     // An adapter's entry without its framework (docs/integrations.md, "Installing").

@@ -41,19 +41,19 @@ describe('validateOptions', () => {
   const cases: [string, unknown, string][] = [
     ['a non-array', { id: 'x' }, 'permissions.options_not_array'],
     ['an empty list', [], 'permissions.options_empty'],
-    ['a non-object option', ['allow-once', reject], 'permissions.option_invalid'],
-    ['an empty id', [{ id: '', label: 'x', kind: 'allow-once' }, reject], 'permissions.option_invalid'],
+    ['a non-object option', ['allow-once', reject], 'permissions.invalid_option'],
+    ['an empty id', [{ id: '', label: 'x', kind: 'allow-once' }, reject], 'permissions.invalid_option'],
     [
       'an id with spaces',
       [{ id: 'allow once', label: 'x', kind: 'allow-once' }, reject],
-      'permissions.option_invalid',
+      'permissions.invalid_option',
     ],
     [
       'an id too long',
       [{ id: 'a'.repeat(129), label: 'x', kind: 'allow-once' }, reject],
-      'permissions.option_invalid',
+      'permissions.invalid_option',
     ],
-    ['a blank label', [{ id: 'a', label: '  ', kind: 'allow-once' }, reject], 'permissions.option_invalid'],
+    ['a blank label', [{ id: 'a', label: '  ', kind: 'allow-once' }, reject], 'permissions.invalid_option'],
     [
       'the ACP spelling of a kind',
       [{ id: 'a', label: 'A', kind: 'allow_once' }, reject],
@@ -73,7 +73,7 @@ describe('validateOptions', () => {
     [
       'too many options',
       Array.from({ length: 17 }, (_, i) => ({ id: `o${i}`, label: 'x', kind: 'reject-once' })),
-      'permissions.option_invalid',
+      'permissions.invalid_option',
     ],
   ];
   for (const [name, input, code] of cases) {

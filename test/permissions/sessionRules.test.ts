@@ -5,7 +5,7 @@ import { grantedRules } from '../../packages/sdk/src/gate/recovery.js';
 import {
   PERMISSION_SETTLED_PREFIX,
   type LedgerMessage as PermissionMessageLike,
-} from 'happy-session/protocol';
+} from 'happy-session/internal';
 import { bash, judge } from './helpers.js';
 
 let shell: ShellParser;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { MemoryTransport } from 'happy-session';
-import { recordFeed } from 'happy-session/ports';
+import { recordFeed } from 'happy-session/internal';
 import { FlakyTransport } from '../helpers/flakyTransport.js';
 
 describe('record feed tail checks (docs/transport.md, "Live reading")', () => {

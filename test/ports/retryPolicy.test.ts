@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SdkError } from 'happy-session';
-import { RetryPolicy, isRetryableTransportError, retrying } from 'happy-session/ports';
+import { RetryPolicy, isRetryableTransportError } from 'happy-session/ports';
+import { retrying } from 'happy-session/internal';
 import { httpStatusError, parseRetryAfter } from '../../packages/sdk/src/transport/httpErrors.js';
 
 const answered = (status: number, retryAfter?: string): SdkError =>

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { SdkError } from 'happy-session';
 import { connect } from 'happy-session/node';
 import type { Session } from 'happy-session/node';
-import { encryptRecordBase64 } from 'happy-session/crypto';
+import { encryptRecordBase64 } from 'happy-session/internal';
 import { accountOn } from '../transport/helpers.js';
 
 /**

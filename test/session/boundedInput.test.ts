@@ -2,7 +2,7 @@ import { firstValueFrom, take, toArray } from 'rxjs';
 import { afterEach, describe, expect, test } from 'vitest';
 import { connect } from 'happy-session/node';
 import type { InputErrorEvent, Session } from 'happy-session/node';
-import { encryptRecordBase64, randomBytes } from 'happy-session/crypto';
+import { encryptRecordBase64, randomBytes } from 'happy-session/internal';
 import { relayWithAccount } from '../transport/helpers.js';
 import type { RelayAccount } from '../transport/helpers.js';
 
@@ -66,7 +66,7 @@ describe('bounded, typed input', () => {
     expect(texts).toEqual(['before', 'after']);
     const refused: InputErrorEvent[] = await errors;
     expect(refused.map((e) => e.code)).toEqual([
-      'stream.record_too_large',
+      'stream.too_large',
       expect.stringMatching(/^crypto\./),
       expect.stringMatching(/^protocol\./),
       'stream.implausible_time',

@@ -1,6 +1,6 @@
 import { Subject } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { asyncIterableOf } from 'happy-session/ports';
+import { asyncIterableOf } from 'happy-session/internal';
 import type { SessionMessage } from 'happy-session';
 import type { UserSession } from 'happy-session/user';
 import { Account, connect } from 'happy-session/node';

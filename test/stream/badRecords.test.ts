@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  aesGcmSeal,
-  encodeBase64,
-  generateDataKey,
-  randomBytes,
-  encryptRecordBase64,
-} from 'happy-session/crypto';
+import { encodeBase64, generateDataKey } from 'happy-session/crypto';
+import { aesGcmSeal, randomBytes, encryptRecordBase64 } from 'happy-session/internal';
 import type { ReaderEvent } from 'happy-session';
 import { memorySession } from '../helpers/memorySession.js';
 
@@ -59,7 +54,7 @@ describe('SessionReader over a corpus of bad records interleaved with good ones'
       'crypto.invalid_json',
       'protocol.unknown_type',
       'protocol.invalid_message',
-      'stream.record_too_large',
+      'stream.too_large',
       // A secretbox bundle starts with a random nonce byte, read as a version byte of AES-GCM.
       ['crypto.bad_version', 'crypto.auth_failed', 'crypto.too_short'],
     ];

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { PermissionGate, loadShellParser } from 'happy-session/permissions';
 import { createV1Encoder } from 'happy-session/v1';
 import type { SessionMessage } from 'happy-session';
-import { MAX_END_TEXT_BYTES } from 'happy-session';
+import { MAX_END_TEXT_BYTES } from 'happy-session/internal';
 import { expectV2Invariants } from '../helpers/invariants.js';
 import { memorySession } from '../helpers/memorySession.js';
 

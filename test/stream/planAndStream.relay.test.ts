@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordKey } from 'happy-session/crypto';
 import { isSdkError, fold } from 'happy-session';
-import type { PlanEntry, SessionMessage, TextStreamTimers } from 'happy-session';
+import type { PlanEntry, SessionMessage } from 'happy-session';
+import type { TextStreamTimers } from 'happy-session/internal';
 import { connect } from 'happy-session/node';
 import type { Session } from 'happy-session/node';
 import { AppClient } from '../transport/appClient.js';

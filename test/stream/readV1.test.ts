@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encryptRecordBase64 } from 'happy-session/crypto';
+import { encryptRecordBase64 } from 'happy-session/internal';
 import type { SessionMessage, ReaderEvent } from 'happy-session';
 import { createV1Encoder } from 'happy-session/v1';
 import {

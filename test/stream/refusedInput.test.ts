@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { SdkError, MAX_RECORD_BYTES, MAX_TEXT_BYTES, splitText } from 'happy-session';
+import { SdkError, splitText } from 'happy-session';
+import { MAX_RECORD_BYTES, MAX_TEXT_BYTES } from 'happy-session/internal';
 import { findNonJson } from '../../packages/sdk/src/protocol/jsonValue.js';
 import { memorySession } from '../helpers/memorySession.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isSdkError } from 'happy-session';
-import type { SessionMessage, TextStreamTimers } from 'happy-session';
+import type { SessionMessage } from 'happy-session';
+import type { TextStreamTimers } from 'happy-session/internal';
 import { llmDeltas } from '../helpers/llmDeltas.js';
 import { memorySession } from '../helpers/memorySession.js';
 

@@ -7,7 +7,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isSdkError, MAX_END_TEXT_BYTES } from 'happy-session';
+import { isSdkError } from 'happy-session';
+import { MAX_END_TEXT_BYTES } from 'happy-session/internal';
 import { PermissionGate, loadShellParser } from 'happy-session/permissions';
 import type { SessionMessage, Scope, ToolCall, Turn } from 'happy-session';
 import { expectV2Invariants } from '../helpers/invariants.js';

@@ -1,8 +1,9 @@
 import { isSdkError } from 'happy-session';
 import type { Socket } from 'socket.io-client';
-import { deriveAccountKeys, unwrapDataKey, decryptRecord, encryptRecordBase64 } from 'happy-session/crypto';
+import { deriveAccountKeys, unwrapDataKey, decryptRecord } from 'happy-session/crypto';
+import { encryptRecordBase64 } from 'happy-session/internal';
 import type { RecordKey } from 'happy-session/crypto';
-import type { HappyHttp } from 'happy-session/node';
+import type { HappyHttp } from 'happy-session/internal';
 import { appSocket } from './helpers.js';
 
 /** A session row as `GET /v1/sessions` lists it. */

@@ -1,6 +1,7 @@
 import { filter, firstValueFrom } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { deriveAccountKeys, randomBytes } from 'happy-session/crypto';
+import { deriveAccountKeys } from 'happy-session/crypto';
+import { randomBytes } from 'happy-session/internal';
 import { SdkError, silentLogger } from 'happy-session';
 import { connect } from 'happy-session/node';
 import type { Session, Prompt } from 'happy-session/node';
@@ -234,7 +235,7 @@ describe('connect() on the relay', () => {
     // The app picks a permission mode (read-modify-write on its side).
     const row = await app.session(session.id);
     const current = (await app.decrypt(row.metadata, key)) as Record<string, unknown>;
-    const { encryptRecordBase64 } = await import('happy-session/crypto');
+    const { encryptRecordBase64 } = await import('happy-session/internal');
     const ack = (await app.socket.emitWithAck('update-metadata', {
       sid: session.id,
       metadata: await encryptRecordBase64({ ...current, permissionMode: 'plan' }, key),

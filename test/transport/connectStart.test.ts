@@ -7,7 +7,8 @@
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { encodeBase64, randomBytes } from 'happy-session/crypto';
+import { encodeBase64 } from 'happy-session/crypto';
+import { randomBytes } from 'happy-session/internal';
 import { isSdkError } from 'happy-session';
 import type { SdkError, Logger } from 'happy-session';
 import { startRelay } from 'happy-session-relay';

@@ -12,16 +12,10 @@ import { PermissionGate } from 'happy-session/permissions';
 import type { SessionMessage, ReaderEvent, Transport } from 'happy-session';
 import type { Relay } from 'happy-session-relay';
 import { startRelay } from 'happy-session-relay';
-import {
-  loadCredentials,
-  HappyServerTransport,
-  HappyHttp,
-  formatShownBy,
-  mintToken,
-  createSessionRecord,
-} from 'happy-session/node';
+import { loadCredentials, HappyServerTransport } from 'happy-session/node';
+import { HappyHttp, formatShownBy, mintToken, createSessionRecord } from 'happy-session/internal';
 import type { Credentials } from 'happy-session/node';
-import { RELAY_INFO_PATH } from 'happy-session/wire';
+import { RELAY_INFO_PATH } from 'happy-session/internal';
 import type { RecordKey } from 'happy-session/crypto';
 import { generateDataKey } from 'happy-session/crypto';
 import type { StoredRecord } from 'happy-session/ports';

@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { decodeBase64, encodeBase64, randomBytes } from 'happy-session/crypto';
+import { decodeBase64, encodeBase64 } from 'happy-session/crypto';
+import { randomBytes } from 'happy-session/internal';
 import { SdkError } from 'happy-session';
 import {
   loadCredentials,
@@ -10,9 +11,8 @@ import {
   DEFAULT_SERVER_URL,
   resolveHappyHome,
   resolveServerUrl,
-  mintToken,
-  HappyHttp,
 } from 'happy-session/node';
+import { mintToken, HappyHttp } from 'happy-session/internal';
 import { startRelay } from 'happy-session-relay';
 import { tempDir } from './helpers.js';
 

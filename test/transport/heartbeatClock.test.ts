@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { Heartbeat } from '../../packages/sdk/src/transport/heartbeat.js';
-import { HeartbeatClock } from 'happy-session/node';
-import type { SessionSocket } from 'happy-session/node';
+import { HeartbeatClock } from 'happy-session/internal';
+import type { SessionSocket } from '../../packages/sdk/src/transport/sessionSocket.js';
 
 /** The part of a session socket a heartbeat uses, recording what it sends. */
 function socketOf(clock: HeartbeatClock, sent: Array<{ sid: string; thinking: boolean }>): SessionSocket {

@@ -3,13 +3,8 @@
  * and the crypto module, following the wire spec (docs/wire.md §1.2, §3, §4.1, §5.2).
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import {
-  authChallengeBody,
-  deriveAccountKeys,
-  unwrapDataKey,
-  randomBytes,
-  decryptRecord,
-} from 'happy-session/crypto';
+import { deriveAccountKeys, unwrapDataKey, decryptRecord } from 'happy-session/crypto';
+import { authChallengeBody, randomBytes } from 'happy-session/internal';
 import type { SessionMessage } from 'happy-session';
 import type { Relay } from 'happy-session-relay';
 import { startRelay } from 'happy-session-relay';

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { SdkError } from 'happy-session';
-import { connect, createSessionRecord, openSessionRecord } from 'happy-session/node';
+import { connect } from 'happy-session/node';
+import { createSessionRecord } from 'happy-session/internal';
+import { openSessionRecord } from '../../packages/sdk/src/transport/sessionRecord.js';
 import type { Session } from 'happy-session/node';
 import { accountOn, relayWithAccount } from './helpers.js';
 import type { RelayAccount } from './helpers.js';
@@ -72,4 +74,3 @@ describe('open a session by id', () => {
     expect((await openSessionRecord(on.http, on.credentials, mine.id)).id).toBe(mine.id);
   });
 });
-

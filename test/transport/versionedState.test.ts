@@ -1,10 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import { generateDataKey, decryptRecord, encryptRecordBase64 } from 'happy-session/crypto';
+import { generateDataKey, decryptRecord } from 'happy-session/crypto';
+import { encryptRecordBase64 } from 'happy-session/internal';
 import type { RecordKey } from 'happy-session/crypto';
 import { SdkError } from 'happy-session';
 import type { StateObject } from 'happy-session/ports';
-import { VersionedState } from 'happy-session/node';
-import type { VersionedAck } from 'happy-session/node';
+import { VersionedState } from 'happy-session/internal';
+import type { VersionedAck } from 'happy-session/internal';
 
 const key: RecordKey = { variant: 'dataKey', key: generateDataKey() };
 

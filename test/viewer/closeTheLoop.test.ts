@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBytes } from 'happy-session/crypto';
+import { randomBytes } from 'happy-session/internal';
 import { startRelay, viewerUrl } from 'happy-session-relay';
 import type { Relay } from 'happy-session-relay';
 import { connect } from 'happy-session/node';

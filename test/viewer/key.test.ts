@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBytes, encodeBase64Url } from 'happy-session/crypto';
+import { randomBytes, encodeBase64Url } from 'happy-session/internal';
 import { startRelay } from 'happy-session-relay';
 import type { Relay } from 'happy-session-relay';
 import { connect } from 'happy-session/node';

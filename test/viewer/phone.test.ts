@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBytes } from 'happy-session/crypto';
+import { randomBytes } from 'happy-session/internal';
 import { startRelay, viewerUrl } from 'happy-session-relay';
 import type { Relay } from 'happy-session-relay';
 import { connect } from 'happy-session/node';

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  deriveAccountKeys,
-  encodeBase64,
-  encodeBase64Url,
-  generateDataKey,
-  wrapDataKey,
-  encryptRecordBase64,
-  randomBytes,
-} from 'happy-session/crypto';
+import { deriveAccountKeys, encodeBase64, generateDataKey, wrapDataKey } from 'happy-session/crypto';
+import { encodeBase64Url, encryptRecordBase64, randomBytes } from 'happy-session/internal';
 import { fragmentWithoutKey, parseViewerFragment } from '../../packages/relay/src/viewer/page/fragment.js';
 import { sessionKeyOf, sessionTitle } from '../../packages/relay/src/viewer/page/keys.js';
 import { viewerUrl } from 'happy-session-relay';

@@ -1,4 +1,4 @@
-import { MAX_ATTACHMENT_BYTES } from 'happy-session/wire';
+import { MAX_ATTACHMENT_BYTES } from 'happy-session/internal';
 import type { RelayLimits } from './types.js';
 
 /** {@link RelayLimits} with every default filled in (docs/relay.md, "Limits"). */

@@ -1,10 +1,10 @@
-import type { AppendedMessage, SessionRow, StoredMessage } from 'happy-session/wire';
+import type { AppendedMessage, SessionRow, StoredMessage } from 'happy-session/internal';
 import type { MessageRecord } from './store/messages.js';
 import type { SessionRecord } from './store/sessions.js';
 
 /**
  * The relay's rows in the Happy server's wire shapes. The shapes themselves are the SDK's
- * (`happy-session/wire`, docs/wire.md): one definition for the SDK's transport, this relay and its
+ * (`wire/`, through `happy-session/internal`; docs/wire.md): one definition for the SDK's transport, this relay and its
  * viewer.
  */
 

@@ -9,7 +9,7 @@
 
 // Errors and logging: what every program catches, logs with and returns (docs/errors.md).
 export { SdkError, isSdkError } from './errors.js';
-export type { SdkErrorOptions, SdkErrorDetails, SdkErrorDetailsByCode, HttpErrorDetails } from './errors.js';
+export type { SdkErrorDetails, SdkErrorDetailsByCode, HttpErrorDetails } from './errors.js';
 export type { SdkErrorCode, StreamErrorCode } from './errorCodes.js';
 export { silentLogger } from './logger.js';
 export type { Logger } from './logger.js';
@@ -22,8 +22,6 @@ export type {
   SessionMessage,
   SessionMessageType,
   MessageOfType,
-  AgentMessage,
-  UserMessage,
   TurnEndStatus,
   PermissionOption,
   PermissionOptionKind,
@@ -31,7 +29,7 @@ export type {
   PreviewFile,
 } from './protocol/sessionMessage.js';
 export { parseSessionMessage, isSessionMessage } from './protocol/parse.js';
-export type { ProtocolFailure, ProtocolIssue } from './protocol/parse.js';
+export type { ProtocolFailure } from './protocol/parse.js';
 export { newId } from './protocol/ids.js';
 
 // Writing: the writer, its builders and what they take and return (docs/architecture.md, "Builders").
@@ -47,8 +45,8 @@ export type {
   Scope,
   StepOptions,
 } from './stream/builders.js';
-export type { PlanEntry, PlanEntryStatus, PlanEntryPriority } from './protocol/sessionMessage.js';
-export type { TextStream, TextStreamOptions, TextStreamTimers } from './stream/textStream.js';
+export type { PlanEntry } from './protocol/sessionMessage.js';
+export type { TextStream, TextStreamOptions } from './stream/textStream.js';
 
 // Questions to the person: what `scope.ask()` takes and gives, and the desk that answers them
 // (docs/questions.md).
@@ -59,18 +57,15 @@ export { QuestionDesk } from './questions/questionDesk.js';
 export type { QuestionDeskOptions, QuestionEvent, LocalReply } from './questions/questionDesk.js';
 export type { QuestionAnswerResult, QuestionRefusal, QuestionRefusalCode } from './questions/answerResult.js';
 
-// Delivery and limits: what an append promises and how much one record may hold (docs/transport.md).
-export { DEFAULT_CLOSE_DEADLINE_MS } from './stream/sessionWriter.js';
-export { DEFAULT_MAX_QUEUED, DEFAULT_MAX_QUEUED_BYTES } from './stream/outbox.js';
-export { MAX_END_TEXT_BYTES } from './stream/endText.js';
+// Delivery: what an append promises, and the options of the queue behind it (docs/transport.md).
+// The limits themselves are documented there, not exported: a program passes its own through
+// these options.
 export type { OutboxOptions, FlushOptions, WriterCloseOptions } from './stream/outbox.js';
-export { MAX_RECORD_BYTES } from './stream/recordSize.js';
-export { splitText, MAX_TEXT_BYTES } from './stream/splitText.js';
-export type { SplitTextOptions } from './stream/splitText.js';
+export { splitText } from './stream/splitText.js';
 export type { Delivery, Delivered, EmitOptions, MessageDraft } from './stream/types.js';
 
 // Gated calls and attachments: what `call.requestPermission()` and `scope.attach()` take and give.
-export type { Decision, DecisionOutcome, DecisionSource, DecisionVia } from './stream/decision.js';
+export type { Decision } from './stream/decision.js';
 export type {
   PermissionRequestOptions,
   PermissionDecision,
@@ -82,21 +77,12 @@ export type {
 
 // Reading: the reader, its events and the turn tree a UI renders (docs/protocol.md).
 export { SessionReader } from './stream/sessionReader.js';
-export type {
-  SessionReaderOptions,
-  ReaderEvent,
-  ReaderMessageEvent,
-  ReaderErrorEvent,
-  ReaderSkippedEvent,
-  ReaderErrorCode,
-  RecordFormat,
-} from './stream/sessionReader.js';
+export type { SessionReaderOptions, ReaderEvent } from './stream/sessionReader.js';
 export { SessionFold, fold, foldPermissions } from './stream/fold.js';
 export type {
   FoldedSession,
   FoldedTurn,
   FoldedCall,
-  FoldedCallStatus,
   FoldedAgentGroup,
   FoldedMessage,
   FoldedNode,

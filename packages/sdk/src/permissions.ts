@@ -29,9 +29,8 @@ export type { TimeoutAction, TimeoutPolicy } from './gate/timeouts.js';
 
 // Modes and the ceiling of remote changes (docs/permissions.md, "Modes").
 export { DEFAULT_MODE_TABLE, PERMISSION_MODES, isPermissionMode, parseMode } from './policy/modes.js';
-export type { ModeCell, ModeRow, ModeTableOverrides, PermissionMode } from './policy/modes.js';
+export type { ModeCell, ModeTableOverrides, PermissionMode } from './policy/modes.js';
 export { DEFAULT_CEILING } from './policy/modeCeiling.js';
-export { MODE_LABELS } from './gate/modeMetadata.js';
 
 // The policy: rules, tool kinds, Bash commands and their evaluation, usable without a gate
 // (docs/permissions-policy.md).
@@ -44,27 +43,17 @@ export type {
   PolicyResult,
   RuleList,
   RuleLists,
-  RuleRef,
-  ShellConcern,
 } from './policy/policy.js';
-export type { PathConcern } from './policy/workspace.js';
 export type { SandboxPolicy } from './policy/sandboxPolicy.js';
-export { MAX_RULE_LENGTH, formatRule, parseRule } from './policy/rules.js';
+export { formatRule, parseRule } from './policy/rules.js';
 export type { ParsedRule } from './policy/rules.js';
-export {
-  DEFAULT_REQUIRES_INTERACTION,
-  TOOL_KINDS,
-  canonicalToolName,
-  classifyTool,
-} from './policy/toolKinds.js';
+export { TOOL_KINDS, canonicalToolName, classifyTool } from './policy/toolKinds.js';
 export type { ToolKind } from './policy/toolKinds.js';
-export { MAX_SHELL_COMMAND_LENGTH, loadShellParser } from './policy/shell.js';
+export { loadShellParser } from './policy/shell.js';
 export type {
   LoadShellParserOptions,
   ShellCommand,
   ShellHazard,
-  ShellHazardKind,
   ShellParser,
   ShellSplit,
-  ShellUnparsableReason,
 } from './policy/shell.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_RECORD_BYTES, SdkError } from 'happy-session';
+import { SdkError } from 'happy-session';
+import { MAX_RECORD_BYTES } from 'happy-session/internal';
 import { frozenArgs, MAX_ARGS_DEPTH } from '../../../packages/sdk/src/stream/frozenArgs.js';
 import { memorySession } from '../../helpers/memorySession.js';
 

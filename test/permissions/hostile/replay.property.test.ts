@@ -8,7 +8,7 @@ import { GateRecords } from '../../../packages/sdk/src/gate/gateRecords.js';
 import type { StreamInput } from 'happy-session/permissions';
 import { MemoryTransport, SessionReader, SessionWriter } from 'happy-session';
 import type { SessionMessage, PermissionDecision, ToolCall } from 'happy-session';
-import { ledgerOf } from 'happy-session/protocol';
+import { ledgerOf } from 'happy-session/internal';
 import { memoryWorld } from '../gate/worlds.js';
 
 /**

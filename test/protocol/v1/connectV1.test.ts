@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { IncomingUserMessage } from 'happy-session/node';
 import { connect } from 'happy-session/node';
-import { RELAY_INFO_PATH } from 'happy-session/wire';
+import { RELAY_INFO_PATH } from 'happy-session/internal';
 import { AppClient } from '../../transport/appClient.js';
 import { relayWithAccount } from '../../transport/helpers.js';
 import type { RelayAccount } from '../../transport/helpers.js';

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  parseV1SessionRecord,
-  V1AcpToolResultRecordSchema,
-  V1EnvelopeSchema,
-  V1RecordSchema,
-} from 'happy-session/v1';
+import { parseV1SessionRecord, V1RecordSchema } from 'happy-session/v1';
+import { V1AcpToolResultRecordSchema, V1EnvelopeSchema } from 'happy-session/internal';
 
 // The examples of docs/wire.md §6.3, and the rules the app enforces on them.
 

@@ -1,4 +1,4 @@
-import { randomBytes } from 'happy-session/crypto';
+import { randomBytes } from 'happy-session/internal';
 import { SdkError } from 'happy-session';
 import { startRelay } from 'happy-session-relay';
 import { connect } from 'happy-session/node';

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SdkError, isSdkError } from 'happy-session';
-import { randomBytes } from 'happy-session/crypto';
-import { HappyHttp, mintToken, resolveHappyHome, resolveServerUrl, writeAgentKey } from 'happy-session/node';
+import { randomBytes } from 'happy-session/internal';
+import { resolveHappyHome, resolveServerUrl, writeAgentKey } from 'happy-session/node';
+import { HappyHttp, mintToken } from 'happy-session/internal';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';

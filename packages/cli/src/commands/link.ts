@@ -1,5 +1,6 @@
 import { SdkError } from 'happy-session';
-import { HappyHttp, loadCredentials, mintToken } from 'happy-session/node';
+import { loadCredentials } from 'happy-session/node';
+import { HappyHttp, mintToken } from 'happy-session/internal';
 import { newViewerLink } from 'happy-session-relay';
 import { EXIT } from '../exitCodes.js';
 import type { ExitCode } from '../exitCodes.js';

@@ -6,7 +6,7 @@ import { JsonDepthScan, MAX_JSON_DEPTH } from './jsonDepth.js';
 
 /**
  * The schemas a route checks its input against; each part is optional. Any zod v4 schema: the
- * relay's own (classic zod) and the shared wire shapes of `happy-session/wire` (zod/mini).
+ * relay's own (classic zod) and the shared wire shapes of `happy-session/internal` (zod/mini).
  */
 export interface InputSchemas {
   readonly params?: core.$ZodType;

@@ -3,7 +3,7 @@ import type { Hono } from 'hono';
 import {
   DownloadRequestBodySchema as downloadBody,
   UploadRequestBodySchema as uploadBody,
-} from 'happy-session/wire';
+} from 'happy-session/internal';
 import { z } from 'zod';
 import { checkAttachmentFile } from '../attachments.js';
 import type { RelayContext } from '../context.js';

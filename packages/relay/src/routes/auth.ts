@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import nacl from 'tweetnacl';
-import { AuthChallengeBodySchema as challengeBody } from 'happy-session/wire';
+import { AuthChallengeBodySchema as challengeBody } from 'happy-session/internal';
 import { z } from 'zod';
 import type { RelayContext } from '../context.js';
 import { answer } from '../http/answers.js';

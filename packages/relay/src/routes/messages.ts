@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { AppendMessagesBodySchema as writeBody, MAX_READ_LIMIT } from 'happy-session/wire';
+import { AppendMessagesBodySchema as writeBody, MAX_READ_LIMIT } from 'happy-session/internal';
 import { z } from 'zod';
 import type { RelayContext } from '../context.js';
 import { newMessageBody } from '../events.js';

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
-import { RELAY_INFO_PATH } from 'happy-session/wire';
-import type { RelayInfo } from 'happy-session/wire';
+import { RELAY_INFO_PATH } from 'happy-session/internal';
+import type { RelayInfo } from 'happy-session/internal';
 import type { RelayEnv } from '../http/env.js';
 
 /** What the relay says about itself: its viewer shows v2 best. */

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { CreateSessionBodySchema as createBody } from 'happy-session/wire';
+import { CreateSessionBodySchema as createBody } from 'happy-session/internal';
 import { z } from 'zod';
 import type { RelayContext } from '../context.js';
 import { activityEphemeral, deleteSessionBody, newSessionBody } from '../events.js';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { assertLength, encodeBase64, encodeBase64Url, KEY_LENGTH, secretboxSeal } from 'happy-session/crypto';
+import { encodeBase64 } from 'happy-session/crypto';
+import { assertLength, encodeBase64Url, KEY_LENGTH, secretboxSeal } from 'happy-session/internal';
 import { TICKET_PARAM, viewerFragment } from './fragmentFormat.js';
 
 /** Tickets the relay keeps unredeemed at most; a new one past this forgets the oldest. */

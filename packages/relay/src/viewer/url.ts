@@ -1,4 +1,4 @@
-import { assertLength, encodeBase64Url, KEY_LENGTH } from 'happy-session/crypto';
+import { assertLength, encodeBase64Url, KEY_LENGTH } from 'happy-session/internal';
 import { SECRET_PARAM, viewerFragment } from './fragmentFormat.js';
 
 /**

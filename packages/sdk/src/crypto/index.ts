@@ -1,41 +1,27 @@
 /**
- * The Happy-compatible crypto layer: key derivation, record and blob encryption, data-key
- * wrapping, auth challenges and pairing. Browser-safe (WebCrypto, tweetnacl, @noble/hashes; no
- * Node built-ins).
+ * The Happy-compatible crypto layer: account keys, record and blob encryption, data-key wrapping,
+ * the AES-GCM provider records use, and pairing. Browser-safe (WebCrypto, tweetnacl,
+ * @noble/hashes; no Node built-ins). The primitives under them (secretbox, AES-GCM, key
+ * derivation, the auth challenge) are the SDK's own and not exported.
  *
  * @see docs/wire.md §1, §3, §10
  */
-// Encoding, randomness and keys: the primitives everything below uses (docs/crypto.md).
-export { encodeBase64, decodeBase64, encodeBase64Url, decodeBase64Url } from './base64.js';
-export { randomBytes } from './random.js';
-export { KEY_LENGTH, assertLength } from './keyLength.js';
-export { deriveKey } from './deriveKey.js';
-
-// Account keys and the auth challenge: what logs in to a Happy server.
-export {
-  deriveAccountKeys,
-  signChallenge,
-  authChallengeBody,
-  verifyChallenge,
-  analyticsId,
-} from './accountKeys.js';
-export type { AccountKeys, AuthChallengeBody, KeyPair } from './accountKeys.js';
+// Encoding and account keys: what a session's keys are written in and derived from (docs/crypto.md).
+export { encodeBase64, decodeBase64 } from './base64.js';
+export { deriveAccountKeys } from './accountKeys.js';
+export type { AccountKeys, KeyPair } from './accountKeys.js';
 export type { CryptoFailure } from './failure.js';
 
-// Ciphers: secretbox and AES-GCM, and the AES-GCM provider records use.
-export { secretboxSeal, secretboxOpen } from './secretbox.js';
-export { aesGcmSeal, aesGcmOpen } from './aesGcm.js';
+// The AES-GCM provider records use: the WebCrypto one, or a program's own.
 export type { AesGcmCipher } from './aesGcmCipher.js';
 export { webCryptoAesGcm } from './webCryptoAesGcm.js';
-export { useAesGcmCipher, aesGcmCipher } from './aesGcmProvider.js';
+export { useAesGcmCipher } from './aesGcmProvider.js';
 
 // Records, data keys and blobs: what a session's messages and attachments are sealed with.
-export { encryptRecord, encryptRecordBase64, decryptRecord } from './records.js';
+export { encryptRecord, decryptRecord } from './records.js';
 export type { EncryptionVariant, RecordKey } from './records.js';
 export { generateDataKey, wrapDataKey, unwrapDataKey } from './dataKey.js';
-export { masterBlobKey, sessionBlobKey, blobKeyFor, encryptBlob, decryptBlob } from './blob.js';
-export { sealBlobStream, sealedBlobBytes } from './sealedBlob.js';
-export type { SealedBlob, SealedBytes } from './sealedBlob.js';
+export { blobKeyFor, encryptBlob, decryptBlob } from './blob.js';
 
 // Pairing: the QR links and the sealed answer that link a device to an account.
 export {

@@ -6,10 +6,10 @@
  */
 // Reading and probing: what an input is, its kind, size and ThumbHash (docs/media.md).
 export { readMediaInput } from './input.js';
-export type { MediaInput, MediaBytes, ReadMediaInputOptions } from './input.js';
-export { detectKind, UNKNOWN_MIME_TYPE, TEXT_MIME_TYPE } from './detect.js';
-export type { DetectedKind, DetectOverride, MediaKind } from './detect.js';
-export { thumbhashFromRgba, thumbhashFromImage } from './thumbhash.js';
+export type { MediaInput, ReadMediaInputOptions } from './input.js';
+export { detectKind } from './detect.js';
+export type { DetectedKind, MediaKind } from './detect.js';
+export { thumbhashFromImage } from './thumbhash.js';
 export { probeImage } from './probeImage.js';
 export type { ImageProbe } from './probeImage.js';
 export { locateFfmpeg } from './ffmpeg.js';
@@ -19,30 +19,16 @@ export type { ProbeVideoOptions, VideoProbe } from './probeVideo.js';
 
 // Preparing and fitting: what `attach()` does before it encrypts, for a program that prepares alone.
 export { prepareMedia } from './prepare.js';
-export type {
-  FitMode,
-  PrepareMediaOptions,
-  PrepareProgressDetail,
-  PrepareStage,
-  PreparedMedia,
-} from './prepare.js';
-export { fitImage, MIN_FIT_IMAGE_SIDE } from './fitImage.js';
+export type { FitMode, PrepareMediaOptions, PrepareStage, PreparedMedia } from './prepare.js';
+export { fitImage } from './fitImage.js';
 export type { FitImageOptions } from './fitImage.js';
-export { fitVideo, MIN_FIT_VIDEO_BITRATE } from './fitVideo.js';
+export { fitVideo } from './fitVideo.js';
 export type { FitVideoOptions } from './fitVideo.js';
 export type { FitAttempt, FitResult } from './fitFailure.js';
 
-// Limits: the sizes the pipeline checks against.
-export {
-  BLOB_OVERHEAD_BYTES,
-  DEFAULT_UPLOAD_CHUNK_BYTES,
-  DEFAULT_MAX_MEDIA_BYTES,
-  MAX_ENCRYPTED_ATTACHMENT_BYTES,
-  MAX_FIT_INPUT_BYTES,
-  MAX_IMAGE_PIXELS,
-  POSTER_MAX_SIDE,
-  THUMBHASH_MAX_SIDE,
-} from './limits.js';
+// Limits: the sizes an attachment is checked against before it uploads (the pipeline's inner
+// bounds are documented in docs/media.md, not exported).
+export { DEFAULT_MAX_MEDIA_BYTES, MAX_ENCRYPTED_ATTACHMENT_BYTES } from './limits.js';
 
 // The pipeline and the reader: install `attach()` on a writer, download and decrypt attachments.
 export type { MediaError } from './mediaError.js';
@@ -57,9 +43,8 @@ export { HappyUploader } from '../transport/happyUploader.js';
 export type { HappyUploaderOptions } from '../transport/happyUploader.js';
 export type { MemoryUploaderOptions } from './memoryUploader.js';
 export type { DownloadOptions, MediaUploader, UploadOptions, UploadResult } from './uploader.js';
-export type { RetryOptions } from './retry.js';
 
 // Media messages and error codes: recognise an attachment message and its fields.
-export { MACHINE_FILE_PREFIX, isMediaMessage, mediaMessageFields } from './mediaMessage.js';
+export { isMediaMessage, mediaMessageFields } from './mediaMessage.js';
 export type { MediaMessage, MediaMessageFields } from './mediaMessage.js';
 export type { MediaErrorCode } from '../errorCodes.js';

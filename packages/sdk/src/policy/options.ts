@@ -41,7 +41,10 @@ export const DEFAULT_PERMISSION_OPTIONS: readonly PermissionOption[] = Object.fr
 ]);
 
 /** Codes {@link validateOptions} can fail with. */
-export type OptionsErrorCode = Extract<PermissionsErrorCode, `permissions.option${string}`>;
+export type OptionsErrorCode = Extract<
+  PermissionsErrorCode,
+  `permissions.option${string}` | 'permissions.invalid_option'
+>;
 
 /** Longest option id accepted; ids travel in every response and must stay small. */
 export const MAX_OPTION_ID_LENGTH = 128;
@@ -78,7 +81,7 @@ export function validateOptions(
     return err(fail('permissions.options_empty', 'Permission options must not be empty.'));
   }
   if (options.length > MAX_OPTIONS) {
-    return err(fail('permissions.option_invalid', `At most ${MAX_OPTIONS} permission options are allowed.`));
+    return err(fail('permissions.invalid_option', `At most ${MAX_OPTIONS} permission options are allowed.`));
   }
   const seen = new Set<string>();
   const out: PermissionOption[] = [];
@@ -122,7 +125,7 @@ const BAD_ID_CHARS = /[\s\u0000-\u001f\u007f]/;
 
 function checkOption(option: unknown, index: number): Result<PermissionOption, SdkError<OptionsErrorCode>> {
   if (typeof option !== 'object' || option === null || Array.isArray(option)) {
-    return err(fail('permissions.option_invalid', `Permission option ${index} is not an object.`, { index }));
+    return err(fail('permissions.invalid_option', `Permission option ${index} is not an object.`, { index }));
   }
   const { id, label, kind } = option as Record<string, unknown>;
   if (
@@ -133,7 +136,7 @@ function checkOption(option: unknown, index: number): Result<PermissionOption, S
   ) {
     return err(
       fail(
-        'permissions.option_invalid',
+        'permissions.invalid_option',
         `Permission option ${index} needs an id of 1-${MAX_OPTION_ID_LENGTH} characters without spaces.`,
         { index },
       ),
@@ -142,7 +145,7 @@ function checkOption(option: unknown, index: number): Result<PermissionOption, S
   if (typeof label !== 'string' || label.trim().length === 0 || label.length > MAX_OPTION_LABEL_LENGTH) {
     return err(
       fail(
-        'permissions.option_invalid',
+        'permissions.invalid_option',
         `Permission option "${id}" needs a non-empty label of at most ${MAX_OPTION_LABEL_LENGTH} characters.`,
         { index },
       ),

@@ -8,21 +8,17 @@
 // Records: what a transport stores and returns.
 export type { OutgoingRecord, AppendAck, AppendOptions, StoredRecord, ReadPage } from './transport.js';
 
-// Retries and the record feed: what the writer and the reader use on a transport, for a program's own.
-export { isRetryableTransportError, retryAfterOf, RetryPolicy, retrying } from './retryPolicy.js';
-export type { RetryPolicyOptions, RetryingOptions, RetryNotice } from './retryPolicy.js';
-export { recordFeed, DEFAULT_TAIL_CHECK_MS, DEFAULT_MAX_TAIL_CHECK_MS } from './recordFeed.js';
-export type { RecordFeedOptions } from './recordFeed.js';
-export { TailCheckPacer, DEFAULT_IDLE_TAIL_CHECKS_PER_SECOND } from './tailCheckPacer.js';
+// Retries: which transport failures the writer and the reader retry, and how, for a transport of
+// a program's own. The record feed that polls a transport's tail is the SDK's own.
+export { isRetryableTransportError, RetryPolicy } from './retryPolicy.js';
+export type { RetryPolicyOptions, RetryNotice } from './retryPolicy.js';
 
-// Async iteration of an Observable, as every `xxx$` / `xxx()` pair of the SDK has it.
-export { asyncIterableOf } from './asyncIterable.js';
+// What an `events()` / `records()` iteration takes (an abort signal, a buffer bound).
 export type { IterateOptions } from './asyncIterable.js';
 
 // RPC and session state: the ports of `connect()`'s session, with in-memory implementations to test with.
 export { MemoryRpc } from './rpc.js';
 export type { RpcHandler, RpcContext, RpcRegistry, RpcOutcome, SessionRpcCaller } from './rpc.js';
-export { callSessionRpc } from '../transport/sessionRpc.js';
 export { MemorySessionState } from './sessionState.js';
 export type { SessionStateStore, PushNotifier, PushEvent, StateObject } from './sessionState.js';
 

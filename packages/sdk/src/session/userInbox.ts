@@ -31,7 +31,7 @@ export interface Prompt {
 
 /** Why the inbox refused a record: the reader's codes, and a user message with an absurd time. */
 export type InputErrorCode =
-  'stream.record_too_large' | 'stream.implausible_time' | CryptoFailureCode | ProtocolFailureCode;
+  'stream.too_large' | 'stream.implausible_time' | CryptoFailureCode | ProtocolFailureCode;
 
 /**
  * A record the agent's input refused (docs/streaming.md, "Skipped with an error"): it is neither
@@ -58,7 +58,7 @@ export interface UserInboxOptions {
   /** True for a `localId` this process appended (its own echo). */
   readonly isOwn: (localId: string) => boolean;
   readonly logger?: Logger;
-  /** Records whose ciphertext is larger are refused (`stream.record_too_large`); default the reader's, 1 MiB. */
+  /** Records whose ciphertext is larger are refused (`stream.too_large`); default the reader's, 1 MiB. */
   readonly maxRecordBytes?: number;
 }
 
@@ -152,7 +152,7 @@ export class UserInbox {
     if (typeof record.content !== 'string' || storedRecordBytes(record.content) > limit) {
       this.refuse(
         record,
-        'stream.record_too_large',
+        'stream.too_large',
         `Record ${record.seq} is larger than ${limit} bytes; it was not decrypted.`,
       );
       return;

@@ -17,7 +17,7 @@ import type { StoredRecord, Transport } from '../ports/transport.js';
 
 /** Why a stored record could not be turned into a message. */
 export type ReaderErrorCode =
-  CryptoFailureCode | ProtocolFailureCode | V1ParseFailure['code'] | 'stream.record_too_large';
+  CryptoFailureCode | ProtocolFailureCode | V1ParseFailure['code'] | 'stream.too_large';
 
 /**
  * The form a record was stored in: a v2 message, a v1 session record (`format: 'v1'`, the Happy
@@ -72,7 +72,7 @@ export interface SessionReaderOptions {
   readonly transport: Transport;
   readonly key: RecordKey;
   /**
-   * Records whose ciphertext is larger than this are reported (`stream.record_too_large`), not
+   * Records whose ciphertext is larger than this are reported (`stream.too_large`), not
    * decrypted; default `MAX_RECORD_BYTES` (1 MiB), the most the SDK's writer writes, so a reader
    * with the default reads every record a writer of the SDK stored (docs/transport.md, "Size limit").
    */
@@ -108,7 +108,7 @@ export class SessionReader {
       return {
         kind: 'error',
         ...position,
-        code: 'stream.record_too_large',
+        code: 'stream.too_large',
         message: `Record ${record.seq} is larger than ${this.maxRecordBytes} bytes; it was not decrypted.`,
       };
     }

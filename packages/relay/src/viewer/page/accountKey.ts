@@ -1,4 +1,5 @@
-import { decodeBase64, encodeBase64Url, secretboxOpen } from 'happy-session/crypto';
+import { decodeBase64 } from 'happy-session/crypto';
+import { encodeBase64Url, secretboxOpen } from 'happy-session/internal';
 import { SdkError } from 'happy-session';
 import { TICKET_PATH } from '../fragmentFormat.js';
 import type { KeySource } from './fragment.js';

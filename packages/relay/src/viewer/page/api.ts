@@ -4,10 +4,10 @@ import {
   DownloadTicketSchema,
   ReadResponseSchema,
   SessionRowSchema,
-} from 'happy-session/wire';
-import type { ReadResponse, SessionRow } from 'happy-session/wire';
+} from 'happy-session/internal';
+import type { ReadResponse, SessionRow } from 'happy-session/internal';
 import { z } from 'zod/mini';
-import { authChallengeBody } from 'happy-session/crypto';
+import { authChallengeBody } from 'happy-session/internal';
 import { SdkError } from 'happy-session';
 import type { ViewerErrorCode } from './errorCodes.js';
 

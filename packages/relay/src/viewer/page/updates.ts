@@ -2,7 +2,7 @@ import { BehaviorSubject, Subject, filter, map } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { io } from 'socket.io-client';
 import type { Socket } from 'socket.io-client';
-import { callSessionRpc } from 'happy-session/ports';
+import { callSessionRpc } from 'happy-session/internal';
 import type { AgentActivity } from 'happy-session/user';
 import type { SessionRpcCaller, StoredRecord } from 'happy-session/ports';
 import type { RecordKey } from 'happy-session/crypto';

@@ -1,37 +1,15 @@
-// The v1 records' schemas and types: what today's Happy app stores and renders (docs/v1-format.md).
-export {
-  V1MediaSchema,
-  V1TextEventSchema,
-  V1ServiceEventSchema,
-  V1ToolCallStartEventSchema,
-  V1ToolCallEndEventSchema,
-  V1ImageSchema,
-  V1FileEventSchema,
-  V1TurnStartEventSchema,
-  V1TurnEndEventSchema,
-  V1StartEventSchema,
-  V1StopEventSchema,
-  V1EventSchema,
-  V1UsageSchema,
-  V1EnvelopeSchema,
-  V1MetaSchema,
-  V1SessionRecordSchema,
-  V1WrappedSessionRecordSchema,
-  V1AcpProviderSchema,
-  V1AcpToolResultRecordSchema,
-  V1EventMessageRecordSchema,
-  V1RecordSchema,
-} from './schemas.js';
+/**
+ * `happy-session/v1`: the v1 records today's Happy app stores and renders, and the codec between
+ * them and v2 messages (docs/v1-format.md). The schemas of a record's parts are the codec's own.
+ */
+// The v1 records: the schema of a whole record and the types a program reads one with.
+export { V1RecordSchema } from './schemas.js';
 export type {
-  V1Media,
   V1Event,
   V1EventKind,
   V1Envelope,
-  V1Usage,
-  V1Meta,
   V1SessionRecord,
   V1WrappedSessionRecord,
-  V1AcpProvider,
   V1AcpToolResultRecord,
   V1EventMessageRecord,
   V1Record,
