@@ -75,7 +75,9 @@ export default async function run(): Promise<BenchResult[]> {
     const value = percentile(many, 50);
     const baseline = percentile(one, 50);
     const ratio = round(value / baseline);
-    console.log(`${NAME}: ratio ${ratio} (${round(value)} ms with ${FILLER + 1} sessions, ${round(baseline)} ms with 1)`);
+    console.log(
+      `${NAME}: ratio ${ratio} (${round(value)} ms with ${FILLER + 1} sessions, ${round(baseline)} ms with 1)`,
+    );
     return [
       {
         name: NAME,
@@ -95,7 +97,10 @@ export default async function run(): Promise<BenchResult[]> {
 async function freshAccount(url: string): Promise<Account> {
   const masterSecret = randomBytes(32);
   const token = await mintToken(new HappyHttp({ serverUrl: url }), masterSecret);
-  return { http: new HappyHttp({ serverUrl: url, token }), credentials: { kind: 'master', masterSecret, token } };
+  return {
+    http: new HappyHttp({ serverUrl: url, token }),
+    credentials: { kind: 'master', masterSecret, token },
+  };
 }
 
 /** Creates `count` sessions on the account, a few at a time (their metadata is never read). */

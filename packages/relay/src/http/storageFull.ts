@@ -16,5 +16,6 @@ export function isStorageFull(error: unknown): boolean {
 export const STORAGE_FULL = {
   status: 507,
   code: 'storage_full',
-  message: 'The relay cannot write: its disk is full. Nothing of this request was stored; send it again once there is room.',
+  message:
+    'The relay cannot write: its disk is full. Nothing of this request was stored; send it again once there is room.',
 } as const;

@@ -96,7 +96,7 @@ export class Session {
   /** The same with `seq`, `localId`, legacy `meta` and the record format. */
   readonly incoming$: Observable<IncomingUserMessage>;
   /**
-   * Records the agent's input skipped (docs/streaming.md, "Skipped with an error"): too large,
+   * Records the agent's input skipped (docs/streaming.md, "The agent's input: delivered, or skipped with an error"): too large,
    * not decrypting, a user message that fails its schema or says an absurd time. Each carries its
    * `seq` and code; none of them reaches `userMessages$` or `prompts()`.
    */

@@ -34,7 +34,7 @@ export type InputErrorCode =
   'stream.too_large' | 'stream.implausible_time' | CryptoFailureCode | ProtocolFailureCode;
 
 /**
- * A record the agent's input refused (docs/streaming.md, "Skipped with an error"): it is neither
+ * A record the agent's input refused (docs/streaming.md, "The agent's input: delivered, or skipped with an error"): it is neither
  * delivered to `userMessages$` nor a prompt, and reading goes on with the next record.
  */
 export interface InputErrorEvent {

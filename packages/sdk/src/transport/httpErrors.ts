@@ -15,7 +15,7 @@ export function codeForStatus(status: number): TransportErrorCode {
 
 /** The hint of `transport.storage_full`, for HTTP answers and socket acks alike. */
 export const STORAGE_FULL_HINT =
-  "the server's disk is full (the relay answers 507 storage_full) and nothing of the request was stored; appends, reads, state writes and uploads retry with backoff and go through once there is room: free space where the relay keeps its data (docs/relay.md, \"A full disk\")";
+  'the server\'s disk is full (the relay answers 507 storage_full) and nothing of the request was stored; appends, reads, state writes and uploads retry with backoff and go through once there is room: free space where the relay keeps its data (docs/relay.md, "A full disk")';
 
 const hints: Partial<Record<TransportErrorCode, string>> = {
   'transport.unauthorized': REFUSED_TOKEN_HINT,
