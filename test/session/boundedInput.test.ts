@@ -7,8 +7,8 @@ import { relayWithAccount } from '../transport/helpers.js';
 import type { RelayAccount } from '../transport/helpers.js';
 
 /**
- * The agent's input applies the reader's limits (issue 36, item 4; docs/streaming.md, "Skipped
- * with an error"): on the real relay, records the app could store but the reader refuses are
+ * The agent's input applies the reader's limits (issue 36, item 4; docs/streaming.md, "The agent's input:
+ * delivered, or skipped with an error"): on the real relay, records the app could store but the reader refuses are
  * skipped by `prompts()` and `userMessages$`, each said on `errors$` with its code, and the good
  * prompts around them are delivered, in order.
  */
