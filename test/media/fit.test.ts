@@ -171,7 +171,11 @@ describe("attach() with fit: 'auto' fits what the server would refuse", () => {
       expect(attachmentRequests(requests).length).toBe(before);
       turn.end();
       await session.writer.flush();
-      expect((await session.reader.messages()).map((m) => m.type)).toEqual(['turn-start', 'service', 'turn-end']);
+      expect((await session.reader.messages()).map((m) => m.type)).toEqual([
+        'turn-start',
+        'service',
+        'turn-end',
+      ]);
     } finally {
       await session.close();
     }

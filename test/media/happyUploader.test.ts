@@ -146,7 +146,7 @@ describe('HappyUploader retries', () => {
     expect((await session.fetchMedia(message)).equals(PDF)).toBe(true);
   });
 
-  it('gives up with media.upload_failed after the configured tries, appending nothing', async () => {
+  it('gives up with media.upload_failed after the configured tries, appending only the failure note', async () => {
     const { session, proxy } = await sessionBehindProxy((r) =>
       r.method === 'PUT' ? { kind: 'answer', status: 502, body: { error: 'bad gateway' } } : forward,
     );
@@ -160,11 +160,11 @@ describe('HappyUploader retries', () => {
       details: { attempts: 4, status: 502 },
     });
     expect(proxy.count('PUT', '/attachments/')).toBe(4);
-    expect(await streamTypes(session)).toEqual(['turn-start']);
+    expect(await streamTypes(session)).toEqual(['turn-start', 'service']);
   });
 
   it.each([400, 403, 413])(
-    'does not retry a PUT answered with %i: media.upload_rejected, nothing appended',
+    'does not retry a PUT answered with %i: media.upload_rejected, only the failure note appended',
     async (status) => {
       const { session, proxy } = await sessionBehindProxy((r) =>
         r.method === 'PUT' ? { kind: 'answer', status, body: { error: 'no' } } : forward,
@@ -178,7 +178,7 @@ describe('HappyUploader retries', () => {
         details: { status, body: { error: 'no' } },
       });
       expect(proxy.count('PUT', '/attachments/')).toBe(1);
-      expect(await streamTypes(session)).toEqual(['turn-start']);
+      expect(await streamTypes(session)).toEqual(['turn-start', 'service']);
     },
   );
 

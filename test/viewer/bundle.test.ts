@@ -36,7 +36,7 @@ describe('the viewer bundle is browser-only', () => {
 
 describe('the page uses the SDK only through its browser-safe root export', () => {
   const allowed =
-    /^(\.\/|\.\.\/fragmentFormat\.js$|happy-session(\/(crypto|v1|wire|user|protocol|ports|redaction))?$|rxjs$|zod(\/mini)?$|socket\.io-client$|marked$|dompurify$|thumbhash$)/;
+    /^(\.\/|\.\.\/fragmentFormat\.js$|happy-session(\/(crypto|v1|internal|user|protocol|ports|redaction))?$|rxjs$|zod(\/mini)?$|socket\.io-client$|marked$|dompurify$|thumbhash$)/;
   const sources = readdirSync(pageDir).filter((name) => name.endsWith('.ts'));
 
   it.each(sources)('%s imports only page files, the root export and browser packages', (name) => {

@@ -9,7 +9,7 @@
 
 // Errors and logging: what every program catches, logs with and returns (docs/errors.md).
 export { SdkError, isSdkError } from './errors.js';
-export type { SdkErrorDetails, SdkErrorDetailsByCode, HttpErrorDetails } from './errors.js';
+export type { SdkErrorDetailsByCode } from './errors.js';
 export type { SdkErrorCode, StreamErrorCode } from './errorCodes.js';
 export { silentLogger } from './logger.js';
 export type { Logger } from './logger.js';
