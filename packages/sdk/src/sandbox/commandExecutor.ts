@@ -4,6 +4,7 @@ import type { RunContext } from '../stream/builders.js';
 import { OutputSink } from './outputSink.js';
 import { runProcess, type OutputStream } from './processRun.js';
 import {
+  commandOf,
   ShellCommandError,
   type SandboxedShell,
   type ShellCommandResult,
@@ -70,16 +71,7 @@ async function runUnsandboxed(
   context: RunContext,
   signal: AbortSignal,
 ): Promise<ShellCommandResult> {
-  const command = args.command;
-  if (typeof command !== 'string' || command.trim() === '') {
-    throw new SdkError(
-      'sandbox.invalid_command',
-      'A shell call needs its command line as the string `command`.',
-      {
-        hint: 'call toolCall({ toolName: "Bash", args: { command: "…" } })',
-      },
-    );
-  }
+  const command = commandOf(args);
   const cwd = resolve(options.cwd ?? process.cwd(), typeof args.cwd === 'string' ? args.cwd : '.');
   const scope = context.call.scope();
   const sink = new OutputSink((markdown) => scope.text(markdown));

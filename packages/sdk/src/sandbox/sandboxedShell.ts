@@ -299,16 +299,7 @@ class Shell implements SandboxedShell {
     args: Readonly<Record<string, unknown>>,
     context: RunContext,
   ): Promise<ShellCommandResult> {
-    const command = args.command;
-    if (typeof command !== 'string' || command.trim() === '') {
-      throw new SdkError(
-        'sandbox.invalid_command',
-        'A shell call needs its command line as the string `command`.',
-        {
-          hint: 'call toolCall({ toolName: "Bash", args: { command: "…" } })',
-        },
-      );
-    }
+    const command = commandOf(args);
     if (args.cwd !== undefined && typeof args.cwd !== 'string') {
       throw new SdkError('sandbox.invalid_command', '`cwd` of a shell call must be a string.', {
         hint: 'give the directory relative to the workspace root, or leave it out',
@@ -433,4 +424,19 @@ function unavailableError(message: string, cause?: unknown): SdkError<'sandbox.u
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A shell call's command line, `args.command`; anything else is `sandbox.invalid_command`. */
+export function commandOf(args: Readonly<Record<string, unknown>>): string {
+  const command = args.command;
+  if (typeof command !== 'string' || command.trim() === '') {
+    throw new SdkError(
+      'sandbox.invalid_command',
+      'A shell call needs its command line as the string `command`.',
+      {
+        hint: 'call toolCall({ toolName: "Bash", args: { command: "…" } })',
+      },
+    );
+  }
+  return command;
 }
