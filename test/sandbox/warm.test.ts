@@ -144,7 +144,9 @@ describe('what a command started ends with it', () => {
 
   it('positive control: such a double fork outlives its command outside the sandbox', async () => {
     const marker = `1001.${process.pid}${Date.now() % 100000}`;
-    await shell.run(`setsid sh -c 'sleep ${marker} &'`, { unsandboxed: true });
+    // `-w`: setsid waits until its child has left the session, so the end of the command's group
+    // (processRun) cannot catch that child before it leaves.
+    await shell.run(`setsid -w sh -c 'sleep ${marker} &'`, { unsandboxed: true });
     await until(async () => (await sleepers(marker)).length === 1);
     for (const pid of await sleepers(marker)) process.kill(pid, 'SIGKILL');
   });
