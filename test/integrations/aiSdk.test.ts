@@ -9,6 +9,8 @@ import { scriptedModel } from './aiScript.js';
 import type { Round } from './aiScript.js';
 import { onRelay, transcript } from './onRelay.js';
 import type { OnRelay } from './onRelay.js';
+import { until } from '../helpers/until.js';
+import { turnEndings } from './turnEndings.js';
 
 /**
  * The Vercel AI SDK adapter with the real framework (`streamText`, tools with `needsApproval`) and
@@ -238,7 +240,7 @@ describe('happy-session/ai', () => {
     const started = relay.next('turn-start');
     const turn = bridge.run((call) => streamText({ model, ...call }), { messages: prompt });
     await started;
-    await waitFor(() => signals.length === 1);
+    await until(() => signals.length === 1);
     await relay.stop();
     const result = await turn;
 
@@ -270,34 +272,9 @@ describe('happy-session/ai', () => {
 
   // Every way a turn can end leaves a conversation the framework takes: a second prompt completes
   // (issue 39, item 3), and a denial is an answer, the turn going on, unless the person stopped.
-  const endings: ReadonlyArray<{
-    readonly name: string;
-    readonly end: (callId: string) => Promise<unknown>;
-    readonly status: 'completed' | 'cancelled';
-  }> = [
-    {
-      name: "the app's No (legacy body, no decision)",
-      end: (id) => relay.answer(id, { approved: false }),
-      status: 'completed',
-    },
-    {
-      name: 'a deny with a reason',
-      end: (id) => relay.answer(id, { approved: false, decision: 'denied', reason: 'not now' }),
-      status: 'completed',
-    },
-    {
-      name: 'a v2 deny',
-      end: (id) =>
-        relay.app.call(relay.session.id, 'permission', { callId: id, optionId: 'deny' }, relay.key),
-      status: 'completed',
-    },
-    {
-      name: "the card's stop (decision abort)",
-      end: (id) => relay.answer(id, { approved: false, decision: 'abort' }),
-      status: 'cancelled',
-    },
-    { name: "the app's stop button", end: () => relay.stop(), status: 'cancelled' },
-  ];
+  const endings = turnEndings((method, params) =>
+    relay.app.call(relay.session.id, method, params, relay.key),
+  );
   it.each(endings)('after $name while a call waits, a second prompt completes', async ({ end, status }) => {
     const { model } = scriptedModel(callsBash);
     const ran: string[] = [];
@@ -331,7 +308,7 @@ describe('happy-session/ai', () => {
     const started = relay.next('turn-start');
     const stopped = bridge.run((call) => streamText({ model: hang.model, ...call }), { messages: prompt });
     await started;
-    await waitFor(() => hang.signals.length === 1);
+    await until(() => hang.signals.length === 1);
     await relay.stop();
     const first = await stopped;
     expect(first.status).toBe('cancelled');
@@ -399,8 +376,3 @@ describe('happy-session/ai', () => {
     expect(call.agentId).toBeUndefined();
   });
 });
-
-async function waitFor(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  if (!check()) throw new Error('never happened');
-}

@@ -12,6 +12,8 @@ import { scriptedAgentsModel } from './agentsScript.js';
 import type { AgentsRound } from './agentsScript.js';
 import { onRelay, transcript } from './onRelay.js';
 import type { OnRelay } from './onRelay.js';
+import { until } from '../helpers/until.js';
+import { turnEndings } from './turnEndings.js';
 
 /**
  * The OpenAI Agents JS adapter with the real framework (`Runner`, tools with `needsApproval`,
@@ -172,7 +174,7 @@ describe('happy-session/openai-agents', () => {
     const started = relay.next('turn-start');
     const turn = bridge.run(start, 'think hard');
     await started;
-    await waitFor(() => script.signals.length === 1);
+    await until(() => script.signals.length === 1);
     await relay.stop();
     const result = await turn;
 
@@ -247,34 +249,9 @@ describe('happy-session/openai-agents', () => {
 
   // Every way a turn can end leaves a history the framework takes: a second prompt on it completes
   // (issue 39, item 3); a denial is an answer and the turn goes on unless the person stopped.
-  const endings: ReadonlyArray<{
-    readonly name: string;
-    readonly end: (callId: string) => Promise<unknown>;
-    readonly status: 'completed' | 'cancelled';
-  }> = [
-    {
-      name: "the app's No (legacy body, no decision)",
-      end: (id) => relay.answer(id, { approved: false }),
-      status: 'completed',
-    },
-    {
-      name: 'a deny with a reason',
-      end: (id) => relay.answer(id, { approved: false, decision: 'denied', reason: 'not now' }),
-      status: 'completed',
-    },
-    {
-      name: 'a v2 deny',
-      end: (id) =>
-        relay.app.call(relay.session.id, 'permission', { callId: id, optionId: 'deny' }, relay.key),
-      status: 'completed',
-    },
-    {
-      name: "the card's stop (decision abort)",
-      end: (id) => relay.answer(id, { approved: false, decision: 'abort' }),
-      status: 'cancelled',
-    },
-    { name: "the app's stop button", end: () => relay.stop(), status: 'cancelled' },
-  ];
+  const endings = turnEndings((method, params) =>
+    relay.app.call(relay.session.id, method, params, relay.key),
+  );
   it.each(endings)(
     'after $name while a call waits, a second prompt on the history completes',
     async ({ end, status }) => {
@@ -407,9 +384,4 @@ async function untilPending(user: UserSession): Promise<PermissionRequestMessage
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error('no request came');
-}
-
-async function waitFor(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  if (!check()) throw new Error('never happened');
 }

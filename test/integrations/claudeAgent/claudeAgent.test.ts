@@ -8,6 +8,7 @@ import { lastUserText, resultText, toolResults } from '../../../examples/claude-
 import type { MessagesRequest, ScriptedReply } from '../../../examples/claude-agent/scriptedModel.js';
 import { claudeCodeBinary, claudeWorld, rows } from './world.js';
 import type { ClaudeWorld } from './world.js';
+import { turnEndings } from '../turnEndings.js';
 
 /**
  * The Claude Agent SDK adapter for real (docs/claude-agent.md): the real SDK and Claude Code
@@ -252,33 +253,7 @@ describe('stop', () => {
 describe('a second prompt after each way a turn ends', () => {
   // Issue 39, item 3: the conversation goes on (`resume`) after a denial, the app's No and a stop;
   // a denial is an answer and the turn goes on unless the person stopped (item 4).
-  const endings: ReadonlyArray<{
-    readonly name: string;
-    readonly end: (callId: string) => Promise<unknown>;
-    readonly status: 'completed' | 'cancelled';
-  }> = [
-    {
-      name: "the app's No (legacy body, no decision)",
-      end: (id) => world.rpc('permission', { id, approved: false }),
-      status: 'completed',
-    },
-    {
-      name: 'a deny with a reason',
-      end: (id) => world.rpc('permission', { id, approved: false, decision: 'denied', reason: 'not now' }),
-      status: 'completed',
-    },
-    {
-      name: 'a v2 deny',
-      end: (id) => world.rpc('permission', { callId: id, optionId: 'deny' }),
-      status: 'completed',
-    },
-    {
-      name: "the card's stop (decision abort)",
-      end: (id) => world.rpc('permission', { id, approved: false, decision: 'abort' }),
-      status: 'cancelled',
-    },
-    { name: "the app's stop button", end: () => world.rpc('abort', {}), status: 'cancelled' },
-  ];
+  const endings = turnEndings((method, params) => world.rpc(method, params));
   it.each(endings)('after $name, a second prompt completes', async ({ end, status }) => {
     const file = join(world.work, 'never.txt');
     world.script = bashOnce(`echo ran > ${file}`);
