@@ -22,10 +22,8 @@ export type {
 export type {
   PermissionChoice,
   AnswerChannels,
-  PermissionAnswerResult,
-  SentPermissionAnswer,
-  SettledPermissionRequest,
 } from './session/permissionAnswer.js';
+export type { SentPermissionAnswer, SettledPermissionRequest } from './stream/answerResult.js';
 export type { QuestionReply, SentQuestionReply } from './session/questionReply.js';
 
 // Error codes: what this entry's failures carry (docs/errors.md).
