@@ -19,10 +19,7 @@ export type {
 } from './session/userSession.js';
 
 // Answers: what `answer()` takes and returns.
-export type {
-  PermissionChoice,
-  AnswerChannels,
-} from './session/permissionAnswer.js';
+export type { PermissionChoice, AnswerChannels } from './session/permissionAnswer.js';
 export type { SentPermissionAnswer, SettledPermissionRequest } from './stream/answerResult.js';
 export type { QuestionReply, SentQuestionReply } from './session/questionReply.js';
 

@@ -134,10 +134,7 @@ describeEachWorld('permission gate conformance over %s', (open) => {
           'the RPC, legacy body with decision denied',
           (world, callId) => world.rpc({ id: callId, approved: false, decision: 'denied' }),
         ],
-        [
-          'the local program',
-          async (world, callId) => world.agent.gate.answer({ callId, optionId: 'deny' }),
-        ],
+        ['the local program', async (world, callId) => world.agent.gate.answer({ callId, optionId: 'deny' })],
       ];
     it.each(denials)(
       'a denial by %s is an answer: the turn goes on, asks again and ends completed',

@@ -170,7 +170,11 @@ export class GateRequests {
    *    the call ends unless allowed; a person's mode switch and stop apply;
    * 3. the adapters and `gate.events$`, through `after` (the RPC runs it once its reply is sent).
    */
-  answer(callId: string, given: GateAnswer, after: (task: () => void) => void = runNow): AnswerResult<'gate'> {
+  answer(
+    callId: string,
+    given: GateAnswer,
+    after: (task: () => void) => void = runNow,
+  ): AnswerResult<'gate'> {
     const verdict = this.arbiter.decide(callId, given);
     if (verdict.status === 'refused') return verdict.refusal;
     if (verdict.status === 'unknown')
