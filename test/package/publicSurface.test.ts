@@ -153,7 +153,7 @@ describe('the SDK public surface', () => {
     expect(permissions).toEqual(
       expect.arrayContaining([
         'PermissionGate',
-        'RespondResult',
+        'AnswerErrorCode',
         'evaluatePolicy',
         'parseRule',
         'loadShellParser',

@@ -189,7 +189,7 @@ describe('turn.ask() on the relay', () => {
     // Still waiting after every refusal.
     expect(agent.questions!.pending.map((q) => q.questionId)).toEqual([id]);
 
-    expect(agent.questions!.respond(id, { answers: { db: { options: ['Postgres'] } } })).toMatchObject({
+    expect(agent.questions!.answer(id, { answers: { db: { options: ['Postgres'] } } })).toMatchObject({
       status: 'applied',
     });
     expect(await answer).toMatchObject({
@@ -268,7 +268,7 @@ describe('turn.ask() on the relay', () => {
       title: 'Clarification needed',
       body: 'Agent',
     });
-    agent.questions!.respond(question.questionId, { status: 'cancelled' });
+    agent.questions!.answer(question.questionId, { status: 'cancelled' });
     await answer;
     socket.close();
     turn.end();
@@ -389,7 +389,7 @@ describe('a restart mid-question (docs/recovery.md)', () => {
       shutdownSignals: false,
     });
     expect(agent.interrupted.questions).toEqual([]);
-    expect(agent.questions!.respond(id, { answers: { db: { options: ['Postgres'] } } })).toMatchObject({
+    expect(agent.questions!.answer(id, { answers: { db: { options: ['Postgres'] } } })).toMatchObject({
       code: 'questions.settled',
     });
   });

@@ -29,7 +29,7 @@ describe('turn.ask() timeouts, signals and bad questions', () => {
     await vi.advanceTimersByTimeAsync(1);
     const result = await answer;
     expect(result).toEqual({ status: 'timed_out', questionId: expect.any(String) });
-    expect(questions.respond(result.questionId, { answers: { q1: { options: ['yes'] } } })).toMatchObject({
+    expect(questions.answer(result.questionId, { answers: { q1: { options: ['yes'] } } })).toMatchObject({
       code: 'questions.settled',
       ended: 'timed_out',
     });
@@ -70,7 +70,7 @@ describe('turn.ask() timeouts, signals and bad questions', () => {
     );
     const turn = writer.turn();
     const first = turn.ask([{ question: 'a?', options: ['x'] }]);
-    questions.respond(questions.pending[0]!.questionId, { answers: { q1: { options: ['x'] } } });
+    questions.answer(questions.pending[0]!.questionId, { answers: { q1: { options: ['x'] } } });
     await first;
     const second = turn.ask([{ question: 'b?' }]);
     turn.end();
@@ -185,12 +185,12 @@ describe('turn.ask() timeouts, signals and bad questions', () => {
     await questions.settled();
     expect(appForms(state.agentState).pending.map((f) => f.id)).toEqual([pending!.questionId]);
     const waiting = questions.result(pending!.questionId);
-    expect(questions.respond(pending!.questionId, { answers: { db: { options: ['a'] } } })).toMatchObject({
+    expect(questions.answer(pending!.questionId, { answers: { db: { options: ['a'] } } })).toMatchObject({
       status: 'applied',
     });
     expect(await waiting).toMatchObject({ status: 'answered', answers: { db: { options: ['a'] } } });
     expect(questions.result(pending!.questionId)).toBeUndefined();
-    expect(questions.respond(pending!.questionId, { answers: { db: { options: ['b'] } } })).toMatchObject({
+    expect(questions.answer(pending!.questionId, { answers: { db: { options: ['b'] } } })).toMatchObject({
       code: 'questions.settled',
     });
     const written = await (async () => {

@@ -70,7 +70,7 @@ describe('preview before approval', () => {
     });
     expect(await workspaceFiles()).toEqual(before);
     expect(await readFile(join(world.workspace, 'notes.txt'), 'utf8')).toBe('one\ntwo\n');
-    gate.respond({ callId: call.callId, optionId: 'allow-once' });
+    gate.answer({ callId: call.callId, optionId: 'allow-once' });
     const result = await running;
     turn.end();
     expect(result.status).toBe('done');
@@ -92,7 +92,7 @@ describe('preview before approval', () => {
       ['denied.txt', 'created'],
       ['notes.txt', 'deleted'],
     ]);
-    gate.respond({ callId: call.callId, optionId: 'deny' });
+    gate.answer({ callId: call.callId, optionId: 'deny' });
     const result = await running;
     turn.end();
     expect(result.status).toBe('denied');
@@ -106,12 +106,12 @@ describe('preview before approval', () => {
       { path: 'counter.txt', change: 'changed', size: 11, diff: '@@ line 2 @@\n+appended' },
     ]);
     await writeFile(join(world.workspace, 'counter.txt'), '2\n');
-    gate.respond({ callId: call.callId, optionId: 'allow-once' });
+    gate.answer({ callId: call.callId, optionId: 'allow-once' });
     const second = await until(() => requestsOf(call.callId)[1], { what: 'a second request' });
     // The fresh preview starts from what the file holds now; nothing landed from the first.
     expect(await readFile(join(world.workspace, 'counter.txt'), 'utf8')).toBe('2\n');
     expect(second.preview?.files[0]?.diff).toBe('@@ line 2 @@\n+appended');
-    gate.respond({ callId: call.callId, optionId: 'allow-once' });
+    gate.answer({ callId: call.callId, optionId: 'allow-once' });
     const result = await running;
     turn.end();
     expect(result.status).toBe('done');
@@ -124,7 +124,7 @@ describe('preview before approval', () => {
     );
     expect(request.preview).toMatchObject({ applicable: false, network: ['example.com:443'] });
     expect(request.preview?.reason).toMatch(/tried the network \(example\.com:443\).*runs again, for real/);
-    gate.respond({ callId: call.callId, optionId: 'allow-once' });
+    gate.answer({ callId: call.callId, optionId: 'allow-once' });
     const result = await running;
     turn.end();
     expect(result.status).toBe('done');

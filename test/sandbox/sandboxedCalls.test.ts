@@ -154,7 +154,7 @@ describe('a call asking to run outside the sandbox', () => {
     const running = call.run(shell.execute);
     await until(() => gate.pendingCallIds.includes(call.callId));
     expect(await readdir(world.outside)).toEqual([]);
-    expect(gate.respond({ callId: call.callId, optionId: 'allow-once' })).toMatchObject({
+    expect(gate.answer({ callId: call.callId, optionId: 'allow-once' })).toMatchObject({
       status: 'applied',
     });
     const result = await running;

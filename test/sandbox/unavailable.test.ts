@@ -46,7 +46,7 @@ describe('no bubblewrap (docs/sandbox.md, "Where it runs")', () => {
     const call = turn.toolCall({ toolName: 'Bash', kind: 'execute', args: { command: 'ls' } });
     const running = call.run(shell.execute);
     await until(() => gate.pendingCallIds.includes(call.callId));
-    expect(gate.respond({ callId: call.callId, optionId: 'allow-once' })).toMatchObject({
+    expect(gate.answer({ callId: call.callId, optionId: 'allow-once' })).toMatchObject({
       status: 'applied',
     });
     const result = await running;

@@ -80,7 +80,7 @@ describe('redaction in the writer', () => {
     expect(mirrored).toContain('[redacted:github-token]');
     expect(mirrored).not.toContain(token);
 
-    gate.respond({ callId: call.callId, optionId: 'allow-once' });
+    gate.answer({ callId: call.callId, optionId: 'allow-once' });
     const result = await running;
     expect(result).toMatchObject({
       status: 'done',
@@ -100,7 +100,7 @@ describe('redaction in the writer', () => {
     const call = turn.toolCall({ toolName: 'bash', args: { command: 'npm publish', token } });
     const running = call.run((args) => args);
     // The user edits the command; the token comes back as the request showed it.
-    gate.respond({
+    gate.answer({
       callId: call.callId,
       optionId: 'allow-once',
       updatedInput: { command: 'npm publish --dry-run', token: '[redacted:npm-token]' },

@@ -304,7 +304,7 @@ describe.each(targets)('Transport contract: $name', (target) => {
             requestId: request.id,
           });
         } else {
-          gate.respond({ callId: call.callId, optionId: 'allow-once' });
+          gate.answer({ callId: call.callId, optionId: 'allow-once' });
         }
         expect(await decision).toMatchObject({ outcome: 'allow', via: channel });
         call.end();

@@ -1,7 +1,7 @@
 import type { RpcOutcome } from 'happy-session/ports';
 
 /**
- * The RPC outcome in words. A permission gate answers with its `RespondResult`: `applied`,
+ * The RPC outcome in words. A permission gate answers with its `AnswerResult<'gate'>`: `applied`,
  * `already_resolved` (it had the stream answer first, the usual case), or a typed refusal.
  */
 export function describeRpc(outcome: RpcOutcome): string {

@@ -82,7 +82,7 @@ export type PermissionsErrorCode =
   | 'permissions.option_kind_unknown'
   | 'permissions.option_id_duplicate'
   | 'permissions.options_no_reject'
-  // A refusal of an answer (the gate's RespondResult; docs/permissions.md, "What follows an answer").
+  // A refusal of an answer (the gate's `AnswerResult<'gate'>`; docs/permissions.md, "What follows an answer").
   | 'permissions.unknown_request'
   | 'permissions.invalid_option'
   | 'permissions.invalid_payload'

@@ -55,7 +55,11 @@ export type { QuestionAnswer } from './protocol/sessionMessage.js';
 export type { QuestionsErrorCode } from './errorCodes.js';
 export { QuestionDesk } from './questions/questionDesk.js';
 export type { QuestionDeskOptions, QuestionEvent, LocalReply } from './questions/questionDesk.js';
-export type { QuestionAnswerResult, QuestionRefusal, QuestionRefusalCode } from './questions/answerResult.js';
+export type { QuestionRefusal, QuestionRefusalCode } from './stream/answerResult.js';
+
+// Answers: what the person's answer got, at the gate, the desk or the user's side: one type for
+// the three (docs/api.md, "Naming": the reply is `answer` everywhere).
+export type { AnswerResult } from './stream/answerResult.js';
 
 // Delivery: what an append promises, and the options of the queue behind it (docs/transport.md).
 // The limits themselves are documented there, not exported: a program passes its own through

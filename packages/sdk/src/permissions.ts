@@ -10,7 +10,7 @@
 export { PermissionGate } from './gate/gate.js';
 export type { PermissionGateOptions, ModeSource, StreamInput } from './gate/gate.js';
 export type { LocalAnswer } from './gate/answers.js';
-export type { RespondResult, RespondErrorCode } from './gate/respondResult.js';
+export type { AnswerErrorCode } from './stream/answerResult.js';
 export type { AppliedAnswer, SettledRequest } from './gate/gateEvents.js';
 export type { GateEvent, RequestView } from './gate/gateEvents.js';
 export type { SessionRule, SessionRuleBehavior } from './policy/sessionRules.js';

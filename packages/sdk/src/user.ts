@@ -19,13 +19,8 @@ export type {
 } from './session/userSession.js';
 
 // Answers: what `answer()` takes and returns.
-export type {
-  PermissionChoice,
-  AnswerChannels,
-  PermissionAnswerResult,
-  SentPermissionAnswer,
-  SettledPermissionRequest,
-} from './session/permissionAnswer.js';
+export type { PermissionChoice, AnswerChannels } from './session/permissionAnswer.js';
+export type { SentPermissionAnswer, SettledPermissionRequest } from './stream/answerResult.js';
 export type { QuestionReply, SentQuestionReply } from './session/questionReply.js';
 
 // Error codes: what this entry's failures carry (docs/errors.md).

@@ -86,7 +86,7 @@ describe('the approval hook and the mirror meet by tool use id', () => {
     fed.send(toolUse('toolu_1', 'Bash', { command: 'make' }));
     await until(() => gate.pendingCallIds.length === 1);
     const [callId] = gate.pendingCallIds;
-    expect(gate.respond({ callId: callId!, optionId: 'allow-once' })).toMatchObject({ status: 'applied' });
+    expect(gate.answer({ callId: callId!, optionId: 'allow-once' })).toMatchObject({ status: 'applied' });
     expect(await answer).toEqual({
       behavior: 'allow',
       updatedInput: { command: 'make' },
@@ -111,7 +111,7 @@ describe('the approval hook and the mirror meet by tool use id', () => {
     await until(() => gate.pendingCallIds.length === 1);
     const request = written.find((m) => m.type === 'permission-request')!;
     expect(request).toMatchObject({ args: { command: 'rm -rf build' } });
-    gate.respond({ callId: gate.pendingCallIds[0]!, optionId: 'deny' });
+    gate.answer({ callId: gate.pendingCallIds[0]!, optionId: 'deny' });
     expect(await answer).toMatchObject({ behavior: 'deny', message: 'Denied by the user.' });
     const starts = written.filter((m) => m.type === 'tool-call-start');
     expect(starts.map((m) => m.args)).toEqual([{ command: 'ls' }, { command: 'rm -rf build' }]);
@@ -142,7 +142,7 @@ describe('the approval hook and the mirror meet by tool use id', () => {
       const hook = happyCanUseTool(session);
       const first = hook('Bash', { command: 'ls' }, context('toolu_once'));
       await until(() => gate.pendingCallIds.length === 1);
-      gate.respond({ callId: gate.pendingCallIds[0]!, optionId });
+      gate.answer({ callId: gate.pendingCallIds[0]!, optionId });
       const answer = await first;
       expect(answer.behavior).toBe(behavior);
       if (behavior === 'allow') expect(answer).toMatchObject({ updatedInput: { command: 'ls' } });

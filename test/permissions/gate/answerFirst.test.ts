@@ -136,7 +136,7 @@ describe('between the answer and its sending', () => {
     const { result, sent } = rpc.call('permission', { callId: call.callId, optionId: 'allow-once' });
     // Taken and recorded before the handler returns, its answer not sent yet.
     expect(appended.slice(-1)).toEqual(['permission-response via rpc']);
-    expect(gate.respond({ callId: call.callId, optionId: 'reject-once' })).toMatchObject({
+    expect(gate.answer({ callId: call.callId, optionId: 'reject-once' })).toMatchObject({
       status: 'already_resolved',
       decision: { outcome: 'allow', via: 'rpc' },
     });
@@ -194,7 +194,7 @@ describe('between the answer and its sending', () => {
       decision: { outcome: 'cancelled', message: 'The decision could not be recorded in the stream.' },
     });
     expect(started).toBe(false);
-    expect(gate.respond({ callId: call.callId, optionId: 'allow-once' })).toMatchObject({
+    expect(gate.answer({ callId: call.callId, optionId: 'allow-once' })).toMatchObject({
       status: 'already_resolved',
       decision: { outcome: 'cancelled' },
     });

@@ -46,8 +46,8 @@ describe.each(worlds)('a tool starts only after its decision is recorded, over $
       const request = (await world.messages()).find((m) => m.type === 'permission-request')!;
 
       if (channel === 'local') {
-        const result = world.agent.gate.respond({ callId: call.callId, optionId: 'allow-once' });
-        // The answer's step is over when respond() returns: recorded, and the tool not started yet.
+        const result = world.agent.gate.answer({ callId: call.callId, optionId: 'allow-once' });
+        // The answer's step is over when answer() returns: recorded, and the tool not started yet.
         expect(result).toMatchObject({ status: 'applied' });
         expect(starts).toBe(0);
       } else if (channel === 'rpc') {
@@ -81,7 +81,7 @@ describe.each(worlds)('a tool starts only after its decision is recorded, over $
     let starts = 0;
     const running = call.run(() => void starts++);
     await world.requested(call.callId);
-    expect(world.agent.gate.respond({ callId: call.callId, optionId: 'deny' })).toMatchObject({
+    expect(world.agent.gate.answer({ callId: call.callId, optionId: 'deny' })).toMatchObject({
       status: 'applied',
       decision: { outcome: 'deny' },
     });

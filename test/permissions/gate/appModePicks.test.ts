@@ -84,7 +84,7 @@ describe("the app's mode picks and the mode it shows", () => {
     const call = turn.toolCall({ toolName: 'Bash', args: { command } });
     const decision = call.requestPermission();
     const asked = session.gate!.pendingCallIds.includes(call.callId);
-    if (asked) session.gate!.respond({ callId: call.callId, optionId: 'deny' });
+    if (asked) session.gate!.answer({ callId: call.callId, optionId: 'deny' });
     await decision;
     turn.end();
     return asked;

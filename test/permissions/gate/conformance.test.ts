@@ -134,10 +134,7 @@ describeEachWorld('permission gate conformance over %s', (open) => {
           'the RPC, legacy body with decision denied',
           (world, callId) => world.rpc({ id: callId, approved: false, decision: 'denied' }),
         ],
-        [
-          'the local program',
-          async (world, callId) => world.agent.gate.respond({ callId, optionId: 'deny' }),
-        ],
+        ['the local program', async (world, callId) => world.agent.gate.answer({ callId, optionId: 'deny' })],
       ];
     it.each(denials)(
       'a denial by %s is an answer: the turn goes on, asks again and ends completed',
@@ -210,7 +207,7 @@ describeEachWorld('permission gate conformance over %s', (open) => {
       const edit = turn.toolCall({ toolName: 'Edit', args: { file_path: 'a.ts' } });
       const editDecision = edit.requestPermission();
       expect(world.agent.gate.pendingCallIds).toEqual([edit.callId]);
-      world.agent.gate.respond({ callId: edit.callId, optionId: 'deny' });
+      world.agent.gate.answer({ callId: edit.callId, optionId: 'deny' });
       await editDecision;
       turn.end();
       const messages = await world.messages();
@@ -232,7 +229,7 @@ describeEachWorld('permission gate conformance over %s', (open) => {
       const call = world.agent.writer.turn().toolCall({ toolName: 'Bash', args: { command } });
       const decision = call.requestPermission();
       const asked = world.agent.gate.pendingCallIds.includes(call.callId);
-      if (asked) world.agent.gate.respond({ callId: call.callId, optionId: 'deny' });
+      if (asked) world.agent.gate.answer({ callId: call.callId, optionId: 'deny' });
       await decision;
       return asked;
     }
@@ -295,7 +292,7 @@ describeEachWorld('permission gate conformance over %s', (open) => {
         const call = turn.toolCall({ toolName: 'mystery_tool', kind: 'teleport', args: {} });
         const decision = call.requestPermission();
         if (world.agent.gate.pendingCallIds.includes(call.callId))
-          world.agent.gate.respond({ callId: call.callId, optionId: 'deny' });
+          world.agent.gate.answer({ callId: call.callId, optionId: 'deny' });
         expect((await decision).outcome).not.toBe('allow');
       }
       turn.end();
@@ -453,7 +450,7 @@ describeEachWorld('permission gate conformance over %s', (open) => {
       });
       expect(world.agent.gate.pendingCallIds).toEqual([call.callId]);
       remote = true;
-      expect(world.agent.gate.respond({ callId: call.callId, optionId: 'deny' })).toMatchObject({
+      expect(world.agent.gate.answer({ callId: call.callId, optionId: 'deny' })).toMatchObject({
         status: 'applied',
       });
       expect(await decision).toMatchObject({ outcome: 'deny', via: 'local' });

@@ -95,7 +95,7 @@ async function runFuzz(allowAllowed: boolean): Promise<void> {
             const result = await world.rpc(body);
             expect(result).toHaveProperty('status');
           } else if (p.channel === 'local') {
-            expect(world.agent.gate.respond(body as never)).toHaveProperty('status');
+            expect(world.agent.gate.answer(body as never)).toHaveProperty('status');
           } else {
             const b = body as { callId?: unknown; optionId?: unknown };
             // The stream only carries schema-valid messages; anything else never reaches the gate.

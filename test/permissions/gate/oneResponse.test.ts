@@ -28,7 +28,7 @@ describe.each(worlds)('one permission-response per request, over $name', (factor
         await world.streamAnswer(call.callId, 'allow-once', { requestId: request.id });
       else if (channel === 'rpc')
         await world.rpc({ callId: call.callId, optionId: 'allow-once', requestId: request.id });
-      else world.agent.gate.respond({ callId: call.callId, optionId: 'allow-once' });
+      else world.agent.gate.answer({ callId: call.callId, optionId: 'allow-once' });
       expect(await running).toMatchObject({ status: 'done', decision: { outcome: 'allow', via: channel } });
       turn.end();
       await world.drain();

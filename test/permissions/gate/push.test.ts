@@ -19,7 +19,7 @@ describe('permission push notifications', () => {
 
     const quick = turn.toolCall({ toolName: 'Bash', args: { command: 'ls' } });
     const quickDecision = quick.requestPermission();
-    gate.respond({ callId: quick.callId, optionId: 'allow-once' });
+    gate.answer({ callId: quick.callId, optionId: 'allow-once' });
     await quickDecision;
 
     const slow = turn.toolCall({ toolName: 'Bash', args: { command: 'make' } });
@@ -33,7 +33,7 @@ describe('permission push notifications', () => {
         data: { requestId: slow.callId, tool: 'Bash', type: 'permission_request' },
       },
     ]);
-    gate.respond({ callId: slow.callId, optionId: 'deny' });
+    gate.answer({ callId: slow.callId, optionId: 'deny' });
     await slowDecision;
     await new Promise((r) => setTimeout(r, 60));
     expect(state.pushes).toHaveLength(1);

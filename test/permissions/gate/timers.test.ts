@@ -50,7 +50,7 @@ describe('permission timeouts on a fake clock', () => {
     const call = writer.turn().toolCall({ toolName: 'Bash', args: { command: 'ls' } });
     const decision = call.requestPermission({ timeoutMs: 60_000, onTimeout: 'cancel' });
     expect(vi.getTimerCount()).toBe(1);
-    gate.respond({ callId: call.callId, optionId: 'allow-once' });
+    gate.answer({ callId: call.callId, optionId: 'allow-once' });
     expect(await decision).toMatchObject({ outcome: 'allow' });
     expect(vi.getTimerCount()).toBe(0);
   });

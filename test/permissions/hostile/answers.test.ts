@@ -75,7 +75,7 @@ describeEachWorld('hostile answers over %s', (open) => {
       await world.drain();
       expect(world.agent.gate.pendingCallIds).toContain(viaStream.callId);
       expect(
-        world.agent.gate.respond({
+        world.agent.gate.answer({
           callId: viaLocal.callId,
           optionId: 'allow-once',
           updatedInput: { command: 'x'.repeat(50) },
@@ -84,7 +84,7 @@ describeEachWorld('hostile answers over %s', (open) => {
       await world.streamAnswer(viaStream.callId, 'allow-once', { updatedInput: { command: 'ls -la' } });
       await world.drain();
       expect(
-        world.agent.gate.respond({
+        world.agent.gate.answer({
           callId: viaLocal.callId,
           optionId: 'allow-once',
           updatedInput: { command: 'ls -1' },
@@ -252,7 +252,7 @@ describeEachWorld('hostile answers over %s', (open) => {
         expect(world.agent.gate.pendingCallIds).toEqual([call.callId]);
         expect(world.agent.gate.listRules()).toEqual([]);
         // The host denies locally; the forged records before its own change nothing after a restart.
-        world.agent.gate.respond({ callId: call.callId, optionId: 'deny' });
+        world.agent.gate.answer({ callId: call.callId, optionId: 'deny' });
         expect(await decision).toMatchObject({ outcome: 'deny', via: 'local' });
         turn.end();
         const restarted = await world.restart({ acceptRemoteAnswers: () => false });
@@ -285,7 +285,7 @@ describeEachWorld('hostile answers over %s', (open) => {
       const first = call.requestPermission();
       await world.requested(call.callId);
       const firstId = (await world.messages()).find((m) => m.type === 'permission-request')!.id;
-      world.agent.gate.respond({ callId: call.callId, optionId: 'deny' });
+      world.agent.gate.answer({ callId: call.callId, optionId: 'deny' });
       expect(await first).toMatchObject({ outcome: 'deny' });
       // A host that asks again for the same call id (a framework retrying a call).
       const again = turn.toolCall({
@@ -351,7 +351,7 @@ describeEachWorld('hostile answers over %s', (open) => {
           code: 'permissions.unknown_request',
         });
       expect(agent.gate.pendingCallIds).toEqual([call.callId]);
-      agent.gate.respond({ callId: call.callId, optionId: 'deny' });
+      agent.gate.answer({ callId: call.callId, optionId: 'deny' });
       expect(await decision).toMatchObject({ outcome: 'deny' });
       next.end();
     });
@@ -371,7 +371,7 @@ describeEachWorld('hostile answers over %s', (open) => {
       await world.requested(call.callId);
       await world.drain();
       expect(world.agent.gate.pendingCallIds).toEqual([call.callId]);
-      world.agent.gate.respond({ callId: call.callId, optionId: 'deny' });
+      world.agent.gate.answer({ callId: call.callId, optionId: 'deny' });
       expect(await decision).toMatchObject({ outcome: 'deny', via: 'local' });
       expect(world.agent.gate.listRules()).toEqual([]);
       turn.end();
@@ -428,7 +428,7 @@ describeEachWorld('hostile answers over %s', (open) => {
       let ran = false;
       const running = call.run(() => (ran = true));
       await until(() => world.agent.gate.pendingCallIds.includes(call.callId));
-      world.agent.gate.respond({ callId: call.callId, optionId: 'allow-once' });
+      world.agent.gate.answer({ callId: call.callId, optionId: 'allow-once' });
       turn.abort();
       expect(await running).toMatchObject({ status: 'cancelled' });
       expect(ran).toBe(false);

@@ -255,7 +255,7 @@ describe('exact grants: allow for this session grants what was shown', () => {
         });
         void next.requestPermission();
         expect(world.agent.gate.pendingCallIds).toEqual([next.callId]);
-        world.agent.gate.respond({ callId: next.callId, optionId: 'deny' });
+        world.agent.gate.answer({ callId: next.callId, optionId: 'deny' });
       });
     } finally {
       revokeAll();
@@ -321,7 +321,7 @@ describe('exact grants: allow for this session grants what was shown', () => {
       withTurn(async (turn) => {
         const c = turn.toolCall({ toolName: call.toolName, args: call.args as Record<string, unknown> });
         const decision = c.requestPermission();
-        expect(world.agent.gate.respond({ callId: c.callId, optionId: 'deny-always' })).toMatchObject({
+        expect(world.agent.gate.answer({ callId: c.callId, optionId: 'deny-always' })).toMatchObject({
           status: 'applied',
         });
         await decision;
@@ -355,7 +355,7 @@ describe("legacy allowTools: only the rule this request offers (today's app body
       const result = await world.rpc(body(c.callId));
       let settled: PermissionDecision | undefined;
       if (world.agent.gate.pendingCallIds.includes(c.callId)) {
-        world.agent.gate.respond({ callId: c.callId, optionId: 'deny' });
+        world.agent.gate.answer({ callId: c.callId, optionId: 'deny' });
         await decision;
       } else {
         settled = await decision;
@@ -527,7 +527,7 @@ const argsArb = fc.oneof(
 const bodyArb = fc.oneof(
   fc.record({
     shape: fc.constant('v2' as const),
-    /** The `permission` RPC, or the local program's `gate.respond`. */
+    /** The `permission` RPC, or the local program's `gate.answer`. */
     local: fc.boolean(),
     optionId: fc.oneof(
       { arbitrary: fc.constant('allow-session'), weight: 4 },
@@ -695,10 +695,10 @@ describe('fuzz: no grant is ever wider than the call it answered', () => {
                 };
           const result =
             body.shape === 'v2' && body.local
-              ? gate.respond(sent as { callId: string; optionId: string })
+              ? gate.answer(sent as { callId: string; optionId: string })
               : gate.handleRpc(sent);
           if (gate.pendingCallIds.includes(call.callId))
-            gate.respond({ callId: call.callId, optionId: 'deny' });
+            gate.answer({ callId: call.callId, optionId: 'deny' });
           const settled = await decision;
           call.end();
           await gate.settled();

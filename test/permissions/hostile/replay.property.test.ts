@@ -136,7 +136,7 @@ describe('replay equals live', () => {
               const callId = target.call.callId;
               if (op.channel === 'rpc') await world.rpc({ callId, optionId });
               else if (op.channel === 'legacy') await world.rpc(legacyBody(callId, optionId));
-              else if (op.channel === 'local') world.agent.gate.respond({ callId, optionId });
+              else if (op.channel === 'local') world.agent.gate.answer({ callId, optionId });
               else await world.streamAnswer(callId, optionId);
             } else if (op.kind === 'forge' && target) {
               await world.streamAnswer(target.call.callId, OPTIONS[op.option]!, {
@@ -211,7 +211,7 @@ describe('two writers racing for the stream', () => {
     });
     const { seq } = await forged.delivery;
     // The local answer wins live; the agent's record of it lands after the other client's.
-    expect(gate.respond({ callId: call.callId, optionId: 'deny-always' })).toMatchObject({
+    expect(gate.answer({ callId: call.callId, optionId: 'deny-always' })).toMatchObject({
       status: 'applied',
     });
     expect(await decision).toMatchObject({ outcome: 'deny' });

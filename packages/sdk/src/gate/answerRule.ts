@@ -9,8 +9,8 @@ import { decisionFromOption } from './decision.js';
 import type { GatePolicy } from './gatePolicy.js';
 import type { ModeControl } from './modeControl.js';
 import type { RequestItem } from './request.js';
-import type { RespondResult } from './respondResult.js';
-import { refuse } from './respondResult.js';
+import type { AnswerResult } from '../stream/answerResult.js';
+import { refuse } from './refuse.js';
 
 /** What the gate keeps of a decided request: the decision, and the id of the record that holds it. */
 export interface Decided {
@@ -45,7 +45,7 @@ export function judgeAnswer(
   request: RequestItem,
   given: GateAnswer,
   context: AnswerRuleContext,
-): Ruling<Decided, RespondResult> {
+): Ruling<Decided, AnswerResult<'gate'>> {
   if (given.by === 'gate') return { decision: { decision: given.decision } };
   if (given.by === 'record')
     return {
@@ -62,7 +62,7 @@ function judgePerson(
   request: RequestItem,
   answer: Answer,
   context: AnswerRuleContext,
-): Ruling<Decided, RespondResult> {
+): Ruling<Decided, AnswerResult<'gate'>> {
   const unbound = unboundAnswer(request, answer);
   if (unbound) return { refusal: unbound };
   const option = request.options.find((o) => o.id === answer.optionId);
@@ -108,7 +108,7 @@ function judgePerson(
  * it sees waiting, so its answers need not name one (docs/permissions.md, "Answers name their
  * request").
  */
-function unboundAnswer(request: RequestItem, answer: Answer): RespondResult | undefined {
+function unboundAnswer(request: RequestItem, answer: Answer): AnswerResult<'gate'> | undefined {
   if (answer.via === 'local') return undefined;
   if (answer.requestId !== undefined) {
     if (answer.requestId === request.recordId) return undefined;
@@ -134,7 +134,7 @@ function editedInput(
   request: RequestItem,
   answer: Answer,
   context: AnswerRuleContext,
-): { value: Readonly<Record<string, unknown>> } | RespondResult | undefined {
+): { value: Readonly<Record<string, unknown>> } | AnswerResult<'gate'> | undefined {
   if (answer.updatedInput === undefined) return undefined;
   const input = answer.updatedInput;
   if (typeof input !== 'object' || input === null || Array.isArray(input))

@@ -2,8 +2,8 @@ import type { PermissionOptionKind } from '../policy/options.js';
 import type { PermissionMode } from '../policy/modes.js';
 import type { PermissionResponseMessage } from '../protocol/sessionMessage.js';
 import type { PermissionDecision } from '../stream/plugins.js';
-import type { RespondResult } from './respondResult.js';
-import { refuse } from './respondResult.js';
+import type { AnswerResult } from '../stream/answerResult.js';
+import { refuse } from './refuse.js';
 
 /** Where an answer came from. */
 export type AnswerVia = 'stream' | 'rpc' | 'local';
@@ -60,7 +60,7 @@ export interface LocalAnswer {
  * The local program's answer: always from the person at this machine, so it needs no remote
  * permission and need not name its request.
  */
-export function answerFromLocal(input: LocalAnswer): Answer | RespondResult {
+export function answerFromLocal(input: LocalAnswer): Answer | AnswerResult<'gate'> {
   if (typeof input !== 'object' || input === null)
     return refuse('permissions.invalid_payload', 'The answer must be an object.');
   return {

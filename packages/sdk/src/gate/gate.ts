@@ -45,8 +45,8 @@ import { PermissionPush } from './permissionPush.js';
 import type { InterruptedRequest } from './interrupted.js';
 import { rebuildRules, REVOKE_PREFIX } from './recovery.js';
 import { GateRequests, runNow } from './requests.js';
-import type { RespondResult } from './respondResult.js';
-import { refuse } from './respondResult.js';
+import type { AnswerResult } from '../stream/answerResult.js';
+import { refuse } from './refuse.js';
 import { grantRules } from './ruleGrants.js';
 import { validateTimeoutPolicy } from './timeouts.js';
 import type { TimeoutPolicy } from './timeouts.js';
@@ -58,7 +58,7 @@ export type { ModeSource } from './modeControl.js';
  * Holds every gated tool call until the person on the other end says so (docs/permissions.md).
  * A request is answered by the first valid decision of: local policy (mode and rules), the stream
  * (a user-role `permission-response` after the request), the `permission` RPC, or the local
- * program ({@link PermissionGate.respond}). Every other answer gets a typed {@link RespondResult}.
+ * program ({@link PermissionGate.answer}). Every answer gets a typed `AnswerResult<'gate'>`.
  * The agent records each answer it applies in the stream, so a replay after a restart reaches the
  * same decisions and rules (docs/permissions.md, "One arbitration"). Nothing here throws into the
  * host for bad input, and no error path allows a call.
@@ -190,7 +190,7 @@ export class PermissionGate implements PermissionRuntime {
    * mode; otherwise it is refused, noted in the stream, and the real mode is written back to the
    * metadata. Returns the typed refusal, if any.
    */
-  setMode(input: string, source: ModeSource = 'host'): RespondResult | undefined {
+  setMode(input: string, source: ModeSource = 'host'): AnswerResult<'gate'> | undefined {
     return this.requests.afterModeChange(this.modes.set(input, source), source);
   }
 
@@ -200,7 +200,7 @@ export class PermissionGate implements PermissionRuntime {
    * ({@link PermissionGate.setMode}); `null` or nothing (the app cleared its pick) writes the real
    * mode back.
    */
-  handleModePick(pick: unknown): RespondResult | undefined {
+  handleModePick(pick: unknown): AnswerResult<'gate'> | undefined {
     return this.requests.afterModeChange(this.modes.handlePick(pick), 'user');
   }
 
@@ -310,7 +310,7 @@ export class PermissionGate implements PermissionRuntime {
    * Answers a pending request from the local program (a terminal prompt, a host UI). The decision
    * is recorded in the stream as the user's `permission-response` with `via: 'local'`.
    */
-  respond(input: LocalAnswer): RespondResult {
+  answer(input: LocalAnswer): AnswerResult<'gate'> {
     const answer = answerFromLocal(input);
     return 'status' in answer ? answer : this.requests.answer(answer.callId, { by: 'person', answer });
   }
@@ -320,7 +320,7 @@ export class PermissionGate implements PermissionRuntime {
    * (docs/permissions.md, "What follows an answer"). With `context` (what the registry hands a
    * handler), the adapters hear of the decision once the reply is sent (`afterAnswer`).
    */
-  handleRpc(body: unknown, context?: Pick<RpcContext, 'afterAnswer'>): RespondResult {
+  handleRpc(body: unknown, context?: Pick<RpcContext, 'afterAnswer'>): AnswerResult<'gate'> {
     if (!remoteAnswersAccepted(this.options.acceptRemoteAnswers))
       return refuse('permissions.not_allowed', 'Remote answers are not accepted right now.');
     const answer = answerFromRpcBody(body, (id) => this.requests.lookup(id));
@@ -334,7 +334,7 @@ export class PermissionGate implements PermissionRuntime {
    * once their request's record is stored and only if they come after it (`seq`). Resolves with
    * what the answer got (`undefined` for other messages and for the gate's own records).
    */
-  async handleStreamInput(input: StreamInput): Promise<RespondResult | undefined> {
+  async handleStreamInput(input: StreamInput): Promise<AnswerResult<'gate'> | undefined> {
     const message = input?.message;
     if (message?.type !== 'permission-response' || message.role !== 'user') return undefined;
     const item = this.requests.open(message.callId);

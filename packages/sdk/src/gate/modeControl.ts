@@ -6,8 +6,8 @@ import { remoteModeChangeAllowed } from '../policy/modeCeiling.js';
 import type { ModeMetadata } from './modeMetadata.js';
 import type { PermissionMode } from '../policy/modes.js';
 import { parseMode, PERMISSION_MODES } from '../policy/modes.js';
-import type { RespondResult } from './respondResult.js';
-import { refuse } from './respondResult.js';
+import type { AnswerResult } from '../stream/answerResult.js';
+import { refuse } from './refuse.js';
 
 /**
  * Where a mode change comes from: the host's own code (trusted), or the user (the app's pick, a
@@ -29,7 +29,7 @@ export interface ModeControlDeps {
 }
 
 /** What a mode change came to: refused (with why), or taken (`changed` false when the mode was already so). */
-export type ModeChange = { readonly refused: RespondResult } | { readonly changed: boolean };
+export type ModeChange = { readonly refused: AnswerResult<'gate'> } | { readonly changed: boolean };
 
 /**
  * The gate's mode (docs/permissions.md, "Modes"): changes by the host and by the user, the ceiling

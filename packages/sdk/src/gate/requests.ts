@@ -27,8 +27,8 @@ import { ORPHAN_ERROR } from './recovery.js';
 import type { InterruptedRequest } from './interrupted.js';
 import { PERMISSION_CARRIED_PREFIX } from './interrupted.js';
 import { canonicalArgs } from '../policy/callArgs.js';
-import type { RespondResult } from './respondResult.js';
-import { refuse } from './respondResult.js';
+import type { AnswerResult } from '../stream/answerResult.js';
+import { refuse } from './refuse.js';
 import type { TimeoutPolicy } from './timeouts.js';
 import { timeoutDecision } from './timeouts.js';
 
@@ -66,7 +66,7 @@ export interface GateRequestsDeps {
  * no failure allows a call.
  */
 export class GateRequests {
-  private readonly arbiter: Arbiter<RequestItem, GateAnswer, Decided, RespondResult>;
+  private readonly arbiter: Arbiter<RequestItem, GateAnswer, Decided, AnswerResult<'gate'>>;
   private readonly subject = new Subject<RequestEvent>();
   /** The requests whose answer was carried over already (each answers one run). */
   private readonly carriedFrom = new Set<string>();
@@ -170,7 +170,11 @@ export class GateRequests {
    *    the call ends unless allowed; a person's mode switch and stop apply;
    * 3. the adapters and `gate.events$`, through `after` (the RPC runs it once its reply is sent).
    */
-  answer(callId: string, given: GateAnswer, after: (task: () => void) => void = runNow): RespondResult {
+  answer(
+    callId: string,
+    given: GateAnswer,
+    after: (task: () => void) => void = runNow,
+  ): AnswerResult<'gate'> {
     const verdict = this.arbiter.decide(callId, given);
     if (verdict.status === 'refused') return verdict.refusal;
     if (verdict.status === 'unknown')
@@ -309,7 +313,7 @@ export class GateRequests {
    * Changes the mode as `change` says, and re-decides the pending requests after a user's change
    * (a lower mode may now deny them, a higher one allow them). Returns the typed refusal, if any.
    */
-  afterModeChange(change: ModeChange, source: ModeSource): RespondResult | undefined {
+  afterModeChange(change: ModeChange, source: ModeSource): AnswerResult<'gate'> | undefined {
     if ('refused' in change) return change.refused;
     if (change.changed && source === 'user') this.reevaluate(undefined);
     return undefined;
@@ -341,7 +345,7 @@ export class GateRequests {
    * A user's record for a request that is not open: `already_resolved`, or nothing for the gate's
    * own record coming back.
    */
-  lateAnswer(callId: string, recordId: string): RespondResult | undefined {
+  lateAnswer(callId: string, recordId: string): AnswerResult<'gate'> | undefined {
     const kept = this.arbiter.decided(callId);
     if (!kept) return refuse('permissions.unknown_request', `No permission request for call ${callId}.`);
     if (kept.decision.recordId === recordId) return undefined;
@@ -357,7 +361,7 @@ export class GateRequests {
    * The open request an RPC body names, by its call id or its record's id (the legacy body's `id`
    * is what agentState keys requests by), or the typed result for a settled or unknown one.
    */
-  lookup(id: string): RequestItem | RespondResult {
+  lookup(id: string): RequestItem | AnswerResult<'gate'> {
     const open = this.arbiter.pending().find((r) => r.recordId === id && r.live) ?? this.arbiter.open(id);
     if (open) return open;
     const kept = this.arbiter.decided(id);
@@ -412,7 +416,7 @@ export class GateRequests {
    * Carries out a decision for a request read from the stream (no waiter, no call of this
    * process): a person's answer is confirmed by the applied note inside the old call.
    */
-  private carryOutRecorded(item: RequestItem, decided: Decided, given: GateAnswer): RespondResult {
+  private carryOutRecorded(item: RequestItem, decided: Decided, given: GateAnswer): AnswerResult<'gate'> {
     const request = item.recorded;
     if (given.by !== 'person' || !given.answer.record || !request)
       return { status: 'applied', callId: item.callId, decision: decided.decision };

@@ -1,8 +1,8 @@
 import { err, ok, type Result } from '../result.js';
 import type { Answer } from './answers.js';
 import type { RequestItem } from './request.js';
-import type { RespondErrorCode, RespondResult } from './respondResult.js';
-import { refuse } from './respondResult.js';
+import type { AnswerErrorCode, AnswerResult } from '../stream/answerResult.js';
+import { refuse } from './refuse.js';
 import { parseMode, type PermissionMode } from '../policy/modes.js';
 import { findOptionByKind, type PermissionOption, type PermissionOptionKind } from '../policy/options.js';
 import { formatRule, parseRule } from '../policy/rules.js';
@@ -13,7 +13,7 @@ import { ruleForCall } from '../policy/sessionRules.js';
  * request stays pending after any of them.
  */
 export type PermissionRpcErrorCode = Extract<
-  RespondErrorCode,
+  AnswerErrorCode,
   | 'permissions.invalid_payload'
   | 'permissions.invalid_option'
   | 'permissions.mode_not_allowed'
@@ -93,7 +93,7 @@ const MAX_ALLOW_TOOLS = 16;
  * Looks up the open request of a call, or says it is resolved or unknown. The legacy body's
  * `id` may also be the id of the request record (what the agentState mirror keys requests by).
  */
-export type PendingLookup = (id: string) => RequestItem | RespondResult;
+export type PendingLookup = (id: string) => RequestItem | AnswerResult<'gate'>;
 
 const MAX_BODY_CHARS = 64 * 1024;
 
@@ -103,7 +103,7 @@ const MAX_BODY_CHARS = 64 * 1024;
  * the table of `mapLegacyAnswer` (docs/permissions-policy.md). Contradictory, oversize or
  * ill-typed bodies are `permissions.invalid_payload`.
  */
-export function answerFromRpcBody(body: unknown, lookup: PendingLookup): Answer | RespondResult {
+export function answerFromRpcBody(body: unknown, lookup: PendingLookup): Answer | AnswerResult<'gate'> {
   let size: number;
   try {
     size = JSON.stringify(body ?? null).length;

@@ -1,5 +1,5 @@
 import type { Question, QuestionAnswer } from '../protocol/sessionMessage.js';
-import type { QuestionRefusal } from './answerResult.js';
+import type { QuestionRefusal } from '../stream/answerResult.js';
 import { refusal } from './answerResult.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {

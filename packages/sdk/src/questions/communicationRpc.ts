@@ -1,4 +1,4 @@
-import type { QuestionRefusal } from './answerResult.js';
+import type { QuestionRefusal } from '../stream/answerResult.js';
 import { refusal } from './answerResult.js';
 
 /** An answer as the `communication` RPC carries it: today's app's body (docs/questions.md, "Answering"). */

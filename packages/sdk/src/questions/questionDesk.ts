@@ -27,7 +27,7 @@ import { questionLedgerOf } from '../stream/questionLedger.js';
 import type { QuestionLedger } from '../stream/questionLedger.js';
 import type { Delivery, MessageDraft, StreamLifecycleEvent } from '../stream/types.js';
 import { checkAnswers } from './answerCheck.js';
-import type { QuestionAnswerResult, QuestionRefusal } from './answerResult.js';
+import type { AnswerResult, QuestionRefusal } from '../stream/answerResult.js';
 import { refusal } from './answerResult.js';
 import { CommunicationsMirror } from './communicationsMirror.js';
 import { replyFromRpcBody } from './communicationRpc.js';
@@ -85,8 +85,8 @@ export type LocalReply =
 /**
  * Holds the questions an agent asks until the person answers (docs/questions.md). The first valid
  * answer wins, by the `communication` RPC of today's app or the local program
- * ({@link QuestionDesk.respond}), decided by the one arbiter of `stream/arbiter.ts`; every other
- * answer gets a typed {@link QuestionAnswerResult}. A question follows the turn's stop like a
+ * ({@link QuestionDesk.answer}), decided by the one arbiter of `stream/arbiter.ts`; every other
+ * answer gets a typed `AnswerResult<'desk'>`. A question follows the turn's stop like a
  * permission request, and ends exactly once in the stream (`question-end`), so a reader, a replay
  * and a restart know how it ended.
  */
@@ -181,7 +181,7 @@ export class QuestionDesk implements QuestionRuntime {
   }
 
   /** Answers (or dismisses) a pending question from the local program: a terminal prompt, a host UI. */
-  respond(questionId: string, reply: LocalReply): QuestionAnswerResult {
+  answer(questionId: string, reply: LocalReply): AnswerResult<'desk'> {
     if (typeof reply !== 'object' || reply === null)
       return refusal('questions.invalid_answer', 'The reply must be an object.', questionId);
     const status = 'status' in reply ? reply.status : 'answered';
@@ -190,7 +190,7 @@ export class QuestionDesk implements QuestionRuntime {
   }
 
   /** The `communication` RPC handler: today's app's `{id, kind, status, answers?}`. */
-  handleRpc(body: unknown): QuestionAnswerResult {
+  handleRpc(body: unknown): AnswerResult<'desk'> {
     if (!this.remoteAllowed())
       return refusal('questions.not_allowed', 'Remote answers are not accepted right now.');
     const reply = replyFromRpcBody(body);
@@ -206,7 +206,7 @@ export class QuestionDesk implements QuestionRuntime {
   async handleStreamInput(input: {
     readonly message: SessionMessage;
     readonly seq: number;
-  }): Promise<QuestionAnswerResult | undefined> {
+  }): Promise<AnswerResult<'desk'> | undefined> {
     const message = input?.message;
     if (message?.type !== 'question-answer' || message.role !== 'user') return undefined;
     const asked = await this.storedAt.get(message.questionId);
@@ -271,7 +271,7 @@ export class QuestionDesk implements QuestionRuntime {
   }
 
   /** Hands one reply to the arbiter and carries out what it decided: the record, then the waiter. */
-  private decide(questionId: string, given: QuestionReply): QuestionAnswerResult {
+  private decide(questionId: string, given: QuestionReply): AnswerResult<'desk'> {
     const verdict = this.questions.decide(questionId, given);
     if (verdict.status === 'refused') return verdict.refusal;
     if (verdict.status === 'unknown')

@@ -72,7 +72,7 @@ export interface ConnectOptions {
   /**
    * Permission gate settings (mode, rules, ceiling, audit, timeouts...), or `false` for no gate.
    * The gate answers `call.requestPermission()` from the stream, the `permission` RPC and
-   * `session.gate.respond()`, follows the app's mode picks and writes the real mode to the
+   * `session.gate.answer()`, follows the app's mode picks and writes the real mode to the
    * metadata. `workspaceRoot` defaults to the working directory (`metadata.path`, else
    * `process.cwd()`): edits are allowed automatically only inside it (docs/permissions.md).
    */

@@ -6,7 +6,7 @@ import type {
 } from '../protocol/sessionMessage.js';
 import type { RpcOutcome, SessionRpcCaller } from '../ports/rpc.js';
 import type { SessionWriter } from '../stream/sessionWriter.js';
-import type { Delivered } from '../stream/types.js';
+import type { SentPermissionAnswer } from '../stream/answerResult.js';
 
 /**
  * What the user answers, in the words of `happy-session answer`: `allow` (once), `allow-session`
@@ -25,36 +25,6 @@ export const CHOICE_KINDS: Readonly<Record<PermissionChoice, PermissionOptionKin
 
 /** Which of the gate's channels an answer takes (docs/user-side.md, "What each call does"). */
 export type AnswerChannels = 'both' | 'stream' | 'rpc';
-
-/** An answer on its way: the stream record and the RPC settle separately. */
-export interface SentPermissionAnswer {
-  /** The answer went out (see `recorded` and `rpc` for how far). */
-  readonly status: 'sent';
-  /** The request answered. */
-  readonly request: PermissionRequestMessage;
-  readonly option: PermissionOption;
-  /** Settles once the user's `permission-response` is stored; `undefined` when sent by RPC only. */
-  readonly recorded: Promise<Delivered> | undefined;
-  /**
-   * The `permission` RPC's outcome (`RPC method not available` when the agent has no gate);
-   * `undefined` when sent on the stream only.
-   */
-  readonly rpc: Promise<RpcOutcome> | undefined;
-}
-
-/**
- * A request that was settled before the answer: answered already, or its call ended. Nothing
- * was written, so running a script again never adds a second response.
- */
-export interface SettledPermissionRequest {
-  /** The request was no longer pending: nothing was written. */
-  readonly status: 'settled';
-  /** The request that was left alone. */
-  readonly request: PermissionRequestMessage;
-}
-
-/** What `UserSession.answer()` did: sent the answer, or left a settled request alone. */
-export type PermissionAnswerResult = SentPermissionAnswer | SettledPermissionRequest;
 
 /**
  * The request's option for `choice`: the option whose `id` is `choice`, else the first of the

@@ -1,6 +1,6 @@
 import type { SessionRpcCaller } from '../ports/rpc.js';
 import type { QuestionAnswer, QuestionAnswerMessage } from '../protocol/sessionMessage.js';
-import type { QuestionAnswerResult } from '../questions/answerResult.js';
+import type { AnswerResult } from '../stream/answerResult.js';
 import type { Delivered, Delivery } from '../stream/types.js';
 
 /** What a person answers to a question: the answers by question id, or `cancelled` to dismiss it. */
@@ -14,7 +14,7 @@ export type QuestionAnswerDraft = Pick<QuestionAnswerMessage, 'type' | 'question
  * record that holds it for the next agent process; or why it reached nobody.
  */
 export type SentQuestionReply =
-  | QuestionAnswerResult
+  | AnswerResult<'desk'>
   | {
       /** No agent answered the RPC; the answer is stored in the stream for the next one (docs/recovery.md). */
       readonly status: 'recorded';
@@ -44,7 +44,7 @@ export async function sendQuestionReply(
       : { id: questionId, kind: 'form', status: 'answered', answers: reply };
   const outcome = await rpc('communication', body);
   if (outcome.ok) {
-    const result = outcome.result as QuestionAnswerResult | null;
+    const result = outcome.result as AnswerResult<'desk'> | null;
     if (result && (result.status === 'applied' || result.status === 'refused')) return result;
   }
   const error = outcome.ok ? 'The agent gave no answer to the communication RPC.' : outcome.error;

@@ -128,7 +128,7 @@ export class Session {
 
   /**
    * The question desk answering `turn.ask()` (docs/questions.md): by the `communication` RPC of
-   * today's app, or locally with `session.questions.respond()`.
+   * today's app, or locally with `session.questions.answer()`.
    */
   get questions(): QuestionDesk | undefined {
     return this.deskRef;

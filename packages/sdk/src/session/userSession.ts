@@ -32,12 +32,8 @@ import type { Delivered } from '../stream/types.js';
 import { answerPermission, optionFor } from './permissionAnswer.js';
 import { appPermissionBody, questionsInAgentState, requestsInAgentState } from './agentStateWaiting.js';
 import type { SessionFormat } from './sessionFormat.js';
-import type {
-  AnswerChannels,
-  PermissionAnswerResult,
-  PermissionChoice,
-  SentPermissionAnswer,
-} from './permissionAnswer.js';
+import type { AnswerChannels, PermissionChoice } from './permissionAnswer.js';
+import type { AnswerResult, SentPermissionAnswer } from '../stream/answerResult.js';
 
 /** The agent's presence as the server reports it (`activity` events, docs/wire.md §2.3). */
 export interface AgentActivity {
@@ -318,7 +314,7 @@ export class UserSession {
     request: PermissionRequestMessage | string,
     choice: PermissionChoice | string,
     options: AnswerOptions = {},
-  ): Promise<PermissionAnswerResult> {
+  ): Promise<AnswerResult<'user'>> {
     this.checkChannels(options.channels);
     if (typeof request === 'string') {
       const found = await this.pendingRequest(request);

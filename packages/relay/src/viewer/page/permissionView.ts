@@ -76,7 +76,7 @@ export class PermissionView {
     for (const button of this.buttons) button.disabled = true;
     this.element.dataset.state = 'sending';
     this.note.textContent = '';
-    this.responder.respond(this.request, optionId).then(
+    this.responder.answer(this.request, optionId).then(
       (rpc) => {
         if (!rpc.ok) this.note.textContent = `Recorded in the stream; the agent's RPC said: ${rpc.error}`;
       },

@@ -11,7 +11,7 @@ export type RpcOutcome = { readonly ok: true } | { readonly ok: false; readonly 
  */
 export interface PermissionResponder {
   /** Resolves once the answer is stored, with the RPC's outcome; rejects when it could not be stored. */
-  respond(request: PermissionRequestMessage, optionId: string): Promise<RpcOutcome>;
+  answer(request: PermissionRequestMessage, optionId: string): Promise<RpcOutcome>;
   /** True when `response` was sent from this page. */
   isMine(response: PermissionResponseMessage): boolean;
 }

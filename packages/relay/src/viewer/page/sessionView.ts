@@ -142,7 +142,7 @@ export class SessionView {
 function responderOf(user: UserSession): PermissionResponder {
   return {
     isMine: (response: PermissionResponseMessage) => user.wrote(response.id),
-    respond: async (request: PermissionRequestMessage, optionId: string): Promise<RpcOutcome> => {
+    answer: async (request: PermissionRequestMessage, optionId: string): Promise<RpcOutcome> => {
       const sent = await user.answer(request, optionId);
       // Settled before the click (answered elsewhere, or its call ended): the card follows the stream.
       if (sent.status === 'settled') return { ok: true };
