@@ -210,6 +210,11 @@ describe('each way out of the process ends the session and its turn', () => {
 
 describe('kill -9', () => {
   it('the relay marks the session inactive from the closed socket, for the viewer and `happy-session sessions`', async () => {
+    // What the viewer reads: the `activity` ephemerals of the account's user-scoped sockets.
+    const activity: Array<{ id?: string; active?: boolean }> = [];
+    app.socket.on('ephemeral', (event: { type?: string; id?: string; active?: boolean }) => {
+      if (event.type === 'activity') activity.push(event);
+    });
     const agent = await fixture('wait');
     expect((await app.session(agent.sessionId)).active).toBe(true);
 
@@ -217,6 +222,9 @@ describe('kill -9', () => {
 
     expect(await agent.status).toBe(128 + constants.signals.SIGKILL);
     await untilInactive(agent.sessionId);
+    await until(() => activity.some((e) => e.id === agent.sessionId && e.active === false), {
+      what: 'the viewer told the session is inactive',
+    });
     expect(await listedByCli(agent.sessionId)).toMatchObject({ active: false });
   }, 60_000);
 });
