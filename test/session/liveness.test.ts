@@ -7,7 +7,8 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -63,10 +64,15 @@ afterEach(async () => {
  * Starts `command` in a process group of its own, as a shell starts a foreground job, and resolves
  * once it prints its session id.
  */
-async function start(command: string, args: string[], server = account.relay.url): Promise<Agent> {
+async function start(
+  command: string,
+  args: string[],
+  server = account.relay.url,
+  cwd = ROOT,
+): Promise<Agent> {
   const sessionLine = /session (\S+?):?\s/;
   const child = spawn(command, args, {
-    cwd: ROOT,
+    cwd,
     detached: true,
     env: { ...process.env, HAPPY_SERVER_URL: server, HAPPY_HOME_DIR: home.path },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -133,6 +139,32 @@ describe('the README run line', () => {
     expect(await agent.status).toBe(130);
     await untilInactive(agent.sessionId);
     expect(await listedByCli(agent.sessionId)).toMatchObject({ active: false });
+  }, 120_000);
+});
+
+describe('under `npm run`', () => {
+  it('a package script running the agent: Ctrl-C to the group exits 130, session ended, turn cancelled', async () => {
+    const project = tempDir('happy-liveness-npm-');
+    try {
+      const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
+      writeFileSync(
+        join(project.path, 'package.json'),
+        JSON.stringify({
+          name: 'liveness-npm',
+          private: true,
+          scripts: { agent: `${tsx} --tsconfig ${join(ROOT, 'tsconfig.json')} ${AGENT} wait` },
+        }),
+      );
+      const agent = await start('npm', ['run', '--silent', 'agent'], account.relay.url, project.path);
+
+      signalGroup(agent, 'SIGINT');
+
+      expect(await agent.status).toBe(130);
+      await untilInactive(agent.sessionId);
+      await expectTurnsEnded(agent.sessionId);
+    } finally {
+      project.remove();
+    }
   }, 120_000);
 });
 

@@ -15,8 +15,8 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 type StopSignal = (typeof SIGNALS)[number];
 /** 128 + the signal's number, what a shell shows for a process the signal ended. */
 const EXIT_CODES: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
-/** What stopped the process: a signal, an error nobody caught, or the end of the program's work. */
-type StopCause = StopSignal | 'uncaught' | 'beforeExit';
+/** What stopped the process: a signal, or an error nobody caught. */
+type StopCause = StopSignal | 'uncaught';
 
 /**
  * A signal this soon after the one that started the stop is the same stop, not the person asking
@@ -40,14 +40,13 @@ let installed = false;
 
 /**
  * Closes `session` on every clean way out of the process: SIGINT, SIGTERM and SIGHUP (a closed
- * terminal), an exception or rejection the program leaves uncaught, and the program running out of
- * work with the session still open (`beforeExit`). Its open turns end `cancelled` (what the program
+ * terminal), and an exception or rejection the program leaves uncaught. Its open turns end `cancelled` (what the program
  * still writes to them settles `stream.turn_stopped`), their pending permission requests are
  * cancelled, the writer delivers what it holds within the deadline, and the session ends. While it
  * closes, an exception or rejection the program leaves uncaught is logged and does not stop the end
  * records. Once every such session is closed the process exits 130 (SIGINT), 143 (SIGTERM), 129
  * (SIGHUP) or 1 (uncaught), unless the program listens for that signal (or for `uncaughtException`)
- * itself, which then decides; after `beforeExit` it ends as it would have. The same signal relayed
+ * itself, which then decides. The same signal relayed
  * by a parent within {@link RELAYED_SIGNAL_WINDOW_MS} is the same stop; a signal after that exits
  * at once. Stops watching when the session closes (docs/transport.md, "Graceful shutdown").
  */
@@ -74,14 +73,12 @@ function install(): void {
     process.on(signal, listener);
   }
   process.on('uncaughtException', onUncaught);
-  process.on('beforeExit', onBeforeExit);
 }
 
 function uninstall(): void {
   for (const [signal, listener] of signalListeners) process.off(signal, listener);
   signalListeners.clear();
   process.off('uncaughtException', onUncaught);
-  process.off('beforeExit', onBeforeExit);
   installed = false;
 }
 
@@ -109,12 +106,6 @@ function onUncaught(error: unknown): void {
   process.stderr.write(`${inspect(error)}\n\nThe session ends before the process exits 1.\n`);
   process.exitCode = 1;
   stop('uncaught');
-}
-
-/** The program has nothing left to do and never closed its session: close it, then end as Node would. */
-function onBeforeExit(): void {
-  if (stopping !== undefined || watched.size === 0) return;
-  stop('beforeExit');
 }
 
 function stop(cause: StopCause): void {
@@ -146,13 +137,12 @@ const HARD_EXIT_GRACE_MS = 1_000;
 
 /**
  * Ends the process as the cause would have: 130 / 143 / 129 for a signal (unless the program
- * listens for it), 1 after an uncaught error; after `beforeExit` the event loop empties by itself.
+ * listens for it), 1 after an uncaught error.
  */
 function finish(cause: StopCause, release: () => void): void {
   uninstall();
   release();
   stopping = undefined;
-  if (cause === 'beforeExit') return;
   if (cause === 'uncaught') process.exit(1);
   if (process.listenerCount(cause) === 0) process.exit(EXIT_CODES[cause]);
 }
