@@ -129,6 +129,16 @@ async function listedByCli(sessionId: string): Promise<{ active: boolean } | und
   return sessions.find((s) => s.id === sessionId);
 }
 
+/** `happy-session stop` says at once that no agent is there, not the server's "RPC method not available". */
+async function expectStopSaysNotConnected(sessionId: string): Promise<void> {
+  const run = await cli(['stop', sessionId], {
+    env: { HAPPY_SERVER_URL: account.relay.url, HAPPY_HOME_DIR: home.path },
+  });
+  expect(run.code).not.toBe(0);
+  expect(run.err).toMatch(/is not connected/);
+  expect(run.err).not.toMatch(/RPC method not available/);
+}
+
 describe('the README run line', () => {
   it('`npx tsx examples/custom-agent/index.ts`: Ctrl-C to the group exits 130, and the session is inactive', async () => {
     const agent = await start('npx', ['tsx', 'examples/custom-agent/index.ts']);
@@ -139,6 +149,7 @@ describe('the README run line', () => {
     expect(await agent.status).toBe(130);
     await untilInactive(agent.sessionId);
     expect(await listedByCli(agent.sessionId)).toMatchObject({ active: false });
+    await expectStopSaysNotConnected(agent.sessionId);
   }, 120_000);
 });
 
@@ -254,6 +265,7 @@ describe('kill -9', () => {
 
     expect(await agent.status).toBe(128 + constants.signals.SIGKILL);
     await untilInactive(agent.sessionId);
+    await expectStopSaysNotConnected(agent.sessionId);
     await until(() => activity.some((e) => e.id === agent.sessionId && e.active === false), {
       what: 'the viewer told the session is inactive',
     });
