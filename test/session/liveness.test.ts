@@ -240,6 +240,19 @@ describe('each way out of the process ends the session and its turn', () => {
     60_000,
   );
 
+  it('a program with its own uncaughtException listener handles the error itself: the session stays live until a signal', async () => {
+    const agent = await fixture('host-uncaught');
+    await until(() => /host caught the agent broke/.test(agent.stdout()), { what: "the program's listener" });
+    expect(agent.child.exitCode).toBeNull();
+    expect((await app.session(agent.sessionId)).active).toBe(true);
+
+    signalGroup(agent, 'SIGTERM');
+
+    expect(await agent.status).toBe(143);
+    await untilInactive(agent.sessionId);
+    await expectTurnsEnded(agent.sessionId);
+  }, 60_000);
+
   it('a program with its own SIGINT listener: both run, the session ends, the program decides the exit', async () => {
     const agent = await fixture('host-sigint');
     signalGroup(agent, 'SIGINT');
