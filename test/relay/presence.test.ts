@@ -47,3 +47,63 @@ describe('inactivity sweep (§4.5)', () => {
     expect(sessions.findOwned(fresh.id, accountId)).toMatchObject({ active: true });
   });
 });
+
+describe('the end of an agent\'s socket (docs/relay.md, "Liveness")', () => {
+  let db: RelayDatabase;
+  let io: Server;
+  let sessions: SessionStore;
+  let presence: SessionPresence;
+  let accountId: string;
+  beforeEach(() => {
+    db = openDatabase(undefined);
+    io = new Server();
+    const accounts = new AccountStore(db);
+    sessions = new SessionStore(db);
+    presence = new SessionPresence(sessions, new EventRouter(io, accounts));
+    accountId = accounts.upsertByPublicKey('bb'.repeat(32));
+  });
+  afterEach(() => db.close());
+
+  const session = (tag: string) =>
+    sessions.create({ accountId, tag, metadata: 'AA==', dataEncryptionKey: null }).id;
+  const active = (id: string) => sessions.findOwned(id, accountId)?.active;
+
+  it('a session is inactive once the last socket that beat for it closes, not before', () => {
+    const shared = session('shared');
+    const own = session('own');
+    presence.heartbeat(accountId, shared, Date.now(), false, 'socket-a');
+    presence.heartbeat(accountId, shared, Date.now(), false, 'socket-b');
+    presence.heartbeat(accountId, own, Date.now(), false, 'socket-a');
+
+    presence.socketClosed(accountId, 'socket-a');
+    expect(active(own)).toBe(false);
+    expect(active(shared)).toBe(true);
+
+    presence.socketClosed(accountId, 'socket-b');
+    expect(active(shared)).toBe(false);
+  });
+
+  it('is not a stop: the beat of a socket that reconnected makes the session active again', () => {
+    const id = session('reconnects');
+    presence.heartbeat(accountId, id, Date.now(), false, 'socket-a');
+    presence.socketClosed(accountId, 'socket-a');
+    expect(active(id)).toBe(false);
+
+    presence.heartbeat(accountId, id, Date.now(), false, 'socket-b');
+    expect(active(id)).toBe(true);
+  });
+
+  it('positive controls: a socket that never beat (an app, the viewer) or a session already ended changes nothing', () => {
+    const live = session('live');
+    presence.heartbeat(accountId, live, Date.now(), false, 'agent');
+    presence.socketClosed(accountId, 'viewer');
+    expect(active(live)).toBe(true);
+
+    const ended = session('ended');
+    presence.heartbeat(accountId, ended, Date.now(), false, 'agent-2');
+    const endedAt = Date.now() - 1_000;
+    presence.end(accountId, ended, endedAt);
+    presence.socketClosed(accountId, 'agent-2');
+    expect(sessions.findOwned(ended, accountId)).toMatchObject({ active: false, lastActiveAt: endedAt });
+  });
+});

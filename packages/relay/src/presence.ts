@@ -22,11 +22,17 @@ export function clampActivityTime(time: number, now = Date.now()): number | unde
 }
 
 /**
- * Session liveness: heartbeats, explicit ends, the 60 s heartbeat suppression after a stop, and
- * the sweep that marks silent sessions inactive (§4.5).
+ * Session liveness: heartbeats, explicit ends, the 60 s heartbeat suppression after a stop, the
+ * sweep that marks silent sessions inactive (§4.5), and, unlike the real server, the end of an
+ * agent's socket: a session whose last heartbeating socket closes is inactive at once
+ * (docs/relay.md, "Liveness").
  */
 export class SessionPresence {
   private readonly stoppedUntil = new Map<string, number>();
+  /** Per session, the sockets that sent its `session-alive`: the live agents of that session. */
+  private readonly agentSockets = new Map<string, Set<string>>();
+  /** Per socket, the sessions it beats for. */
+  private readonly socketSessions = new Map<string, Set<string>>();
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -60,10 +66,11 @@ export class SessionPresence {
    * Handles `session-alive` of `userId` at the already clamped time `at`: records it and tells
    * the account's UIs. Ignored for a stopped or foreign session.
    */
-  heartbeat(userId: string, sessionId: string, at: number, thinking: boolean): void {
+  heartbeat(userId: string, sessionId: string, at: number, thinking: boolean, socketId?: string): void {
     if (this.isStopped(sessionId)) return;
     const session = this.sessions.findOwned(sessionId, userId);
     if (!session) return;
+    if (socketId !== undefined) this.track(sessionId, socketId);
     if (!session.active || Math.abs(at - session.lastActiveAt) > WRITE_THRESHOLD_MS) {
       this.sessions.setActivity(sessionId, true, at);
     }
@@ -76,11 +83,54 @@ export class SessionPresence {
   end(userId: string, sessionId: string, at: number): void {
     const session = this.sessions.findOwned(sessionId, userId);
     if (!session) return;
+    this.untrackSession(sessionId);
     this.markStopped(sessionId);
     this.sessions.setActivity(sessionId, false, at);
     this.events.emitEphemeral(userId, activityEphemeral(sessionId, false, at, false), {
       type: 'user-scoped-only',
     });
+  }
+
+  /**
+   * A socket closed (a process killed with -9, a crash, a lost network that did not come back in
+   * the server's ping time-out): each session it beat for that has no other live agent socket is
+   * marked inactive now and its UIs are told. Not a stop: the agent's next `session-alive`, from a
+   * socket that reconnected, makes it active again.
+   */
+  socketClosed(userId: string, socketId: string, now = Date.now()): void {
+    const sessionIds = this.socketSessions.get(socketId);
+    if (!sessionIds) return;
+    this.socketSessions.delete(socketId);
+    for (const sessionId of sessionIds) {
+      const sockets = this.agentSockets.get(sessionId);
+      sockets?.delete(socketId);
+      if (sockets && sockets.size > 0) continue;
+      this.agentSockets.delete(sessionId);
+      const session = this.sessions.findOwned(sessionId, userId);
+      if (!session?.active) continue;
+      this.sessions.setActivity(sessionId, false, now);
+      this.events.emitEphemeral(userId, activityEphemeral(sessionId, false, now, false), {
+        type: 'user-scoped-only',
+      });
+    }
+  }
+
+  private track(sessionId: string, socketId: string): void {
+    let sockets = this.agentSockets.get(sessionId);
+    if (!sockets) this.agentSockets.set(sessionId, (sockets = new Set()));
+    sockets.add(socketId);
+    let sessionIds = this.socketSessions.get(socketId);
+    if (!sessionIds) this.socketSessions.set(socketId, (sessionIds = new Set()));
+    sessionIds.add(sessionId);
+  }
+
+  private untrackSession(sessionId: string): void {
+    for (const socketId of this.agentSockets.get(sessionId) ?? []) {
+      const sessionIds = this.socketSessions.get(socketId);
+      sessionIds?.delete(sessionId);
+      if (sessionIds?.size === 0) this.socketSessions.delete(socketId);
+    }
+    this.agentSockets.delete(sessionId);
   }
 
   /** Marks sessions silent for ten minutes inactive and tells their UIs. */

@@ -90,3 +90,6 @@ export type { TextStreamTimers } from './stream/textStream.js';
 
 // The v1 schemas of a record's parts.
 export { V1AcpToolResultRecordSchema, V1EnvelopeSchema } from './protocol/v1/schemas.js';
+
+// How close a repeated stop signal counts as relayed by a parent (the tests of a person's second signal).
+export { RELAYED_SIGNAL_WINDOW_MS } from './session/shutdownSignals.js';

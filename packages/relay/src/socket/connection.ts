@@ -30,6 +30,7 @@ export function handleConnection(io: Server, socket: Socket, ctx: RelayContext):
   }
   socket.on('disconnect', () => {
     ctx.logger.debug('socket disconnected', { userId, socketId: socket.id });
+    ctx.presence.socketClosed(userId, socket.id);
     if (data.machineId) {
       ctx.events.emitEphemeral(userId, machineActivity(data.machineId, false), { type: 'user-scoped-only' });
     }

@@ -99,7 +99,7 @@ export function installSessionEvents(socket: Socket, ctx: RelayContext): void {
     if (typeof sid !== 'string' || !sid || typeof time !== 'number') return;
     const at = clampActivityTime(time);
     if (at === undefined) return;
-    ctx.presence.heartbeat(userId, sid, at, thinking === true);
+    ctx.presence.heartbeat(userId, sid, at, thinking === true, socket.id);
   });
 
   socket.on('session-end', (payload: unknown) => {

@@ -91,13 +91,15 @@ export interface ConnectOptions {
    */
   readonly serverWaitMs?: number;
   /**
-   * Ends the session gracefully when the process gets SIGINT or SIGTERM (default on): open turns
-   * end `cancelled`, pending permission requests are cancelled, the writer delivers what it holds
-   * within `deadlineMs` (default 5 s), the session ends, and the process exits 130 (SIGINT) or 143
-   * (SIGTERM) unless the program listens for the signal itself; what the program still writes to
-   * the stopped turns settles `stream.turn_stopped`, and what it throws meanwhile is logged; a
-   * second signal exits at once. `false` leaves signals to the program (docs/transport.md,
-   * "Graceful shutdown").
+   * Ends the session gracefully when the process is stopped (default on): on SIGINT, SIGTERM or
+   * SIGHUP, or an exception or rejection the program leaves uncaught. Open turns end `cancelled`,
+   * pending permission requests are cancelled, the writer delivers what it holds within
+   * `deadlineMs` (default 5 s), the session ends, and the process exits 130 (SIGINT), 143
+   * (SIGTERM), 129 (SIGHUP) or 1 (uncaught, printed as Node prints it) unless the program listens
+   * for that itself; what the program still writes to the stopped turns settles
+   * `stream.turn_stopped`, and what it throws meanwhile is logged. The same signal relayed by a
+   * parent (`npx`, `npm run`, tsx) within a second is the same stop; a later one exits at once.
+   * `false` leaves all of it to the program (docs/transport.md, "Graceful shutdown").
    */
   readonly shutdownSignals?: ShutdownOptions | false;
   /** Transport tuning. `session-alive` period while a turn is open (default 2 s). */
@@ -118,8 +120,8 @@ export interface ConnectOptions {
  * it has, creates a session (fresh tag, encrypted metadata, wrapped data key;
  * then agentState from version 0) or opens `sessionId`, connects the session socket, registers
  * the built-in RPC handlers and installs the media pipeline (`attach()` uploads to the same server;
- * `session.fetchMedia()` reads attachments back), and ends the session gracefully on SIGINT and
- * SIGTERM unless `shutdownSignals: false`.
+ * `session.fetchMedia()` reads attachments back), and ends the session gracefully on SIGINT,
+ * SIGTERM, SIGHUP or an uncaught error unless `shutdownSignals: false`.
  *
  * @throws {SdkError} `transport.format_unsupported` for a format other than `'auto'`, `'v2'`, `'v1'`;
  *   `credentials.*` when no usable credentials are found; `transport.*` when the server cannot be
