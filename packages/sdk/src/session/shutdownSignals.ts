@@ -40,15 +40,15 @@ let installed = false;
 
 /**
  * Closes `session` on every clean way out of the process: SIGINT, SIGTERM and SIGHUP (a closed
- * terminal), and an exception or rejection the program leaves uncaught. Its open turns end `cancelled` (what the program
- * still writes to them settles `stream.turn_stopped`), their pending permission requests are
- * cancelled, the writer delivers what it holds within the deadline, and the session ends. While it
- * closes, an exception or rejection the program leaves uncaught is logged and does not stop the end
- * records. Once every such session is closed the process exits 130 (SIGINT), 143 (SIGTERM), 129
- * (SIGHUP) or 1 (uncaught), unless the program listens for that signal (or for `uncaughtException`)
- * itself, which then decides. The same signal relayed
- * by a parent within {@link RELAYED_SIGNAL_WINDOW_MS} is the same stop; a signal after that exits
- * at once. Stops watching when the session closes (docs/transport.md, "Graceful shutdown").
+ * terminal), and an exception or rejection the program leaves uncaught. Its open turns end
+ * `cancelled` (what the program still writes to them settles `stream.turn_stopped`), their pending
+ * permission requests are cancelled, the writer delivers what it holds within the deadline, and the
+ * session ends. While it closes, an exception or rejection the program leaves uncaught is logged
+ * and does not stop the end records. Once every such session is closed the process exits 130
+ * (SIGINT), 143 (SIGTERM), 129 (SIGHUP) or 1 (uncaught), unless the program listens for that signal
+ * (or for `uncaughtException`) itself, which then decides. The same signal relayed by a parent
+ * within {@link RELAYED_SIGNAL_WINDOW_MS} is the same stop; a signal after that exits at once.
+ * Stops watching when the session closes (docs/transport.md, "Graceful shutdown").
  */
 export function closeOnShutdown(session: Session, options: ShutdownOptions & { logger: Logger }): void {
   const entry: Watched = {
