@@ -60,6 +60,76 @@ export function readEntry(name: string, text: string): EntrySurface {
   return { name, summary, groups };
 }
 
+/**
+ * The naming table of docs/api.md ("Naming"): one name and one form for each act the surface
+ * names. test/package/naming.test.ts reads the table from the page and holds every API report to
+ * it, so a row is a rule: `never` lists what no public class, interface or export may be, and
+ * `except` the classes and interfaces a row does not bind.
+ */
+export const NAMING: readonly {
+  readonly act: string;
+  readonly name: string;
+  readonly form: 'member' | 'type' | 'events' | 'iterable' | 'error';
+  readonly never: string;
+  readonly except: string;
+}[] = [
+  {
+    act: "The person's reply to a permission request or a question, at the gate, the desk and the user's side",
+    name: '`answer()`',
+    form: 'member',
+    never: '`respond`, `reply`',
+    except: '',
+  },
+  {
+    act: "What an answer got: `AnswerResult<'gate'>`, `<'desk'>`, `<'user'>`, one `status` to switch on",
+    name: '`AnswerResult`',
+    form: 'type',
+    never: '`RespondResult`, `QuestionAnswerResult`, `PermissionAnswerResult`, `RespondErrorCode`',
+    except: '',
+  },
+  {
+    act: "The events of a reader, a user session, a gate or a question desk: a method, since the reader's and the user session's take where to start",
+    name: '`events$()`',
+    form: 'events',
+    never: 'a property or a getter `events$`',
+    except: '',
+  },
+  {
+    act: 'A live stream as an async iterable that takes an `AbortSignal`: beside every `name$`, its `name()`',
+    name: '`name()`',
+    form: 'iterable',
+    never: 'a `name$` without its `name()`',
+    except:
+      '`Transport`, `MemoryTransport`, `HappyServerTransport`: the record feeds a reader follows, ports and not streams a program reads; `UserSessionParts`: what a user session is built from, not what it offers',
+  },
+  {
+    act: "A failure the SDK throws or rejects with: a code of the layer's union, a message and a hint",
+    name: '`SdkError`',
+    form: 'error',
+    never: 'another exported class extending `Error`',
+    except:
+      "`ShellCommandError`: not the SDK failing but a tool call's command exiting with another status than 0, carrying the command's result",
+  },
+];
+
+/** The naming table as the page shows it. */
+function renderNaming(): string[] {
+  return [
+    '',
+    '## Naming',
+    '',
+    'One name and one form for each act. test/package/naming.test.ts reads this table and fails when',
+    'an API report (`packages/sdk/api/`) breaks a row: a public member, type or class that is what',
+    '"never" lists, in a class or interface "except" does not name.',
+    '',
+    '| act | name | rule | never | except |',
+    '| --- | ---- | ---- | ----- | ------ |',
+    ...NAMING.map(
+      (row) => `| ${row.act} | ${row.name} | ${row.form} | ${row.never} | ${row.except || '—'} |`,
+    ),
+  ];
+}
+
 /** Every entry of the SDK, read from packages/sdk/src under `root`. */
 export function readSurface(root: string): EntrySurface[] {
   return SDK_ENTRIES.map(({ name, source }) =>
@@ -83,6 +153,7 @@ export function renderApiDoc(surface: readonly EntrySurface[]): string {
       (entry) =>
         `| [\`${entry.name}\`](#${entry.name.replace(/[^a-z0-9-]/g, '')}) | ${entry.groups.reduce((n, g) => n + g.names.length, 0)} |`,
     ),
+    ...renderNaming(),
   ];
   for (const entry of surface) {
     lines.push('', `## ${entry.name}`, '', entry.summary);

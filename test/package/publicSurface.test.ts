@@ -33,6 +33,8 @@ function documentedNames(): Map<string, Set<string>> {
   const sections = new Map<string, Set<string>>();
   for (const section of doc.split(/^## /m).slice(1)) {
     const [heading, ...body] = section.split('\n');
+    // The page's other sections (the naming table) are not an entry's names.
+    if (!heading!.startsWith('happy-session')) continue;
     sections.set(heading!.trim(), new Set([...body.join('\n').matchAll(/`(\w+)`/g)].map((m) => m[1]!)));
   }
   return sections;

@@ -65,9 +65,9 @@ describe('turn.ask() timeouts, signals and bad questions', () => {
   it('events$ tells each question asked and ended, once each, in order', async () => {
     const { writer, questions } = desk();
     const events: string[] = [];
-    questions.events$.subscribe((e) =>
-      events.push(`${e.kind}:${e.kind === 'ended' ? e.result.status : e.recovered}`),
-    );
+    questions
+      .events$()
+      .subscribe((e) => events.push(`${e.kind}:${e.kind === 'ended' ? e.result.status : e.recovered}`));
     const turn = writer.turn();
     const first = turn.ask([{ question: 'a?', options: ['x'] }]);
     questions.answer(questions.pending[0]!.questionId, { answers: { q1: { options: ['x'] } } });

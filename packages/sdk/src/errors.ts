@@ -75,8 +75,10 @@ export interface SdkErrorOptions {
 }
 
 /**
- * The one error class of the SDK. `code` is a stable string a program can switch on (typed: a
- * misspelt code does not compile); the message says what went wrong and `hint` what to do about it.
+ * The one class of the SDK's own failures (the sandbox's `ShellCommandError` is a command's exit
+ * status, not the SDK failing; docs/errors.md). `code` is a stable string a program can switch on
+ * (typed: a misspelt code does not compile); the message says what went wrong and `hint` what to
+ * do about it.
  * Codes are namespaced by layer (`stream.*`, `transport.*`, `media.*`, …), see docs/errors.md.
  *
  * Recognised across bundles and package copies by a brand, not by the class's identity alone:

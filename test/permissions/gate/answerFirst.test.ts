@@ -126,7 +126,7 @@ describe('between the answer and its sending', () => {
     const appended: string[] = [];
     writer.messages$.subscribe((m) => appended.push(...shape([m])));
     const events: string[] = [];
-    gate.events$.subscribe((e) => events.push(e.kind));
+    gate.events$().subscribe((e) => events.push(e.kind));
     const turn = writer.turn();
     const call = turn.toolCall({ toolName: 'Bash', args: { command: 'make' } });
     let appendedAtStart: string[] | undefined;

@@ -162,13 +162,13 @@ export class PermissionGate implements PermissionRuntime {
    * synchronously, except for an answer by RPC: then once its reply is sent (docs/permissions.md,
    * "What follows an answer").
    */
-  get events$(): Observable<GateEvent> {
-    return this.requests.events$;
+  events$(): Observable<GateEvent> {
+    return this.requests.events$();
   }
 
   /** {@link PermissionGate.events$} as an async iterable, until `signal` aborts. */
   events(options: IterateOptions = {}): AsyncGenerator<GateEvent> {
-    return asyncIterableOf(this.events$, options);
+    return asyncIterableOf(this.events$(), options);
   }
 
   /** Rules granted in this session by `allow-always` / `reject-always` answers. */
@@ -442,7 +442,7 @@ export class PermissionGate implements PermissionRuntime {
    * requests), the stream to `incoming`, and the RPC to `rpc`.
    */
   private wireAdapters(): void {
-    const events$ = this.requests.events$;
+    const events$ = this.requests.events$();
     const options = this.options;
     if (this.mirror) {
       const s = this.mirror.follow(events$);

@@ -3,7 +3,7 @@ import type { GatedCall } from '../stream/gatePorts.js';
 import type { PermissionDecision } from '../stream/plugins.js';
 
 /**
- * A permission request as `gate.events$` shows it to a host: what was asked and when. The gate's
+ * A permission request as `gate.events$()` shows it to a host: what was asked and when. The gate's
  * own request (its waiter, timers and record positions) stays inside the gate.
  */
 export interface RequestView {
@@ -37,7 +37,7 @@ export interface SettledRequest {
   readonly recordId: string | undefined;
 }
 
-/** What happens to requests, as `gate.events$` reports it (reminders, dashboards, logs). */
+/** What happens to requests, as `gate.events$()` reports it (reminders, dashboards, logs). */
 export type GateEvent =
   | { readonly kind: 'requested'; readonly request: RequestView }
   | {

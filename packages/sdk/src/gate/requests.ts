@@ -76,8 +76,10 @@ export class GateRequests {
     { decision: PermissionDecision; recordId: string; requestId: string }
   >();
 
-  /** Requests as they are made and settled, for the adapters and `gate.events$`. */
-  readonly events$: Observable<RequestEvent> = this.subject.asObservable();
+  /** Requests as they are made and settled, for the adapters and `gate.events$()`. */
+  events$(): Observable<RequestEvent> {
+    return this.subject.asObservable();
+  }
 
   constructor(private readonly deps: GateRequestsDeps) {
     this.arbiter = new Arbiter((item, given) => judgeAnswer(item, given, deps));
@@ -168,7 +170,7 @@ export class GateRequests {
    *    policy; when it cannot be appended, the decision becomes a cancellation (fail closed);
    * 2. the waiter: `requestPermission()` resolves, so the tool may start once this step is over;
    *    the call ends unless allowed; a person's mode switch and stop apply;
-   * 3. the adapters and `gate.events$`, through `after` (the RPC runs it once its reply is sent).
+   * 3. the adapters and `gate.events$()`, through `after` (the RPC runs it once its reply is sent).
    */
   answer(
     callId: string,

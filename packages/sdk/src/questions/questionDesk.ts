@@ -4,6 +4,8 @@ import { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { DelayedPush } from '../ports/delayedPush.js';
+import { asyncIterableOf } from '../ports/asyncIterable.js';
+import type { IterateOptions } from '../ports/asyncIterable.js';
 import type { RpcRegistry } from '../ports/rpc.js';
 import type { PushNotifier, SessionStateStore } from '../ports/sessionState.js';
 import { newId } from '../protocol/ids.js';
@@ -63,7 +65,7 @@ export interface QuestionDeskOptions {
   readonly logger?: Logger;
 }
 
-/** What happens to questions, in order (`desk.events$`). */
+/** What happens to questions, in order (`desk.events$()`). */
 export type QuestionEvent =
   | { readonly kind: 'asked'; readonly question: QuestionMessage; readonly recovered: boolean }
   | { readonly kind: 'ended'; readonly question: QuestionMessage; readonly result: AskResult };
@@ -100,9 +102,6 @@ export class QuestionDesk implements QuestionRuntime {
   private readonly logger: Logger;
   private readonly teardown: Array<() => void> = [];
   private disposed = false;
-
-  /** Questions asked and ended, in the order it happens. */
-  readonly events$: Observable<QuestionEvent> = this.subject.asObservable();
 
   /** The `seq` of each open question's record once stored: a stream answer counts only after it. */
   private readonly storedAt = new Map<string, Promise<number | undefined>>();
@@ -178,6 +177,16 @@ export class QuestionDesk implements QuestionRuntime {
    */
   result(questionId: string): Promise<AskResult> | undefined {
     return this.questions.open(questionId)?.wait.promise;
+  }
+
+  /** Questions asked and ended, in the order it happens, from the call on. */
+  events$(): Observable<QuestionEvent> {
+    return this.subject.asObservable();
+  }
+
+  /** {@link QuestionDesk.events$} as an async iterable, until `signal` aborts. */
+  events(options: IterateOptions = {}): AsyncGenerator<QuestionEvent> {
+    return asyncIterableOf(this.events$(), options);
   }
 
   /** Answers (or dismisses) a pending question from the local program: a terminal prompt, a host UI. */

@@ -281,6 +281,11 @@ export class Session {
     return asyncIterableOf(this.userMessages$, options);
   }
 
+  /** {@link Session.errors$} as an async iterable, until the session closes or `signal` aborts. */
+  errors(options: IterateOptions = {}): AsyncGenerator<InputErrorEvent> {
+    return asyncIterableOf(this.errors$, options);
+  }
+
   /** {@link Session.incoming$} as an async iterable. */
   incoming(options: IterateOptions = {}): AsyncGenerator<IncomingUserMessage> {
     return asyncIterableOf(this.incoming$, options);
