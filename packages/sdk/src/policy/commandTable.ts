@@ -15,8 +15,11 @@ import type { ShellWord } from './shellWords.js';
  *   the workspace.
  */
 
-/** What a marked word does. */
-export type WordEffect = 'code' | 'write' | 'config';
+/**
+ * What a marked word does: runs code, writes a file, changes the directory or configuration, or
+ * reads a file outside the workspace that the command sends or uses (`curl -T ~/.ssh/id_rsa`).
+ */
+export type WordEffect = 'code' | 'write' | 'config' | 'read';
 
 /** One marked word of a command: where it is, what it does and why. */
 export interface Marked {
@@ -32,6 +35,26 @@ interface Opt {
   readonly value?: 'required' | 'optional';
   /** Values that make the option harmless (`curl -o -` writes to standard output). */
   readonly harmless?: readonly string[];
+  /**
+   * The option reads the file its value names (to send it, or as a key or list): marked `read`
+   * when that value names a path outside the workspace, or cannot be known.
+   */
+  readonly reads?: true;
+}
+
+/** What `opt` with `value` does, if the table marks it; `root` is the workspace root. */
+function effectOf(opt: Opt, value: string | undefined, root: string | undefined): WordEffect | undefined {
+  if (opt.effect && !(value !== undefined && opt.harmless?.includes(value))) return opt.effect;
+  if (opt.reads && (value === undefined || readsOutside(value, root))) return 'read';
+  return undefined;
+}
+
+/**
+ * True when an option's value names a file outside `root`: the value itself, or the part after an
+ * `@` or `<` (curl's `-d @file`, `-F name=@file`, `-F name=<file`).
+ */
+function readsOutside(value: string, root: string | undefined): boolean {
+  return [value, ...value.split(/[@<]/).slice(1)].some((v) => v !== '' && pathOutside(v, root));
 }
 
 interface OptionSpec {
@@ -62,6 +85,7 @@ function scanOptions(
   spec: OptionSpec,
   what: string,
   stopAtPositional = false,
+  root?: string,
 ): Scan {
   const marked: Marked[] = [];
   const positional: number[] = [];
@@ -97,8 +121,8 @@ function scanOptions(
       const only = candidates.length === 1 ? candidates[0]![1] : undefined;
       if (only?.value === 'required' && attached === undefined) value = words[++i]?.value;
       for (const [long, opt] of candidates) {
-        if (opt.effect && !(value !== undefined && opt.harmless?.includes(value)))
-          marked.push({ index: i, effect: opt.effect, why: `${what} --${long}` });
+        const effect = effectOf(opt, value, root);
+        if (effect) marked.push({ index: i, effect, why: `${what} --${long}` });
       }
       continue;
     }
@@ -111,8 +135,8 @@ function scanOptions(
         const rest = word.slice(j + 1);
         value = rest.length > 0 ? rest : opt.value === 'required' ? words[++i]?.value : undefined;
       }
-      if (opt.effect && !(value !== undefined && opt.harmless?.includes(value)))
-        marked.push({ index: i, effect: opt.effect, why: `${what} -${letter}` });
+      const effect = effectOf(opt, value, root);
+      if (effect) marked.push({ index: i, effect, why: `${what} -${letter}` });
       if (opt.value !== undefined) break;
     }
   }
@@ -125,6 +149,19 @@ const write: Opt = { effect: 'write' };
 const writeV: Opt = { effect: 'write', value: 'required' };
 const configV: Opt = { effect: 'config', value: 'required' };
 const valued: Opt = { value: 'required' };
+const readsV: Opt = { value: 'required', reads: true };
+
+/** uniq's options that take a value, so that its file operands are counted right. */
+const UNIQ: OptionSpec = {
+  short: { f: valued, s: valued, w: valued },
+  long: {
+    'skip-fields': valued,
+    'skip-chars': valued,
+    'check-chars': valued,
+    group: { value: 'optional' },
+    'all-repeated': { value: 'optional' },
+  },
+};
 
 /** How one command's words are judged: its marked words, and whether it runs code whatever its words. */
 interface Entry {
@@ -138,7 +175,7 @@ interface Entry {
 }
 
 function plain(about: string, spec: OptionSpec = {}): Entry {
-  return { about, judge: (words) => scanOptions(words, 1, spec, baseOf(words)).marked };
+  return { about, judge: (words, root) => scanOptions(words, 1, spec, baseOf(words), false, root).marked };
 }
 
 function baseOf(words: readonly ShellWord[]): string {
@@ -197,6 +234,9 @@ const GIT_LONG: Readonly<Record<string, Opt>> = {
   'output-directory': writeV,
   'git-dir': codeV,
   'work-tree': codeV,
+  // `git blame --contents`, `git commit --file`, `git tag --file`: the file's text is read in.
+  contents: readsV,
+  file: readsV,
 };
 
 /** Short options of git subcommands that do the same, subcommand by subcommand. */
@@ -210,6 +250,9 @@ const GIT_SHORT: Readonly<Record<string, Readonly<Record<string, Opt>>>> = {
   fetch: {},
   difftool: { x: codeV, t: codeV },
   mergetool: { t: codeV },
+  commit: { F: readsV, t: codeV },
+  tag: { F: readsV },
+  notes: { F: readsV },
 };
 
 /** Subcommands known to run no command of their arguments (git still runs the repository's hooks). */
@@ -763,8 +806,9 @@ function judgePackageManager(words: readonly ShellWord[], root: string | undefin
   }
   const sub = words[at]?.value;
   if (at >= words.length) {
+    // Marked where the subcommand would be, so that a grant covering `yarn` alone does not cover it.
     if (tool === 'yarn')
-      marked.push({ index: 0, effect: 'code', why: 'yarn alone installs, running scripts' });
+      marked.push({ index: at, effect: 'code', why: 'yarn alone installs, running scripts' });
     return marked;
   }
   if (sub === 'config' && ['get', 'list', 'ls'].includes(words[at + 1]?.value ?? '')) return marked;
@@ -899,57 +943,98 @@ const TABLE: Readonly<Record<string, Entry>> = {
   grep: plain('grep: reads only'),
   egrep: plain('egrep: reads only'),
   fgrep: plain('fgrep: reads only'),
-  curl: plain('curl: -o/-O/--output-dir/-D/-c/--trace… write; -K reads a configuration', {
-    short: {
-      o: { effect: 'write', value: 'required', harmless: TO_STDOUT },
-      O: write,
-      J: write,
-      D: { effect: 'write', value: 'required', harmless: TO_STDOUT },
-      c: writeV,
-      K: configV,
+  curl: plain(
+    'curl: -o/-O/--output-dir/-D/-c/--trace… write; -K reads a configuration; -T/-d @/-F @/--key… send or use a file, outside the workspace not under a grant',
+    {
+      short: {
+        T: readsV,
+        d: readsV,
+        F: readsV,
+        H: readsV,
+        E: readsV,
+        b: readsV,
+        o: { effect: 'write', value: 'required', harmless: TO_STDOUT },
+        O: write,
+        J: write,
+        D: { effect: 'write', value: 'required', harmless: TO_STDOUT },
+        c: writeV,
+        K: configV,
+      },
+      long: {
+        output: { effect: 'write', value: 'required', harmless: TO_STDOUT },
+        'output-dir': writeV,
+        'remote-name': write,
+        'remote-name-all': write,
+        'remote-header-name': write,
+        'dump-header': { effect: 'write', value: 'required', harmless: TO_STDOUT },
+        'cookie-jar': writeV,
+        trace: writeV,
+        'trace-ascii': writeV,
+        stderr: writeV,
+        libcurl: writeV,
+        'etag-save': writeV,
+        hsts: writeV,
+        'alt-svc': writeV,
+        config: configV,
+        'upload-file': readsV,
+        data: readsV,
+        'data-ascii': readsV,
+        'data-binary': readsV,
+        'data-urlencode': readsV,
+        json: readsV,
+        form: readsV,
+        header: readsV,
+        'proxy-header': readsV,
+        cookie: readsV,
+        cert: readsV,
+        key: readsV,
+        cacert: readsV,
+        capath: readsV,
+        'netrc-file': readsV,
+        'proxy-cert': readsV,
+        'proxy-key': readsV,
+        variable: readsV,
+        'url-query': readsV,
+      },
     },
-    long: {
-      output: { effect: 'write', value: 'required', harmless: TO_STDOUT },
-      'output-dir': writeV,
-      'remote-name': write,
-      'remote-name-all': write,
-      'remote-header-name': write,
-      'dump-header': { effect: 'write', value: 'required', harmless: TO_STDOUT },
-      'cookie-jar': writeV,
-      trace: writeV,
-      'trace-ascii': writeV,
-      stderr: writeV,
-      libcurl: writeV,
-      'etag-save': writeV,
-      hsts: writeV,
-      'alt-svc': writeV,
-      config: configV,
+  ),
+  wget: plain(
+    'wget: -O/-o/-a/-P/--save-cookies… write; -e, --config and --use-askpass may run a program; --post-file/--body-file/-i… send or use a file, outside the workspace not under a grant',
+    {
+      short: {
+        i: readsV,
+        O: { effect: 'write', value: 'required', harmless: TO_STDOUT },
+        o: writeV,
+        a: writeV,
+        P: writeV,
+        e: codeV,
+        x: write,
+      },
+      long: {
+        'output-document': { effect: 'write', value: 'required', harmless: TO_STDOUT },
+        'output-file': writeV,
+        'append-output': writeV,
+        'directory-prefix': writeV,
+        'save-cookies': writeV,
+        'warc-file': writeV,
+        'rejected-log': writeV,
+        // A wgetrc command may name a program (use_askpass): code.
+        execute: codeV,
+        config: codeV,
+        'use-askpass': codeV,
+        'force-directories': write,
+        'post-file': readsV,
+        'body-file': readsV,
+        'input-file': readsV,
+        'load-cookies': readsV,
+        certificate: readsV,
+        'private-key': readsV,
+        'ca-certificate': readsV,
+        'ca-directory': readsV,
+        'crl-file': readsV,
+      },
     },
-  }),
-  wget: plain('wget: -O/-o/-a/-P/--save-cookies… write; -e, --config and --use-askpass may run a program', {
-    short: {
-      O: { effect: 'write', value: 'required', harmless: TO_STDOUT },
-      o: writeV,
-      a: writeV,
-      P: writeV,
-      e: codeV,
-      x: write,
-    },
-    long: {
-      'output-document': { effect: 'write', value: 'required', harmless: TO_STDOUT },
-      'output-file': writeV,
-      'append-output': writeV,
-      'directory-prefix': writeV,
-      'save-cookies': writeV,
-      'warc-file': writeV,
-      'rejected-log': writeV,
-      // A wgetrc command may name a program (use_askpass): code.
-      execute: codeV,
-      config: codeV,
-      'use-askpass': codeV,
-      'force-directories': write,
-    },
-  }),
+  ),
   sort: plain('sort: -o writes; --compress-program runs a program; -T writes temporary files', {
     short: { o: writeV, T: writeV },
     long: { output: writeV, 'compress-program': codeV, 'temporary-directory': writeV },
@@ -970,13 +1055,33 @@ const TABLE: Readonly<Record<string, Entry>> = {
   cd: plain('cd: changes the directory of later commands of the line'),
   pushd: plain('pushd: changes the directory of later commands of the line'),
   popd: plain('popd: changes the directory of later commands of the line'),
-  uniq: plain('uniq: reads; a second file operand is written'),
+  uniq: {
+    about: 'uniq: reads; a second file operand is written',
+    judge: (words) => {
+      const scan = scanOptions(words, 1, UNIQ, 'uniq');
+      const output = scan.positional[1];
+      return output === undefined
+        ? scan.marked
+        : [...scan.marked, { index: output, effect: 'write', why: 'uniq writes its second file operand' }];
+    },
+  },
   cut: plain('cut: reads only'),
   tr: plain('tr: reads only'),
   diff: plain('diff: reads only'),
   cmp: plain('cmp: reads only'),
   comm: plain('comm: reads only'),
-  file: plain('file: reads only'),
+  file: plain('file: reads; -C compiles a magic file, writing it', {
+    short: { C: write, m: valued, e: valued, f: valued, F: valued, P: valued },
+    long: {
+      compile: write,
+      'magic-file': valued,
+      exclude: valued,
+      'exclude-quiet': valued,
+      'files-from': valued,
+      separator: valued,
+      parameter: valued,
+    },
+  }),
   stat: plain('stat: reads only'),
   du: plain('du: reads only'),
   df: plain('df: reads only'),

@@ -316,8 +316,9 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
     return askOr(reason);
   }
 
-  // A line the grammar does not read exactly cannot be checked against the deny rules either:
-  // where nobody would be asked, it does not run.
+  // A line the grammar does not read exactly cannot be checked against the deny or ask rules
+  // either: where nobody would be asked, it does not run under a deny rule, and asks (or is
+  // denied where nobody can be asked) under an ask rule.
   const inexact = inexactLine(subject);
   if (inexact && (cell === 'allow' || neverAsks || nobodyAsked())) {
     const bashDenies = [...config.rules.deny, ...session.deny].filter((r) => r.rule.type === 'command');
@@ -325,6 +326,9 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
       const reason: PolicyReason = { kind: 'undecidable', rules: bashDenies.map(refOf), shell: inexact };
       return { verdict: 'deny', reason, toolKind };
     }
+    const bashAsks = config.rules.ask.filter((r) => r.rule.type === 'command');
+    if (bashAsks.length > 0)
+      return askOr({ kind: 'undecidable', rules: bashAsks.map(refOf), shell: inexact });
   }
 
   const interaction = config.requiresInteraction ?? DEFAULT_REQUIRES_INTERACTION;

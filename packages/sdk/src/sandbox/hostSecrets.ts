@@ -1,5 +1,6 @@
+import { readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
 import { SECRET_PATHS } from '../policy/protectedPaths.js';
 
 /**
@@ -52,7 +53,89 @@ const CREDENTIAL_FILES: readonly string[] = Object.freeze([
   '.vercel',
   '.ngrok2',
   '.config/ngrok',
+  '.config/git/credentials',
+  '.m2/settings.xml',
+  '.m2/settings-security.xml',
+  '.gradle/gradle.properties',
+  '.ivy2/.credentials',
+  '.sbt/credentials',
+  '.config/pip/pip.conf',
+  '.pip/pip.conf',
+  '.config/pypoetry/auth.toml',
+  '.composer/auth.json',
+  '.config/composer/auth.json',
+  '.bundle/config',
+  '.claude/.credentials.json',
+  '.claude.json',
+  '.codex/auth.json',
+  '.wgetrc',
+  '.curlrc',
+  '.yarnrc',
+  '.config/fish/fish_history',
+  '.local/share/fish/fish_history',
+  '.mongodb',
+  '.julia/logs',
 ]);
+
+/**
+ * Histories keep what was typed, tokens included (`export GITHUB_TOKEN=…`, `ALTER USER … PASSWORD`):
+ * every entry of a home whose name ends in `history` or `_hist` (`.bash_history`, `.psql_history`,
+ * `.node_repl_history`, `.lesshst`), these names whether or not they exist yet, and any other such
+ * entry found in the home when the shell starts.
+ */
+const HISTORY_FILES: readonly string[] = Object.freeze([
+  '.bash_history',
+  '.zsh_history',
+  '.sh_history',
+  '.history',
+  '.python_history',
+  '.node_repl_history',
+  '.psql_history',
+  '.mysql_history',
+  '.sqlite_history',
+  '.irb_history',
+  '.pry_history',
+  '.rediscli_history',
+  '.lesshst',
+  '.dbshell',
+  '.Rhistory',
+]);
+
+/**
+ * Names of credential files inside a directory that a host variable names as a tool's home
+ * (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `COMPOSER_HOME`, any `*_HOME` or `*_CONFIG_DIR`): the
+ * directory stays readable, these files in it do not.
+ */
+const CREDENTIAL_NAMES: readonly string[] = Object.freeze([
+  'auth.json',
+  'auth.toml',
+  '.credentials.json',
+  '.credentials',
+  'credentials',
+  'credentials.json',
+  'credentials.toml',
+  'credentials.db',
+  'access_tokens.db',
+  'application_default_credentials.json',
+  'accessTokens.json',
+  'hosts.yml',
+  'token',
+  'gradle.properties',
+  'settings.xml',
+  'settings-security.xml',
+  'pip.conf',
+  '.curlrc',
+  '.netrc',
+  '.npmrc',
+  '.pypirc',
+  '.wgetrc',
+  '.git-credentials',
+]);
+
+/** A host variable whose value is a file of a tool's configuration or credentials: that file is hidden. */
+const FILE_VARIABLE = /CONFIG|RC$|PASS|AUTH|CRED|TOKEN|SECRET|KEY|NETRC/i;
+/** A host variable whose value is a tool's home: the {@link CREDENTIAL_NAMES} in it are hidden. */
+const HOME_VARIABLE = /_HOME$|_CONFIG_DIR$|_CONFIG_HOME$|_CONFIG_PATH$|^[A-Z]+_CONFIG$/;
 
 /**
  * Variables that move a tool's credentials elsewhere: the file or directory they name is hidden
@@ -102,6 +185,8 @@ export function credentialPaths(options: {
   readonly homeDir: string;
   readonly env: NodeJS.ProcessEnv;
   readonly happyHomeDir?: string;
+  /** Paths inside it are never hidden by the variables' patterns (only by the tables). */
+  readonly workspaceRoot?: string;
 }): string[] {
   const { env } = options;
   const homes = unique([options.homeDir, homedir()]);
@@ -109,6 +194,7 @@ export function credentialPaths(options: {
   for (const home of homes) {
     for (const p of SECRET_PATHS) out.push(join(home, p.name));
     for (const name of CREDENTIAL_FILES) out.push(join(home, name));
+    for (const name of [...HISTORY_FILES, ...historiesIn(home)]) out.push(join(home, name));
     const xdg = env.XDG_CONFIG_HOME;
     if (xdg && isAbsolute(xdg)) for (const name of XDG_CONFIG_SECRETS) out.push(join(xdg, name));
     for (const [name, inside] of Object.entries(CREDENTIAL_VARIABLES)) {
@@ -121,6 +207,7 @@ export function credentialPaths(options: {
       }
     }
   }
+  out.push(...namedByVariables(env, homes[0]!, options.workspaceRoot));
   if (options.happyHomeDir) out.push(resolve(expandHome(options.happyHomeDir, homedir())));
   // The Happy home is a directory: its key files (`agent.key`, `access.key`) go with it.
   return unique(out);
@@ -174,6 +261,48 @@ export function sandboxEnv(
   }
   out.HOME = homeDir;
   return out;
+}
+
+/** Entries of `home` whose name says they are a history; none when it cannot be listed. */
+function historiesIn(home: string): string[] {
+  try {
+    return readdirSync(home).filter((name) => /(history|_hist)$/i.test(name));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * What the host's variables name by pattern, beside the table of {@link CREDENTIAL_VARIABLES}: the
+ * file a configuration or credential variable names (`PGPASSFILE`, `RCLONE_CONFIG`,
+ * `GIT_CONFIG_GLOBAL`, `TF_CLI_CONFIG_FILE`, `SSH_AUTH_SOCK`), and the credential files in the home
+ * a `*_HOME` or `*_CONFIG_DIR` variable names (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`). A value that is
+ * not one absolute path, or that lies in the workspace, is left alone.
+ */
+function namedByVariables(env: NodeJS.ProcessEnv, home: string, workspace: string | undefined): string[] {
+  const out: string[] = [];
+  for (const [name, raw] of Object.entries(env)) {
+    if (raw === undefined || raw === '' || raw.includes(delimiter) || name === 'HOME' || name === 'PWD')
+      continue;
+    const path = resolve(expandHome(raw, home));
+    if (!isAbsolute(expandHome(raw, home)) || path === '/') continue;
+    if (workspace !== undefined && !relative(workspace, path).startsWith('..')) continue;
+    const kind = kindOf(path);
+    if (kind === 'directory') {
+      if (HOME_VARIABLE.test(name)) for (const file of CREDENTIAL_NAMES) out.push(join(path, file));
+    } else if (FILE_VARIABLE.test(name)) {
+      out.push(path);
+    }
+  }
+  return out;
+}
+
+function kindOf(path: string): 'directory' | 'other' | 'missing' {
+  try {
+    return statSync(path).isDirectory() ? 'directory' : 'other';
+  } catch {
+    return 'missing';
+  }
 }
 
 function expandHome(value: string, home: string): string {

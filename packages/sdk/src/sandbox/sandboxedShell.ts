@@ -367,6 +367,7 @@ async function inputsOf(options: SandboxedShellOptions): Promise<ConfinementInpu
   const secrets = credentialPaths({
     homeDir,
     env: options.env ?? process.env,
+    workspaceRoot,
     ...(options.happyHomeDir !== undefined ? { happyHomeDir: options.happyHomeDir } : {}),
   });
   return {

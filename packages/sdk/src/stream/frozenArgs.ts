@@ -16,7 +16,7 @@ export const MAX_ARGS_DEPTH = 128;
  * holds can never be appended, so they are refused (`stream.too_large`) as soon as the count
  * passes this, not after a walk of all of them.
  */
-const ARGS_BUDGET = MAX_RECORD_BYTES;
+export const ARGS_BUDGET = MAX_RECORD_BYTES;
 
 /**
  * A deep copy of `args` as JSON reads it, frozen at every level: what a call shows in its
@@ -92,7 +92,8 @@ function spend(budget: Budget, chars: number): void {
   if (budget.left < 0) throw new OverBudget();
 }
 
-function tooLarge(what: string): SdkError {
+/** The refusal of arguments that write more than {@link ARGS_BUDGET}: `stream.too_large`. */
+export function tooLarge(what: string): SdkError {
   return new SdkError(
     'stream.too_large',
     `${what} write more than ${ARGS_BUDGET} characters of JSON; a record holds at most ${MAX_RECORD_BYTES} bytes.`,
@@ -103,7 +104,8 @@ function tooLarge(what: string): SdkError {
   );
 }
 
-function invalid(
+/** The refusal of arguments JSON cannot carry as written: `stream.invalid_message` at `path`. */
+export function invalid(
   what: string,
   path: readonly (string | number)[],
   found: string,
@@ -175,7 +177,8 @@ function frozenCopy(input: unknown, key: string | number, ancestors: object[], b
       }
       return Object.freeze(items);
     }
-    // Listing the keys is the one step that is not bounded: no enumeration of an object stops early.
+    // Listing the keys is the one step that is not bounded: V8 lists every key before any enumeration
+    // (for…in too) visits the first (docs/performance.md, "Oversized tool arguments").
     const keys = Object.keys(object);
     // Braces, then per key its quotes, colon, comma and at least one character of value.
     spend(budget, 2 + 5 * keys.length);

@@ -333,10 +333,12 @@ function carryResults(
 
 /**
  * The conversation a turn starts from, with every approval in it that is still waiting to be
- * used (its call has no result yet) turned into a denial: the gate gives approvals during
- * `run()`, and the history `run()` hands back holds every call's result, so such an approval was
- * not the gate's, and the framework would run its call before anyone was asked. Each one adds an
- * `integration.foreign_approval` to `refused`.
+ * used (its call has no result yet), and every approval in the tool messages it ends with (the
+ * ones the framework acts on, result or not), turned into a denial: the gate gives approvals
+ * during `run()`, and the history `run()` hands back holds every call's result, so such an
+ * approval was not the gate's, and the framework would run its call before anyone was asked (or
+ * run a call that already ran again). Each one adds an `integration.foreign_approval` to
+ * `refused`.
  */
 function withoutForeignApprovals(messages: readonly ModelMessage[], refused: SdkError[]): ModelMessage[] {
   const results = new Set<string>();
@@ -348,13 +350,17 @@ function withoutForeignApprovals(messages: readonly ModelMessage[], refused: Sdk
       if (part.type === 'tool-approval-request') callOf.set(part.approvalId, part.toolCallId);
     }
   }
-  return messages.map((message) => {
+  // The framework acts on the approvals of the tool messages the conversation ends with: there a
+  // result beside the call (which anyone can write) does not make an approval the gate's.
+  let trailing = messages.length;
+  while (trailing > 0 && messages[trailing - 1]!.role === 'tool') trailing--;
+  return messages.map((message, index) => {
     if (message.role !== 'tool') return message;
     let changed = false;
     const content = message.content.map((part) => {
       if (part.type !== 'tool-approval-response' || !part.approved) return part;
       const toolCallId = callOf.get(part.approvalId);
-      if (toolCallId !== undefined && results.has(toolCallId)) return part;
+      if (index < trailing && toolCallId !== undefined && results.has(toolCallId)) return part;
       changed = true;
       const text = `An approval in the conversation was not given by this session's gate (call ${toolCallId ?? part.approvalId}); the call does not run.`;
       refused.push(
