@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
  * Node"): npm warns `EBADENGINE` for every installed package whose `engines.node` the running Node
  * does not satisfy. Read from the lock file, those are the packages the README's table must name,
  * each with its range and a reason, no more and no fewer, on the oldest Node the packages accept.
+ * npm 11 also warns about each install script the root's `allowScripts` does not name.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -17,6 +18,7 @@ interface LockEntry {
   readonly dev?: boolean;
   readonly devOptional?: boolean;
   readonly engines?: { readonly node?: string } | readonly string[];
+  readonly hasInstallScript?: boolean;
 }
 
 /** Whether npm warns about `entry` on Node `version`: an `engines.node` range it does not satisfy. */
@@ -52,7 +54,10 @@ function readmeRows(): Array<{ name: string; range: string; why: string }> {
     });
 }
 
-const root = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { engines: { node: string } };
+const root = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as {
+  engines: { node: string };
+  allowScripts?: Record<string, boolean>;
+};
 const lock = JSON.parse(readFileSync(`${ROOT}/package-lock.json`, 'utf8')) as {
   packages: Record<string, LockEntry>;
 };
@@ -95,5 +100,21 @@ describe('the README explains every EBADENGINE warning of npm ci on Node 20', ()
     // A production package of the SDK is not among them.
     expect(warned.map(([path]) => nameOf(path))).not.toContain('zod');
     expect(lock.packages['node_modules/zod']).toBeDefined();
+  });
+});
+
+describe('npm ci prints no install-scripts warning', () => {
+  it('allowScripts names every package of the lock file that has an install script', () => {
+    const withScripts = Object.entries(lock.packages)
+      .filter(([path, entry]) => path.includes('node_modules/') && entry.hasInstallScript === true)
+      .map(([path]) => nameOf(path));
+    // Positive control: the lock does record install scripts (better-sqlite3 compiles its addon).
+    expect(withScripts).toContain('better-sqlite3');
+    const allowed = root.allowScripts ?? {};
+    expect(withScripts.filter((name) => !(name in allowed))).toEqual([]);
+    // And the README says why for each kind.
+    const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
+    for (const name of ['better-sqlite3', 'esbuild', 'tree-sitter-bash', 'ffmpeg', 'ffprobe'])
+      expect(readme.slice(readme.indexOf('### Which Node')), name).toContain(name);
   });
 });
