@@ -1,7 +1,17 @@
 /**
- * What a new user pays before writing a line: the packed SDK (`npm pack`, whose prepack builds it)
- * installed into an empty project, and how long each entry takes to import in a fresh process.
+ * What a new user pays before writing a line: the fresh install of a clone, the local packs, the
+ * packed SDK installed into an empty project, and how long each entry takes to import in a fresh
+ * process.
  *
+ * - `install.ci.s`: seconds of `npm ci` of the workspace (its manifests and lock copied to a temp
+ *   folder, npm's local cache, `--prefer-offline`), against copying the tree it installed
+ *   (`cp -a node_modules`) in the same run: what npm spends beyond writing the files (resolving,
+ *   extracting, install scripts).
+ * - `install.pack-local.s`: seconds of `pack:local --force` (build and pack all three packages)
+ *   into a fresh folder, against `npm pack --ignore-scripts` of the three built packages (packing
+ *   without building) in the same run.
+ * - `install.pack-local.unchanged.s`: a second `pack:local` with nothing changed, against the
+ *   first: it builds nothing (target ratio <= 0.1).
  * - `install.packages`: production packages of that install, against the goal of 40 (a goal, not
  *   a measurement: the baseline column holds it so the table reads the same way).
  * - `install.disk`: megabytes under node_modules, against a fresh install of zod alone in the same
@@ -13,14 +23,15 @@
  * Run alone: `npx tsx bench/install.bench.ts` (`BENCH_IMPORT_RUNS` sets the runs per entry).
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { diskBytes, installedPackages } from '../scripts/installedTree.js';
+import { packLocal } from '../scripts/packLocal.js';
 import { runIfMain } from './lib/main.js';
-import { median, round } from './lib/stats.js';
+import { median, round, timed } from './lib/stats.js';
 import type { BenchResult } from './types.js';
 
 const run = promisify(execFile);
@@ -58,21 +69,87 @@ async function importOnce(project: string, spec: string): Promise<{ ms: number; 
   return JSON.parse(stdout) as { ms: number; rss: number };
 }
 
+/** What `npm ci` of a clone reads: the manifests, the lock, and the folder the overrides name. */
+const CI_INPUTS = [
+  'package.json',
+  'package-lock.json',
+  'packages/sdk/package.json',
+  'packages/relay/package.json',
+  'packages/cli/package.json',
+  'scripts/claude-code/no-binary',
+];
+
+/** `npm ci` of the workspace in a temp copy, then a plain copy of the tree it made, in seconds. */
+async function freshInstall(work: string): Promise<BenchResult> {
+  const clone = join(work, 'clone');
+  for (const input of CI_INPUTS) cpSync(join(ROOT, input), join(clone, input), { recursive: true });
+  const ci = await timed(() => npm(['ci', '--prefer-offline', '--no-audit', '--no-fund'], clone));
+  const copy = await timed(() =>
+    run('cp', ['-a', join(clone, 'node_modules'), join(work, 'copied-node_modules')]),
+  );
+  return {
+    name: 'install.ci.s',
+    value: round(ci / 1000),
+    baseline: round(copy / 1000),
+    ratio: round(ci / copy),
+    unit: 's',
+    note: 'npm ci of the workspace (local cache, --prefer-offline), vs cp -a of the node_modules it made',
+  };
+}
+
+/** `pack:local` cold (all built) and again unchanged, against packing the built packages alone. */
+async function localPacks(work: string): Promise<{ results: BenchResult[]; sdkTarball: string }> {
+  const folder = join(work, 'packs');
+  const cold = await timed(() => packLocal(folder, { force: true }));
+  let kept: Awaited<ReturnType<typeof packLocal>> | undefined;
+  const unchanged = await timed(async () => (kept = await packLocal(folder)));
+  if (kept!.rebuilt.length > 0)
+    throw new Error(`pack:local rebuilt ${kept!.rebuilt.join(', ')} with nothing changed`);
+  const bare = join(work, 'bare-packs');
+  mkdirSync(bare);
+  const packOnly = await timed(async () => {
+    for (const part of ['sdk', 'relay', 'cli'])
+      await npm(['pack', '--ignore-scripts', '--pack-destination', bare], join(ROOT, 'packages', part));
+  });
+  return {
+    sdkTarball: kept!.tarballs.sdk,
+    results: [
+      {
+        name: 'install.pack-local.s',
+        value: round(cold / 1000),
+        baseline: round(packOnly / 1000),
+        ratio: round(cold / packOnly),
+        unit: 's',
+        note: 'pack:local --force (build and pack the SDK, the relay and the CLI), vs npm pack --ignore-scripts of the three (no build)',
+      },
+      {
+        name: 'install.pack-local.unchanged.s',
+        value: round(unchanged / 1000),
+        baseline: round(cold / 1000),
+        ratio: round(unchanged / cold),
+        unit: 's',
+        target: 'ratio <= 0.1',
+        note: 'a second pack:local with nothing changed (builds nothing), vs the cold one',
+      },
+    ],
+  };
+}
+
 /** Runs the install and cold-import benchmark. */
 export default async function runBench(): Promise<BenchResult[]> {
   const work = mkdtempSync(join(tmpdir(), 'happy-bench-install-'));
   try {
-    const stdout = await npm(['pack', '--json', '--pack-destination', work], join(ROOT, 'packages/sdk'));
-    const tarball = join(
-      work,
-      (JSON.parse(stdout.slice(stdout.lastIndexOf('\n[') + 1)) as Array<{ filename: string }>)[0]!.filename,
-    );
+    const ci = await freshInstall(work);
+    const packs = await localPacks(work);
+    const tarball = packs.sdkTarball;
     const project = await freshProject(join(work, 'sdk'), [tarball]);
     const zodOnly = await freshProject(join(work, 'zod'), ['zod']);
     const packages = installedPackages(project).length;
     const sdkMb = diskBytes(join(project, 'node_modules')) / 1e6;
     const zodMb = diskBytes(join(zodOnly, 'node_modules')) / 1e6;
     const results: BenchResult[] = [
+      ci,
+      ...packs.results,
       {
         name: 'install.packages',
         value: packages,

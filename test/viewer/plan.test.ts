@@ -48,7 +48,9 @@ describe('the viewer shows the current plan', () => {
     ]);
     turn.text('Reading.');
     await session.writer.flush();
-    const box = page.locator(`article.session[data-session-id="${session.id}"] > section.plan`);
+    const box = page.locator(
+      `article.session[data-session-id="${session.id}"] > .session-pinned > section.plan`,
+    );
     await box.locator('.plan-progress', { hasText: '0 of 2 done' }).waitFor();
     await expect(box.locator('.plan-entry code').textContent()).resolves.toBe('parser');
 
@@ -79,11 +81,11 @@ describe('the viewer shows the current plan', () => {
       { status: 'in_progress', text: 'Fix it', priority: null },
       { status: 'pending', text: 'Run the tests', priority: 'low' },
     ]);
-    // The plan sits before the timeline; each update also shows where it happened in the turn.
+    // The plan sits (pinned) before the timeline; each update also shows where it happened in the turn.
     const order = await page
       .locator(`article.session[data-session-id="${session.id}"] > *`)
       .evaluateAll((children) => children.map((c) => c.className));
-    expect(order.indexOf('plan')).toBeLessThan(order.indexOf('timeline'));
+    expect(order.indexOf('session-pinned')).toBeLessThan(order.indexOf('timeline'));
     await expect(page.locator('.message-plan').count()).resolves.toBe(2);
     expect(pageErrors).toEqual([]);
   });

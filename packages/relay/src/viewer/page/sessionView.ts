@@ -14,6 +14,7 @@ import type { PermissionResponder, PermissionState, RenderContext, RpcOutcome } 
 import { ViewerSessionTransport } from './sessionTransport.js';
 import { TimelineView } from './timeline.js';
 import type { ViewerSocket } from './updates.js';
+import { WaitingBar } from './waitingBar.js';
 
 /** How long to wait before reading again after the relay could not be reached. */
 const RETRY_MS = 2000;
@@ -22,7 +23,7 @@ const RETRY_MS = 2000;
  * One session, live, through the SDK's `UserSession` (the user's side, as the app has it): it reads
  * the stream from the start and then follows the socket's hints (catching up over HTTP on any gap
  * or reconnect); each message is folded with `SessionFold` and the timeline updated. Records that
- * fail to decrypt or validate are listed, not dropped. The agent's current plan stays at the top. The composer below sends prompts, stops the
+ * fail to decrypt or validate are listed, not dropped. The agent's current plan and a bar saying what waits for the person stay at the top. The composer below sends prompts, stops the
  * turn and allows every waiting request; the permission cards answer one.
  */
 export class SessionView {
@@ -32,6 +33,9 @@ export class SessionView {
   private readonly timeline: TimelineView;
   private readonly composer: Composer;
   private readonly plan = new PlanView();
+  /** What stays in view at the top while the transcript scrolls: the waiting bar and the plan. */
+  private readonly pinned = h('div', { class: 'session-pinned' });
+  private readonly waiting: WaitingBar;
   private readonly problems = h('ul', { class: 'record-errors' });
   private readonly responses = new Map<string, PermissionResponseMessage[]>();
   private subscription: Subscription | undefined;
@@ -59,11 +63,13 @@ export class SessionView {
     };
     this.timeline = new TimelineView(context);
     this.composer = new Composer(this.user);
+    this.waiting = new WaitingBar(this.timeline.element, () => this.pinned);
+    this.pinned.append(this.waiting.element, this.plan.element);
     this.element = h(
       'article',
       { class: 'session', 'data-session-id': sessionId },
       h('h2', { class: 'session-title' }, title),
-      this.plan.element,
+      this.pinned,
       this.timeline.element,
       this.problems,
       this.composer.element,
@@ -119,6 +125,10 @@ export class SessionView {
       this.renderTimer = undefined;
       this.plan.render(this.fold.plan);
       this.timeline.render(this.fold);
+      this.waiting.update({
+        requests: this.fold.pendingPermissions,
+        questions: this.fold.pendingQuestions,
+      });
       this.composer.update({
         turnOpen: this.fold.timeline.some((item) => item.kind === 'turn' && item.status === 'open'),
         pending: this.fold.pendingPermissions.length,
