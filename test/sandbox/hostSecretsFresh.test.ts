@@ -82,6 +82,8 @@ beforeAll(async () => {
   for (const [variable, [dir, file]] of Object.entries(NAMED_HOMES))
     await put(join(world.dir, 'elsewhere', dir, file), `SECRET in the home ${variable} names\n`);
   await put(join(world.dir, 'elsewhere', 'claude', 'settings.json'), 'a plain setting beside it\n');
+  await put(join(world.dir, 'elsewhere', 'ca.pem'), 'a CA bundle npm is told of\n');
+  await put(join(world.dir, 'elsewhere', 'certs.pem'), 'a CA bundle TLS is told of\n');
 });
 afterAll(async () => {
   await world?.remove();
@@ -92,6 +94,9 @@ function hostEnv(): NodeJS.ProcessEnv {
   for (const [variable, file] of Object.entries(NAMED)) env[variable] = join(world.dir, 'elsewhere', file);
   for (const [variable, [dir]] of Object.entries(NAMED_HOMES))
     env[variable] = join(world.dir, 'elsewhere', dir);
+  // Files a command needs, named by variables that are no tool's credentials.
+  env.npm_config_cafile = join(world.dir, 'elsewhere', 'ca.pem');
+  env.SSL_CERT_FILE = join(world.dir, 'elsewhere', 'certs.pem');
   return env;
 }
 
@@ -150,6 +155,16 @@ describe('a second set of credentials by location, with real bubblewrap', () => 
       'a plain file in the home CLAUDE_CONFIG_DIR names',
       () => `cat '${join(world.dir, 'elsewhere', 'claude', 'settings.json')}'`,
       'a plain setting beside it\n',
+    ],
+    [
+      "the CA file of npm's settings (npm_config_cafile)",
+      () => `cat '${join(world.dir, 'elsewhere', 'ca.pem')}'`,
+      'a CA bundle npm is told of\n',
+    ],
+    [
+      'the CA bundle SSL_CERT_FILE names',
+      () => `cat '${join(world.dir, 'elsewhere', 'certs.pem')}'`,
+      'a CA bundle TLS is told of\n',
     ],
   ])('positive control, %s, is seen', async (_name, command, expected) => {
     expect(await shell.run(command())).toMatchObject({ exitCode: 0, output: expected });

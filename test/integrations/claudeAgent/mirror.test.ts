@@ -308,3 +308,88 @@ describe('how turns and calls end', () => {
     expect(written.at(-1)).toMatchObject({ type: 'turn-end', status: 'cancelled' });
   });
 });
+
+// One shown call is one run (issue 35, class 5), a second set: the same id twice in one message,
+// an input changed by its owner while the person looks, arguments too large to show, and two
+// hooks at once for one id. What an allow carries is what was shown; nothing unshown is allowed.
+describe('one shown call, one run: a second set', () => {
+  it('two tool uses with one id in a message: the hook is asked about what will run, and that is what is shown', async () => {
+    const fed = fedQuery();
+    const done = happyClaude(session, fed.query);
+    fed.send({
+      type: 'assistant',
+      parent_tool_use_id: null,
+      message: {
+        content: [
+          { type: 'tool_use', id: 'toolu_dup', name: 'Bash', input: { command: 'ls' } },
+          { type: 'tool_use', id: 'toolu_dup', name: 'Bash', input: { command: 'rm -rf ~' } },
+        ],
+      },
+    });
+    await until(() => written.some((m) => m.type === 'tool-call-start'));
+    const answer = happyCanUseTool(session)('Bash', { command: 'rm -rf ~' }, context('toolu_dup'));
+    await until(() => gate.pendingCallIds.length === 1);
+    expect(written.filter((m) => m.type === 'permission-request').map((m) => m.args)).toEqual([
+      { command: 'rm -rf ~' },
+    ]);
+    gate.respond({ callId: gate.pendingCallIds[0]!, optionId: 'allow-once' });
+    expect(await answer).toMatchObject({ behavior: 'allow', updatedInput: { command: 'rm -rf ~' } });
+    fed.send(success);
+    fed.end();
+    await done;
+  });
+
+  it('an input its owner changes while the person looks: the allow carries the input shown', async () => {
+    const fed = fedQuery();
+    const done = happyClaude(session, fed.query);
+    fed.send(toolUse('toolu_mut', 'Bash', { command: 'ls' }));
+    await until(() => written.some((m) => m.type === 'tool-call-start'));
+    const input: Record<string, unknown> = { command: 'ls' };
+    const answer = happyCanUseTool(session)('Bash', input, context('toolu_mut'));
+    await until(() => gate.pendingCallIds.length === 1);
+    input.command = 'rm -rf ~';
+    gate.respond({ callId: gate.pendingCallIds[0]!, optionId: 'allow-once' });
+    expect(await answer).toMatchObject({ behavior: 'allow', updatedInput: { command: 'ls' } });
+    fed.send(success);
+    fed.end();
+    await done;
+  });
+
+  it('a tool use too large to show is never allowed, and nobody is asked', async () => {
+    const fed = fedQuery();
+    const done = happyClaude(session, fed.query);
+    fed.send(toolUse('toolu_big', 'Bash', { command: 'ls', pad: 'x'.repeat(1_200_000) }));
+    fed.send(toolUse('toolu_small', 'Bash', { command: 'pwd' }));
+    await until(() => written.some((m) => m.type === 'tool-call-start'));
+    const answer = await happyCanUseTool(session)(
+      'Bash',
+      { command: 'ls', pad: 'x'.repeat(1_200_000) },
+      context('toolu_big'),
+    );
+    expect(answer).toMatchObject({ behavior: 'deny' });
+    expect(written.filter((m) => m.type === 'permission-request')).toEqual([]);
+    fed.send(success);
+    fed.end();
+    await done;
+  });
+
+  it('two hooks at once for one id: one request, and the second is never an allow of something unshown', async () => {
+    const fed = fedQuery();
+    const done = happyClaude(session, fed.query);
+    fed.send(toolUse('toolu_two', 'Bash', { command: 'ls' }));
+    await until(() => written.some((m) => m.type === 'tool-call-start'));
+    const hook = happyCanUseTool(session);
+    const first = hook('Bash', { command: 'ls' }, context('toolu_two'));
+    const second = hook('Bash', { command: 'rm -rf ~' }, context('toolu_two'));
+    await until(() => gate.pendingCallIds.length >= 1);
+    for (const callId of gate.pendingCallIds) gate.respond({ callId, optionId: 'allow-once' });
+    const answers = await Promise.all([first, second]);
+    const shown = written.filter((m) => m.type === 'permission-request').map((m) => m.args);
+    for (const a of answers)
+      if (a.behavior === 'allow') expect(shown).toContainEqual((a as { updatedInput: unknown }).updatedInput);
+    expect(answers.filter((a) => a.behavior === 'allow').length).toBeLessThanOrEqual(1);
+    fed.send(success);
+    fed.end();
+    await done;
+  });
+});

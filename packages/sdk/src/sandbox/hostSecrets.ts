@@ -132,8 +132,13 @@ const CREDENTIAL_NAMES: readonly string[] = Object.freeze([
   '.git-credentials',
 ]);
 
-/** A host variable whose value is a file of a tool's configuration or credentials: that file is hidden. */
-const FILE_VARIABLE = /CONFIG|RC$|PASS|AUTH|CRED|TOKEN|SECRET|KEY|NETRC/i;
+/**
+ * A host variable whose value is a file of a tool's configuration or credentials: that file is
+ * hidden. Names in capitals only, as tools spell their own variables: npm's lower-case
+ * `npm_config_*` name every setting of npm (its CA file, node-gyp), and its user configuration is in
+ * the table above.
+ */
+const FILE_VARIABLE = /^[A-Z0-9_]*(CONFIG|RC$|PASS|AUTH|CRED|TOKEN|SECRET|KEY|NETRC)[A-Z0-9_]*$/;
 /** A host variable whose value is a tool's home: the {@link CREDENTIAL_NAMES} in it are hidden. */
 const HOME_VARIABLE = /_HOME$|_CONFIG_DIR$|_CONFIG_HOME$|_CONFIG_PATH$|^[A-Z]+_CONFIG$/;
 
