@@ -167,6 +167,11 @@ export class HappyServerTransport implements Transport {
    * does both, docs/wire.md §4.5). Failures there are logged, not thrown: the session goes inactive
    * after 10 minutes without heartbeats anyway. Idempotent.
    */
+  /** True once {@link HappyServerTransport.close} was called. */
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
   close(options: TransportCloseOptions = {}): Promise<void> {
     this.closing ??= this.shutdown(options);
     return this.closing;
