@@ -102,7 +102,10 @@ export class Session {
    * `seq` and code; none of them reaches `userMessages$` or `prompts()`.
    */
   readonly errors$: Observable<InputErrorEvent>;
-  /** Resolves once the session is closed (by `close()` or the `killSession` RPC). */
+  /**
+   * Resolves once the session is closed: by `close()`, the `killSession` RPC, or another process
+   * taking it over (`signal.reason` is then `session.taken_over`, docs/writer-lease.md).
+   */
   readonly closed: Promise<void>;
   private gateRef: PermissionGate | undefined;
   private readonly deskRef: QuestionDesk | undefined;
@@ -210,7 +213,10 @@ export class Session {
     this.rpc.register('killSession', () => this.kill());
   }
 
-  /** Aborted when the session closes. */
+  /**
+   * Aborted when the session closes; with the `session.taken_over` error as its reason when another
+   * process took the session over (docs/writer-lease.md).
+   */
   get signal(): AbortSignal {
     return this.controller.signal;
   }
