@@ -429,6 +429,12 @@ describe.each(targets.filter((t) => t.access))('Session contract: $name', (targe
       (decision) => decision,
       (error: unknown) => error,
     );
+    const question = turn
+      .ask([{ id: 'db', question: 'Which database?', options: ['Postgres', 'SQLite'] }])
+      .then(
+        (result) => result,
+        (error: unknown) => error,
+      );
     await first.writer.flush();
     expect(await callAsApp(first, 'whoami')).toBe('first');
 
@@ -443,6 +449,7 @@ describe.each(targets.filter((t) => t.access))('Session contract: $name', (targe
     const second = await open({ sessionId: first.id, takeOver: true });
     second.rpc.register('whoami', () => 'second');
     expect(await asked).toMatchObject({ code: 'session.taken_over' });
+    expect(await question).toMatchObject({ code: 'session.taken_over' });
     await first.closed;
     expect(first.signal.reason).toMatchObject({ code: 'session.taken_over' });
     expect(() => first.writer.service('after')).toThrow(
