@@ -40,6 +40,38 @@ describe('RPC forwarding (§7.1)', () => {
     expect(requests).toEqual([{ method, params: 'ZW5jcnlwdGVkLXBhcmFtcw==' }]);
   });
 
+  it('routes to the socket that registered last, the writer-lease holder (docs/writer-lease.md); once it leaves, to the one before', async () => {
+    const { relay, token, agent, app, sessionId } = await setup();
+    const method = `${sessionId}:permission`;
+    const holder = await connect(relay, { token, clientType: 'session-scoped', sessionId });
+    agent.on('rpc-request', (_request: unknown, ack: (result: string) => void) => ack('Zmlyc3Q='));
+    holder.on('rpc-request', (_request: unknown, ack: (result: string) => void) => ack('c2Vjb25k'));
+    await register(agent, method);
+    // Positive control: alone, the first socket answers.
+    expect(await app.emitWithAck('rpc-call', { method, params: 'e30=' })).toEqual({
+      ok: true,
+      result: 'Zmlyc3Q=',
+    });
+    await register(holder, method);
+    expect(await app.emitWithAck('rpc-call', { method, params: 'e30=' })).toEqual({
+      ok: true,
+      result: 'c2Vjb25k',
+    });
+    // Registering again moves a socket to the end.
+    await register(agent, method);
+    expect(await app.emitWithAck('rpc-call', { method, params: 'e30=' })).toEqual({
+      ok: true,
+      result: 'Zmlyc3Q=',
+    });
+    const left = next(agent, 'rpc-unregistered');
+    agent.emit('rpc-unregister', { method });
+    await left;
+    expect(await app.emitWithAck('rpc-call', { method, params: 'e30=' })).toEqual({
+      ok: true,
+      result: 'c2Vjb25k',
+    });
+  });
+
   it('waits for a target that registers after the call was made', async () => {
     const { agent, app, sessionId } = await setup({ rpcWaitMs: 10_000 });
     const method = `${sessionId}:abort`;

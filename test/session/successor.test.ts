@@ -211,6 +211,8 @@ describe('killed while a question waits', () => {
     expect(next.interrupted.questions).toMatchObject([
       { question: { questionId }, result: { status: 'answered', answers: { db: { options: ['SQLite'] } } } },
     ]);
+    // One live writer at a time (docs/writer-lease.md): the next process comes once this one closed.
+    await next.close();
     const again = await successor(agent.sessionId);
     expect(again.interrupted.questions).toEqual([]);
   });
@@ -241,7 +243,8 @@ describe('a prompt sent while no agent ran', () => {
     await reading;
     expect(taken).toEqual(['second']);
 
-    // A later process starts after 'second', which this one took.
+    // A later process starts after 'second', which this one took; it comes once this one closed.
+    await next.close();
     const later = await successor(agent.sessionId);
     const afterwards: string[] = [];
     const stop = new AbortController();

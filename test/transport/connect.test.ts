@@ -62,10 +62,12 @@ describe('connect() on the relay', () => {
     expect(row.agentStateVersion).toBe(1);
     // No prompt taken yet: a successor delivers every prompt (docs/recovery.md, "Prompts").
     // And the format it is written in, for the user's side while no record says (docs/user-side.md).
+    // And this process's writer lease (docs/writer-lease.md).
     expect(await app.decrypt(row.agentState, key)).toEqual({
       controlledByUser: false,
       promptsTakenThrough: 0,
       streamFormat: 'v2',
+      writerLease: expect.objectContaining({ pid: process.pid }),
     });
     expect(session.state.agentStateVersion).toBe(1);
   });
@@ -242,14 +244,6 @@ describe('connect() on the relay', () => {
       expectedVersion: row.metadataVersion,
     })) as { result: string; version: number };
     expect(ack).toMatchObject({ result: 'success', version: 1 });
-    // A second SDK view of the session still holds version 0: its write must merge, not clobber.
-    const stale = await connect({
-      server: account.relay.url,
-      credentials: account.credentials,
-      sessionId: session.id,
-      permissions: false,
-    });
-    sessions.push(stale);
     const adopted = firstValueFrom(
       session.state.changes$.pipe(filter((c) => c.field === 'metadata' && c.version === 2)),
     );
@@ -273,24 +267,28 @@ describe('connect() on the relay', () => {
 
   test('an update-session is adopted only when newer', async () => {
     const session = await open();
-    const other = await connect({
-      server: account.relay.url,
-      credentials: account.credentials,
-      sessionId: session.id,
-    });
-    sessions.push(other);
     const seen = firstValueFrom(
       session.state.changes$.pipe(filter((c) => c.field === 'agentState' && c.version === 2)),
     );
-    await other.state.updateAgentState((s) => ({
-      ...s,
+    // Another writer (the app's side) stores version 2.
+    const key = await app.keyOf(session.id);
+    const { encryptRecordBase64 } = await import('happy-session/internal');
+    const written = {
+      ...session.state.agentState,
       requests: { t1: { tool: 'Bash', arguments: {}, createdAt: 1 } },
-    }));
+    };
+    const ack = (await app.socket.emitWithAck('update-state', {
+      sid: session.id,
+      agentState: await encryptRecordBase64(written, key),
+      expectedVersion: 1,
+    })) as { result: string };
+    expect(ack).toMatchObject({ result: 'success' });
     await seen;
     expect(session.state.agentState).toEqual({
       controlledByUser: false,
       promptsTakenThrough: 0,
       streamFormat: 'v2',
+      writerLease: expect.objectContaining({ pid: process.pid }),
       requests: { t1: { tool: 'Bash', arguments: {}, createdAt: 1 } },
     });
     expect(session.state.agentStateVersion).toBe(2);

@@ -7,19 +7,27 @@
 import { filter, firstValueFrom, map, take, tap, toArray } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { SdkError, SessionReader, SessionWriter, silentLogger, MemoryTransport } from 'happy-session';
+import { SdkError, SessionReader, SessionWriter, fold, silentLogger, MemoryTransport } from 'happy-session';
 import { PermissionGate } from 'happy-session/permissions';
 import type { SessionMessage, ReaderEvent, Transport } from 'happy-session';
 import type { Relay } from 'happy-session-relay';
 import { startRelay } from 'happy-session-relay';
-import { loadCredentials, HappyServerTransport } from 'happy-session/node';
-import { HappyHttp, formatShownBy, mintToken, createSessionRecord } from 'happy-session/internal';
+import { connect, loadCredentials, HappyServerTransport } from 'happy-session/node';
+import type { Session } from 'happy-session/node';
+import {
+  HappyHttp,
+  formatShownBy,
+  mintToken,
+  createSessionRecord,
+  encryptRecordBase64,
+} from 'happy-session/internal';
+import { decryptRecord } from 'happy-session/crypto';
 import type { Credentials } from 'happy-session/node';
 import { RELAY_INFO_PATH } from 'happy-session/internal';
 import type { RecordKey } from 'happy-session/crypto';
 import { generateDataKey } from 'happy-session/crypto';
 import type { StoredRecord } from 'happy-session/ports';
-import { accountOn } from './helpers.js';
+import { accountOn, appSocket } from './helpers.js';
 
 /** One session's transports, as a test needs them. */
 interface Harness {
@@ -35,6 +43,8 @@ interface Target {
   setup(): Promise<void>;
   teardown(): Promise<void>;
   session(): Promise<Harness>;
+  /** For a server: where `connect()` goes, as which account (after `setup()`). */
+  readonly access?: () => { readonly url: string; readonly credentials: Credentials; readonly token: string };
 }
 
 const memoryTarget: Target = {
@@ -76,6 +86,7 @@ function serverTarget(
     teardown: async () => {
       await stop?.();
     },
+    access: () => ({ url, credentials, token }),
     session: async () => {
       const http = new HappyHttp({ serverUrl: url, token });
       const record = await createSessionRecord(http, credentials, {
@@ -361,3 +372,116 @@ if (externalUrl) {
     });
   });
 }
+
+/**
+ * One live writer per session, and its successor (docs/writer-lease.md, docs/recovery.md), on every
+ * server: `connect()` sessions of this process, each with its own socket, written in v2 so the
+ * stream reads the same on the relay and on a Happy server.
+ */
+describe.each(targets.filter((t) => t.access))('Session contract: $name', (target) => {
+  let opened: Array<{ close(): Promise<void> }> = [];
+  beforeAll(() => target.setup());
+  afterAll(() => target.teardown());
+  afterEach(async () => {
+    for (const o of opened.reverse()) await o.close().catch(() => undefined);
+    opened = [];
+  });
+
+  async function open(options: { sessionId?: string; takeOver?: boolean } = {}): Promise<Session> {
+    const { url, credentials } = target.access!();
+    const session = await connect({
+      server: url,
+      credentials,
+      format: 'v2',
+      title: 'session contract',
+      shutdownSignals: false,
+      archiveOnClose: false,
+      ...options,
+    });
+    opened.push(session);
+    return session;
+  }
+
+  /** The app's side: calls `method` of the session by RPC; the decrypted result, or the `{ok:false}` error. */
+  async function callAsApp(session: Session, method: string): Promise<unknown> {
+    const { url, token } = target.access!();
+    const socket = await appSocket(url, token);
+    try {
+      const answer = (await socket.timeout(20_000).emitWithAck('rpc-call', {
+        method: `${session.id}:${method}`,
+        params: await encryptRecordBase64({}, session.key),
+      })) as { ok: boolean; result?: string; error?: string };
+      if (!answer.ok) throw new Error(answer.error);
+      const opened = await decryptRecord(answer.result ?? '', session.key);
+      return opened.ok ? opened.value : opened.error;
+    } finally {
+      socket.disconnect();
+    }
+  }
+
+  test('lease: a second connect() while the holder is live is session.in_use; takeOver tells the holder, settles its request, and the RPC follows', async () => {
+    const first = await open();
+    first.rpc.register('whoami', () => 'first');
+    const turn = first.turn();
+    const call = turn.toolCall({ toolName: 'Bash', title: 'Deploy', args: { command: 'make deploy' } });
+    // Its outcome is taken as it comes: it settles while the take-over is under way.
+    const asked = call.requestPermission().then(
+      (decision) => decision,
+      (error: unknown) => error,
+    );
+    const question = turn
+      .ask([{ id: 'db', question: 'Which database?', options: ['Postgres', 'SQLite'] }])
+      .then(
+        (result) => result,
+        (error: unknown) => error,
+      );
+    await first.writer.flush();
+    expect(await callAsApp(first, 'whoami')).toBe('first');
+
+    const refused = await open({ sessionId: first.id }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({
+      code: 'session.in_use',
+      details: { sessionId: first.id, pid: process.pid },
+    });
+    // Refused, it wrote nothing: the holder's request still waits.
+    expect(first.gate!.pendingCallIds).toEqual([call.callId]);
+
+    const second = await open({ sessionId: first.id, takeOver: true });
+    second.rpc.register('whoami', () => 'second');
+    expect(await asked).toMatchObject({ code: 'session.taken_over' });
+    expect(await question).toMatchObject({ code: 'session.taken_over' });
+    await first.closed;
+    expect(first.signal.reason).toMatchObject({ code: 'session.taken_over' });
+    expect(() => first.writer.service('after')).toThrow(
+      expect.objectContaining({ code: 'session.taken_over' }),
+    );
+    await expect(first.state.updateAgentState((s) => s)).rejects.toMatchObject({
+      code: 'session.taken_over',
+    });
+    expect(await callAsApp(second, 'whoami')).toBe('second');
+    // The new holder ended what the first left open, as a successor does.
+    expect(second.interrupted.calls.map((c) => c.callId)).toEqual([call.callId]);
+    expect(fold(await second.reader.messages()).turn(turn.id)).toMatchObject({ status: 'cancelled' });
+  });
+
+  test('successor: a holder gone without closing is succeeded at once; its turn ends with the reason and its call is handed over', async () => {
+    const first = await open();
+    const turn = first.turn();
+    const call = turn.toolCall({ toolName: 'Bash', title: 'Deploy', args: { command: 'make deploy' } });
+    void call.requestPermission().catch(() => undefined);
+    await first.writer.flush();
+    await first.gate!.settled();
+    // Gone without a word: no session-end, no archive, no release of the lease.
+    await first.transport.close({ end: false, archive: false });
+
+    const next = await open({ sessionId: first.id });
+    expect(next.interrupted.calls).toMatchObject([{ callId: call.callId, state: 'asking' }]);
+    await next.writer.flush();
+    const messages = await next.reader.messages();
+    expect(messages.filter((m) => m.type === 'turn-end' && m.turn === turn.id)).toMatchObject([
+      { status: 'cancelled', reason: 'The agent restarted.' },
+    ]);
+    // Positive control: the successor holds the session now, so a third process is refused.
+    await expect(open({ sessionId: first.id })).rejects.toMatchObject({ code: 'session.in_use' });
+  });
+});

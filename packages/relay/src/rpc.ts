@@ -23,14 +23,19 @@ export interface RpcForwardOptions {
   signal: AbortSignal;
 }
 
-function firstMember(io: Server, room: string): Socket | undefined {
+/**
+ * The socket that registered `room`'s method last: a room keeps its members in the order they
+ * joined, and a registration moves its socket to the end (see `installRpcEvents`). The last to
+ * register is the session's writer-lease holder, which registers when it takes the session over
+ * (docs/writer-lease.md, "RPC follows the holder"), as the Happy server's registry, which keeps
+ * one socket per method, lets the last registration win.
+ */
+function newestMember(io: Server, room: string): Socket | undefined {
   const members = io.sockets.adapter.rooms.get(room);
   if (!members) return undefined;
-  for (const id of members) {
-    const socket = io.sockets.sockets.get(id);
-    if (socket) return socket;
-  }
-  return undefined;
+  let newest: Socket | undefined;
+  for (const id of members) newest = io.sockets.sockets.get(id) ?? newest;
+  return newest;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -55,15 +60,15 @@ async function waitForMember(
 ): Promise<Socket | undefined> {
   const deadline = Date.now() + options.waitMs;
   for (;;) {
-    const target = firstMember(io, room);
+    const target = newestMember(io, room);
     if (target || Date.now() >= deadline || options.signal.aborted) return target;
     await sleep(Math.min(LOOKUP_POLL_MS, Math.max(0, deadline - Date.now())), options.signal);
   }
 }
 
 /**
- * Forwards one `rpc-call` of `caller` to the first socket of the same account that registered
- * `method`, with the real server's rules and error strings (§7.1): wait for a target to appear,
+ * Forwards one `rpc-call` of `caller` to the socket of the same account that registered `method`
+ * last, with the real server's rules and error strings (§7.1): wait for a target to appear,
  * refuse a call to the caller itself, give up when the target disconnects or leaves the room
  * (two missed presence checks), and time out the ack.
  */

@@ -149,9 +149,16 @@ export type IntegrationErrorCode =
   | 'integration.approval_mismatch'
   | 'integration.foreign_approval';
 
-/** Failures of the user's side of a session (`UserSession`: answering, sending). */
+/**
+ * Failures of a session: the user's side (`UserSession`: answering, sending) and the agent's one
+ * live writer (docs/writer-lease.md).
+ */
 export type SessionErrorCode =
-  'session.request_not_pending' | 'session.option_not_offered' | 'session.channel_not_in_format';
+  | 'session.request_not_pending'
+  | 'session.option_not_offered'
+  | 'session.channel_not_in_format'
+  | 'session.in_use'
+  | 'session.taken_over';
 
 /** Any code an {@link SdkError} can carry. */
 export type SdkErrorCode =

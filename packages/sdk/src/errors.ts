@@ -55,6 +55,14 @@ export interface SdkErrorDetailsByCode {
     readonly format: 'v1' | 'v2';
     readonly channel: string;
   };
+  /** The live writer that holds the session (docs/writer-lease.md). */
+  readonly 'session.in_use': {
+    readonly sessionId: string;
+    readonly host: string;
+    readonly pid: number;
+    readonly since: number;
+  };
+  readonly 'session.taken_over': { readonly sessionId: string; readonly host: string; readonly pid: number };
 }
 
 /**

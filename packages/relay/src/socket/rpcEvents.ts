@@ -18,7 +18,10 @@ export function installRpcEvents(io: Server, socket: Socket, ctx: RelayContext):
       return;
     }
     if (type === 'register') {
-      void socket.join(rpcRoom(userId, method));
+      const room = rpcRoom(userId, method);
+      // Registering again moves the socket to the end: the last registration is the one routed to.
+      if (socket.rooms.has(room)) void socket.leave(room);
+      void socket.join(room);
       socket.emit('rpc-registered', { method });
     } else {
       void socket.leave(rpcRoom(userId, method));

@@ -484,6 +484,12 @@ export class PermissionGate implements PermissionRuntime {
           decision: cancelledDecision('cancel', 'The tool call ended.'),
         });
     } else if (event.kind === 'writer-closing') {
+      // Taken over (docs/writer-lease.md): each waiter rejects with why, and nothing is recorded.
+      if (event.revokedBy)
+        this.requests.endAll(
+          cancelledDecision('shutdown', 'Another process took the session over.'),
+          event.revokedBy,
+        );
       this.dispose();
     }
   }

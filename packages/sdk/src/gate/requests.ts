@@ -331,9 +331,17 @@ export class GateRequests {
     }
   }
 
-  /** Ends every pending request with `decision` (the gate stops). */
-  endAll(decision: PermissionDecision): void {
-    for (const item of this.arbiter.pending()) this.answer(item.callId, { by: 'gate', decision });
+  /**
+   * Ends every pending request with `decision` (the gate stops); with `failure`, each waiter
+   * rejects with it instead (the session was taken over, docs/writer-lease.md).
+   */
+  endAll(decision: PermissionDecision, failure?: unknown): void {
+    for (const item of this.arbiter.pending())
+      this.answer(item.callId, {
+        by: 'gate',
+        decision,
+        ...(failure !== undefined ? { unstored: failure } : {}),
+      });
     this.subject.complete();
   }
 

@@ -404,7 +404,18 @@ export class QuestionDesk implements QuestionRuntime {
   }
 
   private onLifecycle(event: StreamLifecycleEvent): void {
-    if (event.kind === 'writer-closing') return this.dispose();
+    if (event.kind === 'writer-closing') {
+      // Taken over (docs/writer-lease.md): each waiter rejects with why, and nothing is recorded.
+      const failure = event.revokedBy;
+      if (failure)
+        for (const { message } of this.questions.pending())
+          this.decide(message.questionId, {
+            by: 'desk',
+            result: { status: 'stopped', questionId: message.questionId },
+            unstored: failure,
+          });
+      return this.dispose();
+    }
     for (const entry of this.questions.pending()) {
       const m = entry.message;
       const closes = event.kind === 'turn-closing' ? m.turn === event.turn : m.parentId === event.callId;

@@ -1,5 +1,5 @@
 import { Subject } from 'rxjs';
-import { SdkError } from '../errors.js';
+import { SdkError, isSdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import type { MessageContext } from '../protocol/messageContext.js';
@@ -20,7 +20,9 @@ import { sessionRecordKey } from '../crypto/recordSeal.js';
 import { HappyServerTransport } from '../transport/happyServerTransport.js';
 import { HttpPushNotifier } from '../transport/pushNotifier.js';
 import { ServerSessionState } from '../transport/serverSessionState.js';
-import { Session, attachGate, takeOverSession } from './session.js';
+import { Session, attachGate, releaseLeaseOnClose, revokeSession, takeOverSession } from './session.js';
+import { WriterLease } from './writerLease.js';
+import { DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_IDLE_HEARTBEAT_INTERVAL_MS } from '../transport/heartbeat.js';
 import type { IncomingUserMessage } from './incomingUserMessage.js';
 import { DEFAULT_SERVER_WAIT_MS, ServerWait } from './serverWait.js';
 import { closeOnShutdown } from './shutdownSignals.js';
@@ -66,6 +68,13 @@ export interface ConnectOptions {
   readonly format?: 'auto' | 'v2' | 'v1';
   /** Open this existing session instead of creating one (needs the master secret). */
   readonly sessionId?: string;
+  /**
+   * With `sessionId`: take the session over even while another live process holds its writer
+   * lease. That process is told (its pending permission requests and later writes reject with
+   * `session.taken_over`) and stops writing; this one ends what it left open, as a successor does.
+   * Without it, a live holder makes `connect()` fail with `session.in_use` (docs/writer-lease.md).
+   */
+  readonly takeOver?: boolean;
   /** Archive the session on `close()`; default true. */
   readonly archiveOnClose?: boolean;
   readonly logger?: Logger;
@@ -123,7 +132,11 @@ export interface ConnectOptions {
  * `session.fetchMedia()` reads attachments back), and ends the session gracefully on SIGINT,
  * SIGTERM, SIGHUP or an uncaught error unless `shutdownSignals: false`.
  *
+ * Opening `sessionId` takes the session's writer lease, so that one live process writes a session
+ * (docs/writer-lease.md).
+ *
  * @throws {SdkError} `transport.format_unsupported` for a format other than `'auto'`, `'v2'`, `'v1'`;
+ *   `session.in_use` when another live process holds `sessionId`'s lease and `takeOver` is not set;
  *   `credentials.*` when no usable credentials are found; `transport.*` when the server cannot be
  *   reached or refuses.
  * @see docs/wire.md §0-§7
@@ -161,6 +174,17 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
     return wait.run(() => postSessionRecord(http, prepared));
   }
 
+  const lease = new WriterLease({
+    sessionId: record.id,
+    idleHeartbeatMs: Math.max(
+      options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
+      options.idleHeartbeatIntervalMs ?? DEFAULT_IDLE_HEARTBEAT_INTERVAL_MS,
+    ),
+  });
+  const takeOver = options.takeOver === true;
+  // A live holder refuses before anything is connected; the compare-and-swap below judges again.
+  if (sessionId) lease.claim(record.agentState.value, record, takeOver);
+
   const transport = new HappyServerTransport({
     serverUrl: http.serverUrl,
     token,
@@ -185,17 +209,25 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       metadata: record.metadata,
       agentState: record.agentState,
       logger,
+      // Every write checks this process still holds the session (docs/writer-lease.md).
+      guard: (agentState) => lease.check(agentState),
     });
+    if (options.sessionId) {
+      await state.updateAgentState((current) => lease.claim(current, record, takeOver));
+    }
+    lease.hold(() => !transport.closed);
     if (!options.sessionId) {
-      await state.updateAgentState((current) => ({
-        ...current,
-        controlledByUser: false,
-        // No prompt taken yet: a successor delivers every prompt after this (docs/recovery.md, "Prompts").
-        promptsTakenThrough: record.seq,
-        // The format this session is written in, for the user's side while no record says it (docs/user-side.md).
-        streamFormat: format,
-        ...options.agentState,
-      }));
+      await state.updateAgentState((current) =>
+        lease.stamped({
+          ...current,
+          controlledByUser: false,
+          // No prompt taken yet: a successor delivers every prompt after this (docs/recovery.md, "Prompts").
+          promptsTakenThrough: record.seq,
+          // The format this session is written in, for the user's side while no record says it (docs/user-side.md).
+          streamFormat: format,
+          ...options.agentState,
+        }),
+      );
     } else if (options.metadata) {
       const extra = options.metadata;
       await state.updateMetadata((current) => ({ ...current, ...extra }));
@@ -284,6 +316,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
         }),
       );
     }
+    followLease(session, lease, logger);
     // A dead process's turns, calls and questions are ended, and what it left is told to the host.
     if (options.sessionId) takeOverSession(session, history, logger);
     if (options.shutdownSignals !== false) closeOnShutdown(session, { ...options.shutdownSignals, logger });
@@ -294,6 +327,33 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
     if (!sessionId) await forgetNewSession(http, record.id, logger);
     throw error;
   }
+}
+
+/**
+ * Keeps `session` to its writer lease (docs/writer-lease.md): another holder seen in agentState
+ * stops this process's writing (`session.taken_over`); after a reconnect, when an update may have
+ * been missed, the lease is rewritten (which checks it); on close it is released.
+ */
+function followLease(session: Session, lease: WriterLease, logger: Logger): void {
+  lease.onLost((error) => revokeSession(session, error));
+  session.state.changes$.subscribe((change) => {
+    if (change.field === 'agentState') lease.watch(change.value);
+  });
+  const quiet = (what: string) => (error: unknown) => {
+    if (!isSdkError(error, 'session.taken_over')) logger.warn(what, { error: String(error) });
+  };
+  session.transport.reconnected$.subscribe(({ reconnect }) => {
+    if (reconnect)
+      session.state
+        .updateAgentState((current) => lease.renewed(current))
+        .catch(quiet('the writer lease was not renewed after a reconnect'));
+  });
+  releaseLeaseOnClose(session, () =>
+    session.state
+      .updateAgentState((current) => lease.released(current))
+      .catch(quiet('the writer lease was not released')),
+  );
+  void session.closed.then(() => lease.forget());
 }
 
 /**

@@ -1,6 +1,7 @@
 import { map } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { RecordKey } from '../crypto/records.js';
+import type { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import type { MediaReader } from '../media/fetchMedia.js';
@@ -101,7 +102,10 @@ export class Session {
    * `seq` and code; none of them reaches `userMessages$` or `prompts()`.
    */
   readonly errors$: Observable<InputErrorEvent>;
-  /** Resolves once the session is closed (by `close()` or the `killSession` RPC). */
+  /**
+   * Resolves once the session is closed: by `close()`, the `killSession` RPC, or another process
+   * taking it over (`signal.reason` is then `session.taken_over`, docs/writer-lease.md).
+   */
   readonly closed: Promise<void>;
   private gateRef: PermissionGate | undefined;
   private readonly deskRef: QuestionDesk | undefined;
@@ -159,6 +163,7 @@ export class Session {
 
   constructor(parts: SessionParts) {
     gateInstallers.set(this, (gate) => this.installGate(gate));
+    revokers.set(this, (error) => this.revoke(error));
     successors.set(this, (history, logger) => {
       this.interruptedWork = takeOver(history, {
         writer: this.writer,
@@ -208,7 +213,10 @@ export class Session {
     this.rpc.register('killSession', () => this.kill());
   }
 
-  /** Aborted when the session closes. */
+  /**
+   * Aborted when the session closes; with the `session.taken_over` error as its reason when another
+   * process took the session over (docs/writer-lease.md).
+   */
   get signal(): AbortSignal {
     return this.controller.signal;
   }
@@ -331,6 +339,8 @@ export class Session {
     await within(this.deskRef?.settled() ?? Promise.resolve(), left(), options.signal);
     await within(this.rpc.idle(), left(), options.signal);
     this.rpc.close();
+    // The writer lease goes, so the next process takes the session at once (docs/writer-lease.md).
+    await within(leaseReleases.get(this)?.() ?? Promise.resolve(), left(), options.signal);
     this.state.close();
     await this.transport.close({
       archive: options.archive ?? this.archiveOnClose,
@@ -339,6 +349,30 @@ export class Session {
     this.controller.abort(new Error('session closed'));
     this.resolveClosed();
     if (failure !== undefined) throw failure;
+  }
+
+  /**
+   * Stops this process's hold on the session because another process took it over
+   * (docs/writer-lease.md): the writer stops for good (pending permission requests and later writes
+   * reject with `error`, open turns stop without an end record), input ends, the RPC methods are
+   * unregistered, and the socket leaves without `session-end` or archiving, which would end the new
+   * holder's session. `signal` aborts with `error`, `closed` resolves, and `close()` resolves at once.
+   */
+  private revoke(error: SdkError): void {
+    if (this.closing) return;
+    this.logger.warn('another process took the session over; this one stops writing to it', {
+      sessionId: this.id,
+      code: error.code,
+    });
+    this.closing = (async () => {
+      this.writer.revoke(error);
+      this.inbox.end();
+      this.rpc.close();
+      this.state.close();
+      await this.transport.close({ end: false, archive: false, deadlineMs: 0 });
+      this.controller.abort(error);
+      this.resolveClosed();
+    })();
   }
 
   private abortTurns(): { aborted: number } {
@@ -368,6 +402,21 @@ export class Session {
  */
 export function takeOverSession(session: Session, history: readonly SessionMessage[], logger: Logger): void {
   successors.get(session)?.(history, logger);
+}
+
+/** Each session's stop when another process takes it over, so that it is no public method of `Session`. */
+const revokers = new WeakMap<Session, (error: SdkError) => void>();
+/** Each session's release of its writer lease on close, which `connect()` gives. */
+const leaseReleases = new WeakMap<Session, () => Promise<unknown>>();
+
+/** Stops `session` in this process: another process took it over (docs/writer-lease.md). */
+export function revokeSession(session: Session, error: SdkError): void {
+  revokers.get(session)?.(error);
+}
+
+/** Gives `session` the release of its writer lease, run when it closes. */
+export function releaseLeaseOnClose(session: Session, release: () => Promise<unknown>): void {
+  leaseReleases.set(session, release);
 }
 
 /** Each session's take-over, so that it is no public method of `Session`. */

@@ -473,6 +473,17 @@ export class Outbox {
     this.rejectAll(batch, this.failure);
   }
 
+  /**
+   * Stops for good with `error` (the session was taken over, docs/writer-lease.md): what is
+   * queued is not sent and rejects with it, and so does everything pushed later.
+   */
+  revoke(error: SdkError): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.retryAbort?.abort();
+    this.rejectAll([], error);
+  }
+
   /** Gives up at a close deadline: stops retrying, rejects what is not stored. */
   private abandon(error: SdkError): void {
     if (this.failure) return;

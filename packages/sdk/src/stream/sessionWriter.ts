@@ -107,6 +107,7 @@ export class SessionWriter {
   private readonly turns = new Set<TurnBuilder>();
   private closed = false;
   private closing: Promise<void> | undefined;
+  private revokedBy: SdkError | undefined;
   private readonly core: WriterCore;
   private readonly installed: WriterPlugins = {};
   private readonly hooks = new Set<WriterPlugin>();
@@ -314,8 +315,35 @@ export class SessionWriter {
    * whose `details.messageIds` lists exactly the messages not stored. Idempotent.
    */
   close(options: WriterCloseOptions = {}): Promise<void> {
-    this.closing ??= this.shutdown(options);
+    this.closing ??= this.revokedBy ? Promise.resolve() : this.shutdown(options);
     return this.closing;
+  }
+
+  /**
+   * Stops writing for good because another process took the session over (docs/writer-lease.md):
+   * plug-ins hear `writer-closing` with `revokedBy`, so the permission requests they hold reject
+   * with `error`; open turns stop without an end record (the new holder ends them); what is
+   * queued and not sent is dropped, its deliveries rejecting with `error`; every later append
+   * throws `error`; `errors$` reports it once and completes. Idempotent.
+   */
+  revoke(error: SdkError): void {
+    if (this.revokedBy || this.closing) return;
+    this.revokedBy = error;
+    this.closed = true;
+    this.announce({ kind: 'writer-closing', revokedBy: error });
+    this.forgetEndedTurns();
+    for (const turn of [...this.turns]) {
+      try {
+        turn.stop(error);
+      } catch (stopError) {
+        // Its end records are refused: the new holder ends the turn.
+        this.logger.debug('turn stopped without its end records', { error: String(stopError) });
+      }
+    }
+    this.outbox.revoke(error);
+    this.errorsSubject.next(error);
+    this.messagesSubject.complete();
+    this.errorsSubject.complete();
   }
 
   private async shutdown(options: WriterCloseOptions): Promise<void> {
@@ -348,6 +376,7 @@ export class SessionWriter {
   }
 
   private assertOpen(): void {
+    if (this.revokedBy) throw this.revokedBy;
     if (this.closed)
       throw new SdkError('stream.closed', 'The writer is closed; nothing more can be appended.');
   }
@@ -362,6 +391,7 @@ export class SessionWriter {
     options: EmitOptions = NO_OPTIONS,
     owned = false,
   ): { message: SessionMessage; delivery: Delivery } {
+    if (this.revokedBy) throw this.revokedBy;
     if (draft.time !== undefined) this.clock.advancePast(draft.time);
     const given = this.stamp(owned ? draft : { ...draft });
     // A message of scalars only (a text, a turn's start or end, a call's end: most of a stream; the

@@ -30,5 +30,5 @@ export function refuseStopped<T>(state: TurnState, logger: Logger, what: string)
       first: what,
     });
   }
-  return handledRejection(turnStopped(state.turnId, what));
+  return handledRejection(state.stoppedBy ?? turnStopped(state.turnId, what));
 }

@@ -215,6 +215,8 @@ export class ToolCallBuilder implements ToolCall, GatedCall, OpenCall {
   }
 
   requestPermission(options: PermissionRequestOptions = {}): Promise<PermissionDecision> {
+    // Taken over (docs/writer-lease.md): nothing can be asked, and the program hears why.
+    if (this.wiring.state.stoppedBy) return handledRejection(this.wiring.state.stoppedBy);
     if (this.wiring.state.stopped) {
       return Promise.resolve({
         outcome: 'cancelled',

@@ -1,3 +1,4 @@
+import { isSdkError } from '../errors.js';
 import type { TurnEndStatus } from '../protocol/sessionMessage.js';
 import type { Turn } from './builders.js';
 import { ScopeBuilder } from './scope.js';
@@ -66,6 +67,7 @@ export class TurnBuilder extends ScopeBuilder implements Turn {
     if (!this.signal.aborted) this.abort(reason);
     for (const stream of [...this.wiring.state.streams]) void stream.end();
     this.wiring.state.stopped = true;
+    if (isSdkError(reason) && reason.code === 'session.taken_over') this.wiring.state.stoppedBy = reason;
     return this.end('cancelled');
   }
 }

@@ -1,3 +1,4 @@
+import type { SdkError } from '../errors.js';
 /** What a turn needs of a call still open in it: its nesting, and a way to end it. */
 export interface OpenCall {
   /** The call whose scope this call was made in, if any. */
@@ -29,6 +30,11 @@ export interface TurnState {
    * not appended and settles with `stream.turn_stopped` (docs/architecture.md, "Builders").
    */
   stopped?: boolean;
+  /**
+   * The error a stop by revocation carries (`session.taken_over`, docs/writer-lease.md): what the
+   * program still writes to the turn settles with it instead of `stream.turn_stopped`.
+   */
+  stoppedBy?: SdkError;
   /** The logger has said once that writes to this stopped turn are not appended. */
   stopNoted?: boolean;
 }

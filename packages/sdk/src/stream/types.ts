@@ -1,3 +1,4 @@
+import type { SdkError } from '../errors.js';
 import type { MessageContext } from '../protocol/messageContext.js';
 import type { SessionMessage, TurnEndStatus } from '../protocol/sessionMessage.js';
 
@@ -41,4 +42,12 @@ export type StreamLifecycleEvent =
       readonly error?: string;
     }
   | { readonly kind: 'turn-closing'; readonly turn: string; readonly status: TurnEndStatus }
-  | { readonly kind: 'writer-closing' };
+  | {
+      readonly kind: 'writer-closing';
+      /**
+       * Set when the writer stops because another process took the session over
+       * (docs/writer-lease.md): the waits a plug-in holds settle with this error, and nothing more
+       * is written.
+       */
+      readonly revokedBy?: SdkError;
+    };

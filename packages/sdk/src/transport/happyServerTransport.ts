@@ -162,6 +162,11 @@ export class HappyServerTransport implements Transport {
     return readSessionMessages(this.http, this.sessionId, afterSeq, options);
   }
 
+  /** True once {@link HappyServerTransport.close} was called. */
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
   /**
    * Ends the session on the server and disconnects: `session-end`, then `POST …/archive` (the CLI
    * does both, docs/wire.md §4.5). Failures there are logged, not thrown: the session goes inactive

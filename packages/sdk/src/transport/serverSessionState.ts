@@ -26,6 +26,11 @@ export interface ServerSessionStateOptions {
   readonly ackTimeoutMs?: number;
   readonly maxAttempts?: number;
   readonly logger?: Logger;
+  /**
+   * Checked before every write with the agentState the write replaces (for metadata, the latest
+   * known): it throws to refuse the write. The writer lease's fence (docs/writer-lease.md).
+   */
+  readonly guard?: (agentState: Readonly<StateObject>) => void;
 }
 
 const noAck = { result: 'error' } as const;
@@ -59,6 +64,7 @@ export class ServerSessionState implements SessionStateStore {
   private readonly changesSubject = new Subject<StateChange>();
   private readonly subscription: Subscription;
   private readonly announced = { metadata: -1, agentState: -1 };
+  private readonly guard: ((agentState: Readonly<StateObject>) => void) | undefined;
 
   /** Every adopted change: own writes and other writers' updates. */
   readonly changes$: Observable<StateChange> = this.changesSubject.asObservable();
@@ -70,6 +76,7 @@ export class ServerSessionState implements SessionStateStore {
 
   constructor(options: ServerSessionStateOptions) {
     const { transport, key } = options;
+    this.guard = options.guard;
     const timeout = options.ackTimeoutMs ?? 10_000;
     const sid = transport.sessionId;
     const common = {
@@ -123,13 +130,29 @@ export class ServerSessionState implements SessionStateStore {
   }
 
   async updateMetadata(update: (current: StateObject) => StateObject): Promise<StateObject> {
-    const value = await this.metadataState.update(update);
+    const guard = this.guard;
+    const value = await this.metadataState.update(
+      guard
+        ? (current) => {
+            guard(this.agentStateState.value);
+            return update(current);
+          }
+        : update,
+    );
     this.announce('metadata', this.metadataState);
     return value;
   }
 
   async updateAgentState(update: (current: StateObject) => StateObject): Promise<StateObject> {
-    const value = await this.agentStateState.update(update);
+    const guard = this.guard;
+    const value = await this.agentStateState.update(
+      guard
+        ? (current) => {
+            guard(current);
+            return update(current);
+          }
+        : update,
+    );
     this.announce('agentState', this.agentStateState);
     return value;
   }

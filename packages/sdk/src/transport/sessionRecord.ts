@@ -19,6 +19,9 @@ export interface SessionRecord {
   readonly seq: number;
   readonly metadata: { readonly value: StateObject; readonly version: number };
   readonly agentState: { readonly value: StateObject; readonly version: number };
+  /** Whether the server counts the session active, and its last heartbeat's time (docs/wire.md §4.5). */
+  readonly active: boolean;
+  readonly activeAt: number;
 }
 
 /**
@@ -84,6 +87,8 @@ export async function postSessionRecord(
     seq: session.seq,
     metadata: { value: prepared.metadata, version: session.metadataVersion },
     agentState: { value: {}, version: session.agentStateVersion },
+    active: session.active,
+    activeAt: session.activeAt,
   };
 }
 
@@ -114,6 +119,8 @@ export async function openSessionRecord(
       value: await decryptState(row.agentState, key, 'agentState', logger),
       version: row.agentStateVersion,
     },
+    active: row.active,
+    activeAt: row.activeAt,
   };
 }
 
