@@ -332,7 +332,7 @@ describe('one shown call, one run: a second set', () => {
     expect(written.filter((m) => m.type === 'permission-request').map((m) => m.args)).toEqual([
       { command: 'rm -rf ~' },
     ]);
-    gate.respond({ callId: gate.pendingCallIds[0]!, optionId: 'allow-once' });
+    gate.answer({ callId: gate.pendingCallIds[0]!, optionId: 'allow-once' });
     expect(await answer).toMatchObject({ behavior: 'allow', updatedInput: { command: 'rm -rf ~' } });
     fed.send(success);
     fed.end();
@@ -348,7 +348,7 @@ describe('one shown call, one run: a second set', () => {
     const answer = happyCanUseTool(session)('Bash', input, context('toolu_mut'));
     await until(() => gate.pendingCallIds.length === 1);
     input.command = 'rm -rf ~';
-    gate.respond({ callId: gate.pendingCallIds[0]!, optionId: 'allow-once' });
+    gate.answer({ callId: gate.pendingCallIds[0]!, optionId: 'allow-once' });
     expect(await answer).toMatchObject({ behavior: 'allow', updatedInput: { command: 'ls' } });
     fed.send(success);
     fed.end();
@@ -382,7 +382,7 @@ describe('one shown call, one run: a second set', () => {
     const first = hook('Bash', { command: 'ls' }, context('toolu_two'));
     const second = hook('Bash', { command: 'rm -rf ~' }, context('toolu_two'));
     await until(() => gate.pendingCallIds.length >= 1);
-    for (const callId of gate.pendingCallIds) gate.respond({ callId, optionId: 'allow-once' });
+    for (const callId of gate.pendingCallIds) gate.answer({ callId, optionId: 'allow-once' });
     const answers = await Promise.all([first, second]);
     const shown = written.filter((m) => m.type === 'permission-request').map((m) => m.args);
     for (const a of answers)
