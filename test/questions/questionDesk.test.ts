@@ -78,6 +78,23 @@ describe('turn.ask() timeouts, signals and bad questions', () => {
     expect(events).toEqual(['asked:false', 'ended:answered', 'asked:false', 'ended:stopped']);
   });
 
+  it('events() is the same as an async iterable, until its signal aborts', async () => {
+    const { writer, questions } = desk();
+    const stop = new AbortController();
+    const events = questions.events({ signal: stop.signal });
+    const turn = writer.turn();
+    const asked = turn.ask([{ question: 'a?', options: ['x'] }]);
+    questions.answer(questions.pending[0]!.questionId, { answers: { q1: { options: ['x'] } } });
+    await asked;
+    const seen: string[] = [];
+    for await (const e of events) {
+      seen.push(e.kind);
+      if (e.kind === 'ended') stop.abort();
+    }
+    turn.end();
+    expect(seen).toEqual(['asked', 'ended']);
+  });
+
   it('its own signal cancels it; an already aborted one asks nothing', async () => {
     const { writer, seen } = desk();
     const turn = writer.turn();

@@ -28,7 +28,6 @@ export interface AnswerRuleContext {
   readonly modes: Pick<ModeControl, 'remoteChangeAllowed' | 'ceiling'>;
   /** Shows a value as the writer stores it, every secret redacted. */
   readonly writer: Pick<GateWriter, 'redactValue'>;
-  /** The host's check of edited arguments (`validateUpdatedInput`). */
   readonly validateUpdatedInput:
     ((toolName: string, input: Readonly<Record<string, unknown>>) => boolean) | undefined;
 }

@@ -15,14 +15,13 @@ import { refuse } from './refuse.js';
  */
 export type ModeSource = 'host' | 'user';
 
-/** What mode control works with. */
 export interface ModeControlDeps {
   readonly policy: GatePolicy;
   readonly writer: GateWriter;
   readonly logger: Logger;
   /** The session's metadata, for today's app (absent without a state store). */
   readonly metadata: ModeMetadata | undefined;
-  /** The most permissive mode a remote input may switch to. */
+  /** Set once from the gate's options: no mode change moves it. */
   readonly ceiling: PermissionMode;
   /** The host's `acceptRemoteAnswers`: while it says false, a remote input may only lower the mode. */
   readonly acceptRemoteAnswers: (() => boolean) | undefined;
@@ -45,7 +44,6 @@ export class ModeControl {
     return this.deps.policy.mode;
   }
 
-  /** The most permissive mode a remote input may switch to. */
   get ceiling(): PermissionMode {
     return this.deps.ceiling;
   }

@@ -53,7 +53,7 @@ export interface GateRequestsDeps {
   readonly mirror: AgentStateMirror | undefined;
   /** `full` notes every automatic decision in the stream. */
   readonly audit: 'none' | 'full' | undefined;
-  /** The host's check of edited arguments (`validateUpdatedInput`). */
+  /** Only for {@link judgeAnswer}, the arbiter's judge: an edit the host refuses never wins. */
   readonly validateUpdatedInput:
     ((toolName: string, input: Readonly<Record<string, unknown>>) => boolean) | undefined;
 }
@@ -61,9 +61,8 @@ export interface GateRequestsDeps {
 /**
  * The gate's requests and how each ends (docs/permissions.md, "One arbitration"). Every answer,
  * whatever channel parsed it, is handed to {@link GateRequests.answer}: the arbiter decides (the
- * first valid answer wins), then the decision is carried out in the one order, record, waiter,
- * adapters (docs/permissions.md, "What follows an answer"). Nothing here throws for bad input, and
- * no failure allows a call.
+ * first valid answer wins), then {@link GateRequests.answer} carries the decision out in the one
+ * order. Nothing here throws for bad input, and no failure allows a call.
  */
 export class GateRequests {
   private readonly arbiter: Arbiter<RequestItem, GateAnswer, Decided, AnswerResult<'gate'>>;
@@ -90,7 +89,7 @@ export class GateRequests {
     return this.arbiter.pendingIds();
   }
 
-  /** The open request of a call, if it waits. */
+  /** `undefined` once decided, so a second answer cannot reopen the call. */
   open(callId: string): RequestItem | undefined {
     return this.arbiter.open(callId);
   }

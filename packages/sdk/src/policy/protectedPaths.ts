@@ -27,7 +27,10 @@ const tree = (name: string, group: ProtectedGroup, why: string): ProtectedPath =
 const file = (name: string, group: ProtectedGroup, why: string): ProtectedPath =>
   Object.freeze({ name, scope: 'file', group, why });
 
-/** Every protected path. */
+/**
+ * The one table the edit checks and the sandbox's write denials both read: a path added here is
+ * protected in both at once (docs/permissions-policy.md, "Protected paths").
+ */
 export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
   // git: hooks, fsmonitor, pagers and aliases in a repository's config run on the next git command.
   tree(
@@ -215,7 +218,7 @@ export interface ProtectedName {
   readonly why: string;
 }
 
-/** Every protected name. */
+/** Names no directory makes safe: {@link PROTECTED_PATHS} names a place, these a name anywhere. */
 export const PROTECTED_NAMES: readonly ProtectedName[] = Object.freeze([
   Object.freeze({
     pattern: 'head',

@@ -8,8 +8,7 @@ export interface RpcContext {
    * Runs `task` once the handler's answer is on its way to the caller: work that follows from the
    * answer (records, mirrors, notifications) then does not hold it back. Tasks run in the order
    * they were added, right after the answer is sent, also when it could not be sent (a result too
-   * large, a closed socket); a task that throws does not stop the others. The permission gate
-   * tells its adapters of an RPC's decision this way (docs/permissions.md, "What follows an answer").
+   * large, a closed socket); a task that throws does not stop the others.
    */
   afterAnswer(task: () => void): void;
 }

@@ -1,7 +1,7 @@
 import type { QuestionEndMessage } from '../protocol/sessionMessage.js';
 import type { QuestionRefusal, QuestionRefusalCode } from '../stream/answerResult.js';
 
-/** A typed refusal. */
+/** Returned, never thrown: a bad answer leaves the question waiting (docs/questions.md). */
 export function refusal(
   code: QuestionRefusalCode,
   message: string,

@@ -74,7 +74,7 @@ export class Arbiter<I, A, D, R> {
     if (kept) this.#decided.set(id, { decision, at: kept.at });
   }
 
-  /** The open item `id`, if it is open. */
+  /** `undefined` once `id` is decided: a late answer finds only {@link Arbiter.decided}. */
   open(id: string): I | undefined {
     return this.#open.get(id);
   }
