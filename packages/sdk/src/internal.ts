@@ -90,3 +90,6 @@ export type { TextStreamTimers } from './stream/textStream.js';
 
 // The v1 schemas of a record's parts.
 export { V1AcpToolResultRecordSchema, V1EnvelopeSchema } from './protocol/v1/schemas.js';
+
+// A permission preview as text: the v1 record, `watch` and `answer` show the same summary.
+export { formatBytes, previewExitText, previewFileLine, previewSummary } from './protocol/previewSummary.js';
