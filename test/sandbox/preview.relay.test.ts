@@ -62,6 +62,8 @@ async function pendingOverRelay(): Promise<PermissionRequestMessage[]> {
 
 async function requestOverRelay(callId: string, notId?: string): Promise<PermissionRequestMessage> {
   return until(async () => (await pendingOverRelay()).find((r) => r.callId === callId && r.id !== notId), {
+    // A bound on a hung test: the preview copies the workspace and starts bubblewrap first.
+    timeoutMs: 60_000,
     what: `the request of ${callId} over the relay`,
   });
 }
