@@ -55,7 +55,7 @@ function runInWork(args: string[]) {
 /** The session id `run` printed, then its one pending request as `answer --json` lists it. */
 async function pendingOf(run: ReturnType<typeof runInWork>) {
   const sessionId = await until(() => /happy-session run: session (\S+)/.exec(run.err())?.[1], {
-    timeoutMs: 30_000,
+    timeoutMs: 60_000,
     what: () => `the session id in ${run.err()}`,
   });
   const request = await until(
@@ -63,7 +63,7 @@ async function pendingOf(run: ReturnType<typeof runInWork>) {
       const listed = await cli(['answer', sessionId, '--json'], { env: homeEnv() });
       return (JSON.parse(listed.out || '[]') as PermissionRequestMessage[])[0];
     },
-    { timeoutMs: 30_000, what: 'the pending request' },
+    { timeoutMs: 60_000, what: 'the pending request' },
   );
   return { sessionId, request };
 }

@@ -223,7 +223,7 @@ describe("preview before approval in today's app (v1)", () => {
           Object.entries((await agentState())?.requests ?? {}).find(
             ([, r]) => r.toolUseId === call.callId,
           )?.[0],
-        { what: 'the pending request in agentState' },
+        { timeoutMs: 60_000, what: 'the pending request in agentState' },
       );
       const stored = await until(
         async () => {
