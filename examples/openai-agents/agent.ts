@@ -1,17 +1,15 @@
 // An agent on OpenAI Agents JS, on a Happy session: each prompt from the app is one streamed run;
 // the `run_command` tool asks the person first, and a run waiting for an answer is saved, so a
 // restarted program resumes it (docs/integrations.md).
-import { exec } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { Agent, Runner, RunState, tool } from '@openai/agents';
 import type { ModelProvider } from '@openai/agents';
 import { openAiAgentsBridge } from 'happy-session/openai-agents';
+import type { OpenAiAgentsBridge } from 'happy-session/openai-agents';
+import { commandExecutor } from 'happy-session/sandbox';
 import type { AgentsInput } from 'happy-session/openai-agents';
 import type { Session } from 'happy-session/node';
 import { z } from 'zod';
-
-const sh = promisify(exec);
 
 export interface AgentOptions {
   /** Where the model comes from; default the framework's (OpenAI, with OPENAI_API_KEY). */
@@ -22,7 +20,15 @@ export interface AgentOptions {
   readonly statePath: string;
 }
 
-export function makeAgent(cwd: string): Agent {
+/**
+ * The agent, whose `run_command` the person approves each time. It runs with `commandExecutor()`:
+ * a stop kills it with everything it started
+ * (docs/sandbox.md, "Running a call's command"); `commandExecutor({ shell })` would run it in the
+ * sandbox instead.
+ */
+export function makeAgent(cwd: string, bridge: OpenAiAgentsBridge): Agent {
+  // The bridge writes the tool's result into the call: the output is not streamed there twice.
+  const execute = commandExecutor({ unsandboxed: true, cwd, streamOutput: false });
   return new Agent({
     name: 'Helper',
     instructions: 'You are a helpful agent. Use run_command to look at the machine.',
@@ -32,9 +38,11 @@ export function makeAgent(cwd: string): Agent {
         description: 'Runs a shell command in the working directory and returns its output.',
         parameters: z.object({ command: z.string() }),
         needsApproval: true,
-        execute: async ({ command }) => {
-          const { stdout, stderr } = await sh(command, { cwd });
-          return (stdout + stderr).trimEnd();
+        execute: async ({ command }, _context, details) => {
+          const callId = details?.toolCall?.callId ?? '';
+          const signal = details?.signal;
+          const run = await bridge.runContext(callId, signal ? { signal } : {});
+          return (await execute({ command }, run)).output.trimEnd();
         },
       }),
     ],
@@ -43,11 +51,11 @@ export function makeAgent(cwd: string): Agent {
 
 /** Resumes a saved run, if there is one, then answers prompts until `stop` or the session closes. */
 export async function runAgent(session: Session, options: AgentOptions): Promise<void> {
-  const agent = makeAgent(options.cwd);
   const runner = new Runner(options.modelProvider ? { modelProvider: options.modelProvider } : {});
   const bridge = openAiAgentsBridge(session, {
     tools: { run_command: { kind: 'execute', title: (input) => `Run \`${String(input.command)}\`` } },
   });
+  const agent = makeAgent(options.cwd, bridge);
   const start = (input: AgentsInput, { signal }: { signal: AbortSignal }) =>
     runner.run(agent, input, { stream: true, signal });
   const turnOptions = {

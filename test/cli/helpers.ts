@@ -135,7 +135,7 @@ export async function permissionAgent(relay: Relay, credentials: Credentials) {
     // Undefined when the session closes before any answer.
     { defaultValue: undefined },
   );
-  await session.writer.append({
+  const { messageId: requestId } = await session.writer.append({
     role: 'agent',
     type: 'permission-request',
     turn: turn.id,
@@ -145,7 +145,7 @@ export async function permissionAgent(relay: Relay, credentials: Credentials) {
     args: { command: 'rm -rf build' },
     options: [...DEFAULT_PERMISSION_OPTIONS],
   });
-  return { session, turn, call, response, rpc };
+  return { session, turn, call, requestId, response, rpc };
 }
 
 /** A terminal a test drives: collects what is written, types keys on demand. */

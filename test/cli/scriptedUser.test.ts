@@ -22,7 +22,11 @@ describe('the demo’s scripted user', () => {
       callId: agent.call.callId,
       optionId: 'allow-once',
     });
-    expect(await agent.rpc).toEqual({ callId: agent.call.callId, optionId: 'allow-once' });
+    expect(await agent.rpc).toEqual({
+      callId: agent.call.callId,
+      optionId: 'allow-once',
+      requestId: agent.requestId,
+    });
     agent.call.end();
     agent.turn.end();
     await agent.session.writer.flush();

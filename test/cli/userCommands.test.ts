@@ -108,7 +108,11 @@ describe('happy-session answer', () => {
         /^Denied always: Run `rm -rf build` \(call \w+\)\. Recorded in the stream \(seq \d+\); the agent took it\.$/,
       );
       expect(await waiting.response).toMatchObject({ optionId: 'deny-always' });
-      expect(await waiting.rpc).toEqual({ callId: waiting.call.callId, optionId: 'deny-always' });
+      expect(await waiting.rpc).toEqual({
+        callId: waiting.call.callId,
+        optionId: 'deny-always',
+        requestId: waiting.requestId,
+      });
 
       const again = await run('answer', waiting.session.id, waiting.call.callId, 'allow', '--json');
       expect(again.code).toBe(1);

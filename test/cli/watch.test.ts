@@ -40,7 +40,11 @@ describe('happy-session watch (live screen)', () => {
       callId: agent.call.callId,
       optionId: 'allow-once',
     });
-    expect(await agent.rpc).toEqual({ callId: agent.call.callId, optionId: 'allow-once' });
+    expect(await agent.rpc).toEqual({
+      callId: agent.call.callId,
+      optionId: 'allow-once',
+      requestId: agent.requestId,
+    });
     const answered = await terminal.shows('permission RPC delivered');
     expect(answered).toMatch(/Allow once for bash: stream recorded \(seq \d+\) · permission RPC delivered/);
     await terminal.shows(

@@ -75,4 +75,42 @@ describe('the watch screen', () => {
     expect(lines[8]).toMatch(/^… \d+ earlier lines$/);
     expect(lines).toContain('  plan: 1 of 3 done · now: Fix the parser');
   });
+  it("shows the prompt's preview under it: exit status, the run-again note, files with sizes, at most 14 lines", () => {
+    const files = Array.from({ length: 30 }, (_, i) => ({
+      path: `gen/f${i}.txt`,
+      change: 'created' as const,
+      size: 10 + i,
+    }));
+    const prompt: Extract<SessionMessage, { type: 'permission-request' }> = {
+      id: 'r1',
+      time: 5,
+      role: 'agent',
+      type: 'permission-request',
+      turn: 't',
+      callId: 'c1',
+      toolName: 'Bash',
+      title: 'Run `make`',
+      options: [{ id: 'allow-once', label: 'Allow once', kind: 'allow-once' }],
+      preview: {
+        files,
+        network: ['example.com:443'],
+        processesLeft: 0,
+        exitCode: 0,
+        outputTail: 'built\n',
+        applicable: false,
+        reason: 'it tried the network (example.com:443): on allow it runs again, for real',
+      },
+    };
+    const lines = renderWatchScreen({ ...state(texts(1)), prompt });
+    const at = lines.indexOf('Permission requested: Bash — Run `make`');
+    expect(lines.slice(at + 1, at + 6)).toEqual([
+      '  Preview (ran on a copy of the workspace, no network): exit 0',
+      '  Outside the workspace: it tried the network (example.com:443): on allow it runs again, for real.',
+      '    created gen/f0.txt (10 B)',
+      '    created gen/f1.txt (11 B)',
+      '    created gen/f2.txt (12 B)',
+    ]);
+    expect(lines[at + 14]).toMatch(/^ {2}… \d+ more lines$/);
+    expect(lines[at + 15]).toBe('  1) Allow once');
+  });
 });

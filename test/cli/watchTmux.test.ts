@@ -31,7 +31,11 @@ describe('happy-session watch in a terminal (tmux)', () => {
 
     pane.keys('2');
     expect(await agent.response).toMatchObject({ type: 'permission-response', optionId: 'allow-session' });
-    expect(await agent.rpc).toEqual({ callId: agent.call.callId, optionId: 'allow-session' });
+    expect(await agent.rpc).toEqual({
+      callId: agent.call.callId,
+      optionId: 'allow-session',
+      requestId: agent.requestId,
+    });
     const answered = await pane.shows('permission RPC delivered');
     expect(answered).toContain('→ Allow for session (allow-always)');
     expect(answered).not.toContain('Permission requested');

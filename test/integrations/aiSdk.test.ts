@@ -3,13 +3,17 @@ import type { ModelMessage } from 'ai';
 import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { aiSdkBridge } from 'happy-session/ai';
+import { commandExecutor } from 'happy-session/sandbox';
 import { expectV2Invariants } from '../helpers/invariants.js';
+import { until } from '../helpers/until.js';
 import { scriptedModel } from './aiScript.js';
 import type { Round } from './aiScript.js';
 import { onRelay, transcript } from './onRelay.js';
 import type { OnRelay } from './onRelay.js';
-import { until } from '../helpers/until.js';
 import { turnEndings } from './turnEndings.js';
 
 /**
@@ -376,3 +380,82 @@ describe('happy-session/ai', () => {
     expect(call.agentId).toBeUndefined();
   });
 });
+
+describe('happy-session/ai: runContext() for commandExecutor()', () => {
+  it("an approved call's command runs through commandExecutor; the app's stop kills it with what it started", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ai-run-context-'));
+    const pidFile = join(dir, 'child.pid');
+    const { model } = scriptedModel([
+      [
+        {
+          call: 'bash',
+          id: 'call-1',
+          input: { command: `sleep 30 & echo $! > ${pidFile}; wait` },
+        },
+      ],
+      [{ text: 'Done.' }],
+    ]);
+    const bridge = aiSdkBridge(relay.session, { tools: { bash: { kind: 'execute' } } });
+    const execute = commandExecutor({ unsandboxed: true, cwd: dir, streamOutput: false });
+    const tools = {
+      bash: tool({
+        description: 'Runs a shell command',
+        inputSchema: z.object({ command: z.string() }),
+        needsApproval: true,
+        execute: async ({ command }, { toolCallId, abortSignal }) =>
+          (await execute({ command }, await bridge.runContext(toolCallId, { signal: abortSignal }))).output,
+      }),
+    };
+    const requested = relay.next('permission-request');
+    const turn = bridge.run((call) => streamText({ model, tools, stopWhen: stepCountIs(5), ...call }), {
+      messages: prompt,
+    });
+    const request = await requested;
+    await relay.answer(request.callId, { approved: true });
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', {
+      what: 'the background child',
+    });
+    const child = Number(readFileSync(pidFile, 'utf8'));
+    // Positive control: the background child runs until the stop.
+    expect(alive(child)).toBe(true);
+    await relay.stop();
+    expect((await turn).status).toBe('cancelled');
+    await until(() => !alive(child), { what: 'the end of the background child' });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a call the person was not asked about: integration.not_approved', async () => {
+    const { model } = scriptedModel([
+      [{ call: 'bash', id: 'call-1', input: { command: 'true' } }],
+      [{ text: 'Done.' }],
+    ]);
+    const bridge = aiSdkBridge(relay.session, { tools: { bash: { kind: 'execute' } } });
+    const refusals: unknown[] = [];
+    const tools = {
+      bash: tool({
+        description: 'Runs a shell command',
+        inputSchema: z.object({ command: z.string() }),
+        execute: async (_input, { toolCallId }) => {
+          await bridge.runContext(toolCallId).catch((error: unknown) => refusals.push(error));
+          return 'not run';
+        },
+      }),
+    };
+    const result = await bridge.run(
+      (call) => streamText({ model, tools, stopWhen: stepCountIs(5), ...call }),
+      { messages: prompt },
+    );
+    expect(result.status).toBe('completed');
+    expect(refusals).toEqual([expect.objectContaining({ code: 'integration.not_approved' })]);
+  });
+});
+
+/** True while the process `pid` exists (and is not a zombie). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}

@@ -212,6 +212,10 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     .option('--session <id>', 'append a turn to this existing session instead of creating one')
     .option('--ask', 'ask for permission first and run the command only if allowed (denied: exit 77)')
     .option('--sandbox', 'run the command sandboxed: it writes only inside the working directory, no network')
+    .option(
+      '--preview',
+      'with --ask: run it first on a copy of the working directory (no network) and ask with what it would change; allow lands exactly that',
+    )
     .addOption(serverOption())
     .option('--quiet', 'do not print the session id on stderr')
     .option(
@@ -231,8 +235,14 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
           quiet?: boolean;
           attach?: string[];
           sandbox?: boolean;
+          preview?: boolean;
         },
       ) => {
+        if (options.preview && !options.ask)
+          program.error('error: --preview needs --ask (it previews what the permission request asks about)', {
+            exitCode: EXIT.usage,
+            code: 'cli.usage',
+          });
         code = await runCommand(command, options, {
           stdout: context.stdout ?? process.stdout,
           stderr: context.stderr ?? process.stderr,

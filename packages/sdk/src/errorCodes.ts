@@ -147,6 +147,7 @@ export type IntegrationErrorCode =
   | 'integration.framework_missing'
   | 'integration.duplicate_call_id'
   | 'integration.approval_mismatch'
+  | 'integration.not_approved'
   | 'integration.foreign_approval';
 
 /**

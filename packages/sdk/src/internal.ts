@@ -93,3 +93,6 @@ export { V1AcpToolResultRecordSchema, V1EnvelopeSchema } from './protocol/v1/sch
 
 // How close a repeated stop signal counts as relayed by a parent (the tests of a person's second signal).
 export { RELAYED_SIGNAL_WINDOW_MS } from './session/shutdownSignals.js';
+
+// A permission preview as text: the v1 record, `watch` and `answer` show the same summary.
+export { formatBytes, previewExitText, previewFileLine, previewSummary } from './protocol/previewSummary.js';

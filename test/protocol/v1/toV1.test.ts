@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionMessage } from 'happy-session';
+import { previewSummary } from 'happy-session/internal';
 import { createV1Encoder } from 'happy-session/v1';
 import type { V1EncoderOptions, V1Record } from 'happy-session/v1';
 import { expectValidV1Stream } from './helpers.js';
@@ -188,6 +189,50 @@ describe('v2 → v1, row by row', () => {
     expect(
       encode({ id: 'p2', time: 2, role: 'user', type: 'permission-response', callId: 'c', optionId: 'ok' }),
     ).toEqual([]);
+  });
+
+  it("a previewed permission-request → ev service with the request's description (the preview's summary), bounded", () => {
+    const files = Array.from({ length: 100 }, (_, i) => ({
+      path: `src/generated/file-${i}.ts`,
+      change: 'created' as const,
+      size: 1_000 + i,
+      diff: `@@ line 1 @@\n+export const value${i} = ${i};`,
+    }));
+    const preview = {
+      files,
+      filesOmitted: 20,
+      network: ['example.com:443'],
+      processesLeft: 0,
+      exitCode: 0,
+      outputTail: 'x'.repeat(2_000),
+      applicable: false,
+      reason: 'it tried the network (example.com:443): on allow it runs again, for real',
+    };
+    const description = previewSummary(preview);
+    expect(description.length).toBeLessThanOrEqual(2_000);
+    // The note that allow runs it again for real comes before the files, so a cut never loses it.
+    expect(description.split('\n').slice(0, 2)).toEqual([
+      'Preview (ran on a copy of the workspace, no network): exit 0',
+      'Outside the workspace: it tried the network (example.com:443): on allow it runs again, for real.',
+    ]);
+    expect(description).toContain('  created src/generated/file-0.ts (1000 B)');
+    const out = encoder()({
+      id: 'p1',
+      time: 1,
+      role: 'agent',
+      type: 'permission-request',
+      turn: 't1',
+      callId: 'c',
+      toolName: 'Bash',
+      title: 'Run',
+      description,
+      options: [{ id: 'ok', label: 'Allow', kind: 'allow-once' }],
+      preview,
+    });
+    expect(out).toEqual([
+      session({ id: 'p1', time: 1, role: 'agent', turn: 't1', ev: { t: 'service', text: description } }),
+    ]);
+    expectValidV1Stream(out);
   });
 
   const photo = (id: string, ref: string, role: 'agent' | 'user' = 'agent'): SessionMessage =>

@@ -6,6 +6,7 @@ import type { ExitCode } from '../exitCodes.js';
 import type { Print } from '../output.js';
 import { describeRpc } from '../rpcOutcome.js';
 import { oneLine } from '../transcript.js';
+import { previewLines } from '../previewLines.js';
 import { withUserSession } from './context.js';
 import type { CommandContext } from './context.js';
 import type { Terminal } from '../terminal.js';
@@ -27,6 +28,9 @@ export interface AnswerCommandOptions {
   /** For a question: dismiss it. */
   readonly cancel?: boolean;
 }
+
+/** Lines of a request's preview in the list: the whole bounded summary. */
+const PREVIEW_LINES = 80;
 
 /** What became of one answer. */
 interface AnswerOutcome {
@@ -117,6 +121,7 @@ async function listPending(
   }
   for (const request of pending) {
     print(`${request.callId}  ${request.toolName}: ${oneLine(request.title)}`);
+    for (const line of previewLines(request, PREVIEW_LINES)) print(line);
     print(`  answer with: ${request.options.map((o) => `${o.id} (${o.label})`).join(', ')}`);
   }
   return EXIT.ok;
@@ -127,8 +132,17 @@ async function listPending(
  * `id` what answers may name besides `callId` (in a v1 session, the request's agentState key).
  */
 function requestJson(request: PermissionRequestMessage): Record<string, unknown> {
-  const { id, callId, toolName, title, args, options } = request;
-  return { kind: 'permission', id, callId, toolName, title, ...(args ? { args } : {}), options };
+  const { id, callId, toolName, title, args, options, preview } = request;
+  return {
+    kind: 'permission',
+    id,
+    callId,
+    toolName,
+    title,
+    ...(args ? { args } : {}),
+    options,
+    ...(preview ? { preview } : {}),
+  };
 }
 
 /** One waiting question in the same list: `kind: 'question'`, answered by its `questionId`. */

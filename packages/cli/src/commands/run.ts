@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import { newId } from 'happy-session';
-import type { Logger, TurnEndStatus } from 'happy-session';
+import { newId, SdkError } from 'happy-session';
+import type { Logger, PermissionDecision, TurnEndStatus } from 'happy-session';
 import { connect } from 'happy-session/node';
-import type { HappyEnv } from 'happy-session/node';
+import type { HappyEnv, Session } from 'happy-session/node';
 import { EXIT } from '../exitCodes.js';
+import type { CliErrorCode } from '../errorCodes.js';
+import { previewLines } from '../previewLines.js';
+import { landPreview, StepPreviewer } from '../run/previewedRun.js';
 import { describeFailure } from '../output.js';
 import type { Print } from '../output.js';
 import { progressPrinter } from '../progress/progressPrinter.js';
@@ -36,6 +39,11 @@ export interface RunOptions {
   readonly attach?: readonly string[];
   /** Run the command in the sandbox: writes only inside the working directory, no network (docs/sandbox.md). */
   readonly sandbox?: boolean;
+  /**
+   * With `ask`: run the command first on a copy of the working directory, with no network, and
+   * ask with what it would change; on allow exactly that lands (docs/sandbox.md, "Preview before approval").
+   */
+  readonly preview?: boolean;
 }
 
 /** What `run` works with besides its options; `main.ts` passes the process's, tests their own. */
@@ -72,6 +80,14 @@ export async function runCommand(
   options: RunOptions,
   context: RunContext,
 ): Promise<number> {
+  if (options.preview && !options.ask)
+    throw new SdkError<CliErrorCode>(
+      'cli.usage',
+      '--preview needs --ask: it previews what the permission request asks about.',
+      {
+        hint: 'happy-session run --ask --preview -- <command…>',
+      },
+    );
   let shell: SandboxedShell | undefined;
   if (options.sandbox) {
     shell = await openSandbox(
@@ -115,6 +131,7 @@ async function runOutermost(
 ): Promise<number> {
   const title = options.title ?? quoteCommand(command);
   const cwd = context.cwd ?? process.cwd();
+  const previewer = options.preview ? new StepPreviewer(cwd, { ...process.env, ...context.env }) : undefined;
   const session = await connect({
     title,
     env: context.env,
@@ -124,6 +141,7 @@ async function runOutermost(
     ...(options.server !== undefined ? { server: options.server } : {}),
     ...(context.homeDir !== undefined ? { homeDir: context.homeDir } : {}),
     ...(options.session !== undefined ? { sessionId: options.session, archiveOnClose: false } : {}),
+    ...(previewer ? { permissions: { workspaceRoot: cwd, preview: previewer.preview } } : {}),
   });
   let code: number;
   // Until the command's status says otherwise: an error on the way ends the turn as failed.
@@ -133,9 +151,12 @@ async function runOutermost(
     if (!options.quiet) context.printError(`happy-session run: session ${session.id}`);
     const tree = new StepTree(turn, context.limits);
     const root = tree.start({ id: newId(), title, command, cwd });
+    /** The outermost step's preview the person allowed, to land instead of running the command. */
+    let previewed: PermissionDecision['previewed'];
     const ask = async (stepId: string): Promise<'allow' | 'deny' | 'cancelled'> => {
       const step = tree.get(stepId);
       if (!step) return 'cancelled';
+      if (previewer) previewer.armed = stepId === root.id;
       const stop = new AbortController();
       const cancel = (): void => stop.abort();
       process.once('SIGINT', cancel);
@@ -144,13 +165,19 @@ async function runOutermost(
         context.printError(
           `happy-session run: waiting for permission to run \`${step.commandLine}\`: allow or deny it in the Happy app or the viewer, or with \`happy-session answer ${session.id} ${step.call.callId} allow\` (or deny)`,
         );
-        const { outcome } = await step.call.requestPermission({ signal: stop.signal });
+        const shown = previewer ? showPreview(session, step.call.callId, context.printError) : undefined;
+        const decision = await step.call
+          .requestPermission({ signal: stop.signal })
+          .finally(() => shown?.unsubscribe());
+        const { outcome } = decision;
+        if (stepId === root.id) previewed = decision.previewed;
         if (outcome !== 'cancelled')
           context.printError(
             `happy-session run: ${outcome === 'allow' ? 'allowed' : 'denied'}: ${step.commandLine}`,
           );
         return outcome;
       } finally {
+        if (previewer) previewer.armed = false;
         process.off('SIGINT', cancel);
         process.off('SIGTERM', cancel);
       }
@@ -159,6 +186,33 @@ async function runOutermost(
     if (decision !== 'allow') {
       turnStatus = 'cancelled';
       return decision === 'deny' ? EXIT.denied : EXIT.interrupted;
+    }
+    const landed = previewed
+      ? await landPreview(previewed, {
+          note: (text) => void root.call.scope().service(text),
+          printError: context.printError,
+          stdout: context.stdout,
+          onOutput: (text) => root.log.push(text),
+          askAgain: async () => {
+            previewed = undefined;
+            const outcome = await ask(root.id);
+            return { outcome, ...(previewed ? { previewed } : {}) };
+          },
+        })
+      : ({ kind: 'run' } as const);
+    if (landed.kind === 'deny' || landed.kind === 'cancelled') {
+      turnStatus = 'cancelled';
+      return landed.kind === 'deny' ? EXIT.denied : EXIT.interrupted;
+    }
+    if (landed.kind === 'applied') {
+      const status: ExitStatus = {
+        code: landed.exitCode,
+        signal: landed.exitCode === null ? 'SIGKILL' : null,
+      };
+      tree.end(root.id, status);
+      turnStatus = turnStatusOf(status);
+      code = exitCodeOf(status);
+      return code;
     }
     const attach = async (stepId: string, path: string): Promise<void> => {
       const printer = progressPrinter(context.stderr, basename(path));
@@ -307,3 +361,14 @@ function spawnFailure(command: readonly string[], code: string): string {
     ? `happy-session run: command not found: ${command[0]}`
     : `happy-session run: ${command[0]} could not be started (${code})`;
 }
+
+/** Prints the preview of the call's permission request on stderr when it is appended. */
+function showPreview(session: Session, callId: string, printError: Print): { unsubscribe(): void } {
+  return session.writer.messages$.subscribe((message) => {
+    if (message.type !== 'permission-request' || message.callId !== callId) return;
+    for (const line of previewLines(message, PREVIEW_LINES)) printError(`happy-session run: ${line}`);
+  });
+}
+
+/** Lines of a preview `run` prints while it waits: the whole bounded summary. */
+const PREVIEW_LINES = 80;

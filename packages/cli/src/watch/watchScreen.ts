@@ -2,6 +2,7 @@ import type { PermissionRequestMessage } from 'happy-session/protocol';
 import type { FoldedSession } from 'happy-session';
 import { oneLine, renderTranscript } from '../transcript.js';
 import { planLines } from './planLines.js';
+import { previewLines } from '../previewLines.js';
 
 /** Everything the watch screen shows. */
 export interface WatchScreenState {
@@ -28,6 +29,8 @@ export interface ScreenSize {
 }
 
 const RULE = '─'.repeat(40);
+/** Lines of the prompt's preview at most: the transcript keeps the rest of the screen. */
+const PREVIEW_LINES = 14;
 
 function header(state: WatchScreenState): string[] {
   const activity = state.activity
@@ -54,6 +57,7 @@ function footer(state: WatchScreenState): string[] {
     lines.push(`Permission requested: ${prompt.toolName} — ${oneLine(prompt.title)}`);
     if (prompt.args && Object.keys(prompt.args).length > 0)
       lines.push(`  args: ${oneLine(JSON.stringify(prompt.args))}`);
+    lines.push(...previewLines(prompt, PREVIEW_LINES));
     lines.push('  ' + prompt.options.map((o, i) => `${i + 1}) ${o.label}`).join('   '));
     if (state.waiting > 0) lines.push(`  (${state.waiting} more waiting)`);
   }

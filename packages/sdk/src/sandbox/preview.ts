@@ -3,7 +3,8 @@ import { copyFile, lstat, mkdir, mkdtemp, readFile, realpath, rm, writeFile } fr
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { SECRET_PATHS, protectedEntry } from '../policy/protectedPaths.js';
+import { protectedEntry } from '../policy/protectedPaths.js';
+import { credentialPaths, sandboxEnv } from './hostSecrets.js';
 import type { PermissionPreview, PreviewFile } from '../protocol/sessionMessage.js';
 import type { CallPreviewer } from '../stream/plugins.js';
 import { runProcess } from './processRun.js';
@@ -20,6 +21,10 @@ export interface PreviewOptions {
   readonly cwd?: string;
   /** Whose secrets stay hidden; default the user's home directory. */
   readonly homeDir?: string;
+  /**
+   * The host's environment: the command gets only the names the sandboxed shell passes, and the
+   * credential files it names are hidden (docs/sandbox.md); default this process's.
+   */
   readonly env?: NodeJS.ProcessEnv;
   readonly signal?: AbortSignal;
   /** Absolute path of `bwrap`; default the one on the `PATH`. */
@@ -99,7 +104,8 @@ export async function previewCommand(options: PreviewOptions): Promise<PreviewRu
     await run('cp', ['-a', '--reflink=auto', root, copy]);
     await writeFile(join(scratch, '.hs-runner.mjs'), RUNNER);
     const home = await realpath(options.homeDir ?? homedir()).catch(() => options.homeDir ?? homedir());
-    const hidden = await hiddenSecrets(home);
+    const hostEnv = options.env ?? process.env;
+    const hidden = await hiddenSecrets(home, hostEnv);
     const cwd = resolve(root, options.cwd ?? '.');
     const args = [
       '--ro-bind',
@@ -134,7 +140,8 @@ export async function previewCommand(options: PreviewOptions): Promise<PreviewRu
       file: options.bwrapPath ?? 'bwrap',
       args,
       cwd: base,
-      env: { ...(options.env ?? process.env), HOME: home, TMPDIR: '/tmp' },
+      // The sandboxed shell's environment: no host token reaches the preview either.
+      env: { ...sandboxEnv(hostEnv, home), TMPDIR: '/tmp' },
       signal: options.signal ?? new AbortController().signal,
       onOutput: () => undefined,
     });
@@ -197,11 +204,14 @@ export async function previewCommand(options: PreviewOptions): Promise<PreviewRu
   }
 }
 
-/** bubblewrap arguments hiding the user's secret trees and files (those that exist). */
-async function hiddenSecrets(home: string): Promise<string[]> {
+/**
+ * bubblewrap arguments hiding every credential of this host the sandboxed shell hides too
+ * (`credentialPaths`: the secret trees under the homes, the Happy home, the files `env` names),
+ * those that exist: the preview reads no more than the real run may.
+ */
+async function hiddenSecrets(home: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   const out: string[] = [];
-  for (const p of SECRET_PATHS) {
-    const path = join(home, p.name);
+  for (const path of credentialPaths({ homeDir: home, env })) {
     const stat = await lstat(path).catch(() => undefined);
     if (!stat) continue;
     out.push(...(stat.isDirectory() ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]));

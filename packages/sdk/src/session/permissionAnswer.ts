@@ -60,7 +60,7 @@ function choicesOffered(request: PermissionRequestMessage): PermissionChoice[] {
 /**
  * Answers a permission request on the channels the permission gate listens to
  * (docs/architecture.md, "Permissions"): by default first the user's `permission-response` as an
- * encrypted v2 record, then the `permission` RPC with the v2 body `{callId, optionId}`
+ * encrypted v2 record, then the `permission` RPC with the v2 body `{callId, optionId, requestId}`
  * (docs/wire.md §7.2). The record goes first so that a gate resolves from the stream and takes the
  * RPC as `already_resolved`; the other way round the gate would record the RPC's decision itself
  * and the stream would hold two responses. The RPC is tried even when the record could not be
@@ -81,8 +81,12 @@ export function answerPermission(
           type: 'permission-response',
           callId: request.callId,
           optionId: option.id,
+          // Named: a call asked again (a stale preview, a re-raised request) takes only an answer
+          // that names the request it answers (docs/permissions.md, "Answers name their request").
+          requestId: request.id,
         });
-  const call = (): Promise<RpcOutcome> => rpc('permission', { callId: request.callId, optionId: option.id });
+  const call = (): Promise<RpcOutcome> =>
+    rpc('permission', { callId: request.callId, optionId: option.id, requestId: request.id });
   const rpcOutcome = channels === 'stream' ? undefined : recorded ? recorded.then(call, call) : call();
   return { status: 'sent', request, option, recorded, rpc: rpcOutcome };
 }

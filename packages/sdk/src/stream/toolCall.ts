@@ -1,5 +1,6 @@
 import { SdkError } from '../errors.js';
 import type { PermissionOption, PermissionPreview } from '../protocol/sessionMessage.js';
+import { previewSummary } from '../protocol/previewSummary.js';
 import type {
   RunContext,
   RunResult,
@@ -195,13 +196,23 @@ export class ToolCallBuilder implements ToolCall, GatedCall, OpenCall {
         callId: this.callId,
         toolName: this.toolName,
         title: this.title,
-        ...(this.description ? { description: this.description } : {}),
+        ...this.requestDescription(preview),
         args: { ...this.args },
         options: options.map((o) => ({ ...o })),
         ...(preview !== undefined ? { preview } : {}),
       },
       this.emitOptions,
     );
+  }
+
+  /**
+   * The request's description: the call's own, then the preview's summary, so a reader that does
+   * not know `preview` (today's app, through v1) still shows what the command would do.
+   */
+  private requestDescription(preview: PermissionPreview | undefined): { description?: string } {
+    const parts = [this.description, ...(preview !== undefined ? [previewSummary(preview)] : [])];
+    const text = parts.filter((p) => p !== '').join('\n\n');
+    return text !== '' ? { description: text } : {};
   }
 
   /** The gate's port ({@link GatedCall.note}) */

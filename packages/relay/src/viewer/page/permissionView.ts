@@ -1,6 +1,8 @@
 import type { PermissionRequestMessage } from 'happy-session/protocol';
 import { clockTime, h } from './dom.js';
 import { renderInlineMarkdown } from './markdown.js';
+import { previewSummary } from 'happy-session/internal';
+import { previewCard } from './previewView.js';
 import type { PermissionResponder, PermissionState } from './renderContext.js';
 
 /**
@@ -32,14 +34,19 @@ export class PermissionView {
       options.append(button);
     }
     const args = request.args !== undefined ? JSON.stringify(request.args, null, 2) : undefined;
+    // The description ends with the preview's summary (for readers without a card): the card shows it.
+    const summary = request.preview ? previewSummary(request.preview) : undefined;
+    const description =
+      summary !== undefined && request.description?.endsWith(summary)
+        ? request.description.slice(0, -summary.length).trimEnd()
+        : request.description;
     this.element = h(
       'div',
       { class: 'permission', 'data-state': 'pending', 'data-call-id': request.callId },
       h('div', { class: 'permission-title' }, 'Permission requested: ', renderInlineMarkdown(request.title)),
-      request.description
-        ? h('div', { class: 'permission-description' }, renderInlineMarkdown(request.description))
-        : null,
+      description ? h('div', { class: 'permission-description' }, renderInlineMarkdown(description)) : null,
       args && args !== '{}' ? h('pre', { class: 'permission-args' }, args) : null,
+      request.preview ? previewCard(request.preview) : null,
       options,
       this.outcome,
       this.note,

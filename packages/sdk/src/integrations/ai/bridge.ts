@@ -2,7 +2,7 @@ import type { ModelMessage, TextStreamPart, ToolApprovalResponse, ToolSet } from
 import { canonicalJson } from '../../crypto/recordSeal.js';
 import { SdkError } from '../../errors.js';
 import type { TurnEndStatus } from '../../protocol/sessionMessage.js';
-import type { Turn } from '../../stream/builders.js';
+import type { RunContext, Turn } from '../../stream/builders.js';
 import type { PermissionRequestOptions } from '../../stream/plugins.js';
 import { CallRegistry } from '../callRegistry.js';
 import type { AdapterToolInfo } from '../toolCalls.js';
@@ -191,6 +191,19 @@ export class AiSdkBridge {
   }
 
   /**
+   * What `commandExecutor()` of `happy-session/sandbox` needs to run an approved call's command
+   * from the tool's `execute`, with the `toolCallId` and `abortSignal` the AI SDK gives it:
+   * `commandExecutor(options)(input, await bridge.runContext(toolCallId, { signal: abortSignal }))`.
+   * The call's stop kills the command's whole process group; the bridge writes the tool's result
+   * into the call, so `streamOutput: false` keeps the output from showing twice (docs/integrations.md,
+   * "Running a tool's command").
+   * @throws {SdkError} `integration.not_approved` for a call the person did not allow through the bridge.
+   */
+  runContext(toolCallId: string, options: { signal?: AbortSignal } = {}): Promise<RunContext> {
+    return this.calls.runContext(toolCallId, options.signal);
+  }
+
+  /**
    * The gate's answer to one approval request, as the framework takes it; undefined when the
    * request was cancelled (the turn stopped, or a timeout that cancels). An approval is given only
    * for exactly the call the person was shown: a call id that came twice, or an approval whose
@@ -243,6 +256,7 @@ export class AiSdkBridge {
         `The conversation would run call ${approval.toolCallId} with another tool or input than the one allowed; it does not run.`,
       );
     }
+    this.calls.allow(approval.toolCallId, decision);
     return { type: 'tool-approval-response', approvalId: approval.approvalId, approved: true };
   }
 }

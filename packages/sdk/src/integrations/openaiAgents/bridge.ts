@@ -1,10 +1,10 @@
 import type { Agent, AgentInputItem, RunState, RunStreamEvent, RunToolApprovalItem } from '@openai/agents';
 import type { TurnEndStatus } from '../../protocol/sessionMessage.js';
-import type { Turn } from '../../stream/builders.js';
+import type { RunContext, Turn } from '../../stream/builders.js';
 import type { PermissionRequestOptions } from '../../stream/plugins.js';
 import { CallRegistry } from '../callRegistry.js';
 import type { AdapterToolInfo } from '../toolCalls.js';
-import { AgentsEventMirror, DEFAULT_TOOL_ERROR } from './eventMirror.js';
+import { AgentsEventMirror, DEFAULT_TOOL_ERROR, idOf } from './eventMirror.js';
 
 /** What the bridge needs of a session: a turn to write into (`Session` has it). */
 export interface AgentsTurnSource {
@@ -243,6 +243,19 @@ export class OpenAiAgentsBridge {
   };
 
   /**
+   * What `commandExecutor()` of `happy-session/sandbox` needs to run an approved call's command
+   * from the tool's `execute`, with the call id and signal the framework passes in its details:
+   * `commandExecutor(options)(input, await bridge.runContext(details.toolCall.callId, { signal: details.signal }))`.
+   * The call's stop kills the command's whole process group; the bridge writes the tool's result
+   * into the call, so `streamOutput: false` keeps the output from showing twice (docs/integrations.md,
+   * "Running a tool's command").
+   * @throws {SdkError} `integration.not_approved` for a call the person did not allow through the bridge.
+   */
+  runContext(callId: string, options: { signal?: AbortSignal } = {}): Promise<RunContext> {
+    return this.calls.runContext(callId, options.signal);
+  }
+
+  /**
    * Asks the gate for each waiting call and writes its answer into the run's state; false when a
    * request was cancelled (the turn stopped, or a timeout that cancels).
    */
@@ -271,6 +284,8 @@ export class OpenAiAgentsBridge {
           error: 'Not run: the user edited the input, and the model was asked to call again with it.',
         });
       } else {
+        const id = idOf(item.rawItem as unknown as Record<string, unknown>);
+        if (id !== undefined) this.calls.allow(id, decision);
         state.approve(item);
       }
     }

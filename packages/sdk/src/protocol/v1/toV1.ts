@@ -41,7 +41,7 @@ export interface V1Encoder {
  * | `service` in a turn / without | `ev service` / legacy `event` status line | — |
  * | `tool-call-start` | `ev tool-call-start`, `description` = the label (`deploy › build › compile`) | `description`, nesting |
  * | `tool-call-end` | `ev tool-call-end`; with `error`: legacy `acp` `tool-result {isError: true}` instead | — |
- * | `permission-request` / `-response` | nothing (the gate mirrors them into agentState) | the audit trail |
+ * | `permission-request` / `-response` | nothing (the gate mirrors them into agentState); a previewed request: `ev service` with its description (the preview's summary) | the audit trail |
  * | `question` / `question-end` / `question-answer` | nothing (the question desk mirrors them into agentState's forms) | the audit trail |
  * | `prompt-taken` | nothing (the agent keeps its mark in agentState too, docs/recovery.md) | "seen" |
  * | `photo` | `ev file` captioned with its file name | — |
@@ -139,6 +139,10 @@ class V1StreamEncoder implements V1Encoder {
           ),
         ];
       case 'permission-request':
+        // The app shows its prompt from agentState, which has no room for text; a preview's
+        // summary (the request's description) goes in the turn as a line the app shows.
+        if (message.preview === undefined || message.description === undefined) return [];
+        return [this.envelope(message, { turn: message.turn }, { t: 'service', text: message.description })];
       case 'question':
       case 'question-end':
       case 'question-answer':

@@ -1,0 +1,16 @@
+import type { PermissionRequestMessage } from 'happy-session/protocol';
+import { previewSummary } from 'happy-session/internal';
+
+/**
+ * A permission request's preview as indented lines (docs/sandbox.md, "What the person sees"): the
+ * summary today's app shows too, cut to `maxLines`; none for a request without a preview.
+ */
+export function previewLines(request: PermissionRequestMessage, maxLines: number): string[] {
+  if (request.preview === undefined) return [];
+  const lines = previewSummary(request.preview).split('\n');
+  const shown =
+    lines.length > maxLines
+      ? [...lines.slice(0, maxLines - 1), `… ${lines.length - maxLines + 1} more lines`]
+      : lines;
+  return shown.map((l) => (l === '' ? '' : `  ${l}`));
+}
