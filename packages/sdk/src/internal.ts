@@ -92,7 +92,7 @@ export type { TextStreamTimers } from './stream/textStream.js';
 export { V1AcpToolResultRecordSchema, V1EnvelopeSchema } from './protocol/v1/schemas.js';
 
 // How close a repeated stop signal counts as relayed by a parent (the tests of a person's second signal).
-export { RELAYED_SIGNAL_WINDOW_MS } from './session/shutdownSignals.js';
+export { RELAYED_SIGNAL_WINDOW_MS } from './session/relayedSignal.js';
 
 // A permission preview as text: the v1 record, `watch` and `answer` show the same summary.
 export { formatBytes, previewExitText, previewFileLine, previewSummary } from './protocol/previewSummary.js';

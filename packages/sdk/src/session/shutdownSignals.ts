@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
 import type { Logger } from '../logger.js';
+import { RELAYED_SIGNAL_WINDOW_MS } from './relayedSignal.js';
 import type { Session } from './session.js';
 
 /** How `connect()` ends its session when the process is asked to stop (docs/transport.md, "Graceful shutdown"). */
@@ -17,14 +18,6 @@ type StopSignal = (typeof SIGNALS)[number];
 const EXIT_CODES: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 /** What stopped the process: a signal, or an error nobody caught. */
 type StopCause = StopSignal | 'uncaught';
-
-/**
- * A signal this soon after the one that started the stop is the same stop, not the person asking
- * twice: a terminal's Ctrl-C reaches every process of the foreground group, and a runner in between
- * (`npx`, `npm run`, tsx's launcher) relays it to the child once more within milliseconds
- * (docs/transport.md, "Graceful shutdown").
- */
-export const RELAYED_SIGNAL_WINDOW_MS = 1_000;
 
 interface Watched {
   readonly session: Session;
