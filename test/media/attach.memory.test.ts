@@ -3,7 +3,7 @@ import { firstValueFrom, toArray } from 'rxjs';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { blobKeyFor, decryptBlob } from 'happy-session/crypto';
-import { MemoryUploader, fetchMedia, useMedia } from 'happy-session/media';
+import { MediaPipeline, MemoryUploader, fetchMedia } from 'happy-session/media';
 import type { MediaMessage, MediaProgress } from 'happy-session/media';
 import type { MessageContext } from 'happy-session/protocol';
 import { reachableUrl } from '../../packages/sdk/src/transport/serverUrls.js';
@@ -15,7 +15,7 @@ const PDF = Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer 
 function mediaSession() {
   const session = memorySession();
   const uploader = new MemoryUploader({ chunkSize: 32 });
-  const pipeline = useMedia(session.writer, { uploader, key: session.key });
+  const pipeline = MediaPipeline.create({ writer: session.writer, uploader, key: session.key });
   return { ...session, uploader, pipeline };
 }
 
@@ -82,7 +82,10 @@ describe('attach() over a MemoryTransport session with the memory uploader', () 
   it('refuses to attach without a pipeline, naming how to install one', () => {
     const { writer } = memorySession();
     expect(() => writer.turn().attach(PDF)).toThrow(
-      expect.objectContaining({ code: 'media.not_configured' }),
+      expect.objectContaining({
+        code: 'media.not_configured',
+        hint: expect.stringContaining('MediaPipeline.create({ writer, uploader, key })'),
+      }),
     );
   });
 
@@ -134,7 +137,7 @@ describe("what attach() tells the writer's encoder beyond the v2 message", () =>
       },
     });
     const uploader = new MemoryUploader();
-    useMedia(session.writer, { uploader, key: session.key, posters });
+    MediaPipeline.create({ writer: session.writer, uploader, key: session.key, posters });
     return { ...session, uploader, contexts };
   }
 

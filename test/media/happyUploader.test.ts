@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { blobKeyFor, decryptBlob, encryptBlob } from 'happy-session/crypto';
 import { sealBlobStream, randomBytes } from 'happy-session/internal';
-import { MediaReader, fetchMedia, useMedia, HappyUploader } from 'happy-session/media';
+import { MediaPipeline, MediaReader, fetchMedia, HappyUploader } from 'happy-session/media';
 import type { MediaMessage, HappyUploaderOptions } from 'happy-session/media';
 import type { Relay } from 'happy-session-relay';
 import { startRelay } from 'happy-session-relay';
@@ -51,7 +51,7 @@ async function sessionBehindProxy(
     retry: FAST_RETRY,
     ...options,
   });
-  useMedia(session.writer, { uploader, key: session.key });
+  MediaPipeline.create({ writer: session.writer, uploader, key: session.key });
   return { session, proxy, uploader };
 }
 

@@ -1,4 +1,5 @@
 import type { SdkErrorCode } from './errorCodes.js';
+import type { Logger } from './logger.js';
 
 /**
  * Marks an SdkError. `Symbol.for` gives the same symbol in every copy of this package (two
@@ -132,4 +133,18 @@ export function isSdkError<C extends SdkErrorCode>(value: unknown, code: C): val
 export function isSdkError<C extends string = never>(value: unknown, code: NoInfer<C>): value is SdkError<C>;
 export function isSdkError(value: unknown, code?: string): boolean {
   return hasBrand(value) && (code === undefined || value.code === code);
+}
+
+/**
+ * Runs `fn`, a stream write whose failure must not break its caller (the call, turn or writer may
+ * have closed meanwhile): an {@link SdkError} it throws is logged at debug as `<what> skipped`
+ * with its code; any other error still reaches the caller.
+ */
+export function safely(logger: Logger, what: string, fn: () => unknown): void {
+  try {
+    fn();
+  } catch (error) {
+    if (!(error instanceof SdkError)) throw error;
+    logger.debug(`${what} skipped`, { code: error.code });
+  }
 }

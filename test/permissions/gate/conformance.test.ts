@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { foldPermissions, fold } from 'happy-session';
-import type { SessionMessage, ToolCall } from 'happy-session';
+import type { SessionMessage, ToolCall, Turn } from 'happy-session';
 import { PermissionGate } from 'happy-session/permissions';
 // The timeout's note is a detail of the gate, not a name it exports.
 import { TIMEOUT_MESSAGE } from '../../../packages/sdk/src/gate/timeouts.js';
@@ -31,16 +31,25 @@ function executor() {
   return { calls, run };
 }
 
+/** Starts a call on a new turn of the agent, run by a counting executor, and waits for its request. */
+async function runRequested(world: GateWorld, toolCall: Parameters<Turn['toolCall']>[0]) {
+  const turn = world.agent.writer.turn();
+  const call = turn.toolCall(toolCall);
+  const exec = executor();
+  const running = call.run(exec.run);
+  await world.requested(call.callId);
+  return { turn, call, exec, running };
+}
+
 describeEachWorld('permission gate conformance over %s', (open) => {
   describe('1. allow once, happy path', () => {
     it('by RPC: request with the four kinds, the recorded response, the executor once with the original args, the end', async () => {
       const world = await open();
-      const { writer } = world.agent;
-      const turn = writer.turn();
-      const call = turn.toolCall({ toolName: 'bash', title: 'Run ls', args: { command: 'ls' } });
-      const exec = executor();
-      const running = call.run(exec.run);
-      await world.requested(call.callId);
+      const { turn, call, exec, running } = await runRequested(world, {
+        toolName: 'bash',
+        title: 'Run ls',
+        args: { command: 'ls' },
+      });
       expect(await world.rpc({ callId: call.callId, optionId: 'allow-once' })).toMatchObject({
         status: 'applied',
       });
@@ -72,11 +81,10 @@ describeEachWorld('permission gate conformance over %s', (open) => {
 
     it("by the stream: the app-written response is the one response, and the agent's sealed note confirms it", async () => {
       const world = await open();
-      const turn = world.agent.writer.turn();
-      const call = turn.toolCall({ toolName: 'bash', args: { command: 'ls' } });
-      const exec = executor();
-      const running = call.run(exec.run);
-      await world.requested(call.callId);
+      const { turn, call, exec, running } = await runRequested(world, {
+        toolName: 'bash',
+        args: { command: 'ls' },
+      });
       await world.streamAnswer(call.callId, 'allow-once');
       expect(await running).toMatchObject({ status: 'done', decision: { via: 'stream' } });
       turn.end();
@@ -96,11 +104,10 @@ describeEachWorld('permission gate conformance over %s', (open) => {
   describe('2. reject once', () => {
     it('never runs the executor, ends the call with the denial, and the turn goes on', async () => {
       const world = await open();
-      const turn = world.agent.writer.turn();
-      const call = turn.toolCall({ toolName: 'bash', args: { command: 'rm -rf /' } });
-      const exec = executor();
-      const running = call.run(exec.run);
-      await world.requested(call.callId);
+      const { turn, call, exec, running } = await runRequested(world, {
+        toolName: 'bash',
+        args: { command: 'rm -rf /' },
+      });
       await world.rpc({ callId: call.callId, optionId: 'deny' });
       expect(await running).toMatchObject({
         status: 'denied',
@@ -356,11 +363,10 @@ describeEachWorld('permission gate conformance over %s', (open) => {
   describe('8. duplicate delivery', () => {
     it('the same allow-always by RPC, then by the stream, then by RPC again: applied once, one rule, one run', async () => {
       const world = await open();
-      const turn = world.agent.writer.turn();
-      const call = turn.toolCall({ toolName: 'WebFetch', args: { url: 'https://example.com' } });
-      const exec = executor();
-      const running = call.run(exec.run);
-      await world.requested(call.callId);
+      const { turn, call, exec, running } = await runRequested(world, {
+        toolName: 'WebFetch',
+        args: { url: 'https://example.com' },
+      });
       expect(await world.rpc({ callId: call.callId, optionId: 'allow-session' })).toMatchObject({
         status: 'applied',
       });
@@ -404,11 +410,10 @@ describeEachWorld('permission gate conformance over %s', (open) => {
   describe('10. bad inputs', () => {
     it('each gets its typed result, the request stays pending, nothing runs, and a valid answer still works', async () => {
       const world = await open({ ceiling: 'acceptEdits' });
-      const turn = world.agent.writer.turn();
-      const call = turn.toolCall({ toolName: 'Bash', args: { command: 'ls' } });
-      const exec = executor();
-      const running = call.run(exec.run);
-      await world.requested(call.callId);
+      const { turn, call, exec, running } = await runRequested(world, {
+        toolName: 'Bash',
+        args: { command: 'ls' },
+      });
       const id = call.callId;
       const cases: Array<[unknown, string]> = [
         [{ callId: 'nope', optionId: 'allow-once' }, 'permissions.unknown_request'],

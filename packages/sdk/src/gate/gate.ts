@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import { SdkError } from '../errors.js';
+import { safely } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { asyncIterableOf } from '../ports/asyncIterable.js';
@@ -180,7 +180,7 @@ export class PermissionGate implements PermissionRuntime {
   revokeRule(id: string): boolean {
     const rule = this.policy.sessionRules.listRules().find((r) => r.id === id);
     if (!rule || !this.policy.sessionRules.revokeRule(id)) return false;
-    this.safely(() => this.writer.service(`${REVOKE_PREFIX}${rule.id}`));
+    safely(this.logger, 'gate write', () => this.writer.service(`${REVOKE_PREFIX}${rule.id}`));
     return true;
   }
 
@@ -259,7 +259,9 @@ export class PermissionGate implements PermissionRuntime {
         signal: AbortSignal.any([...signals]),
       });
     } catch (error) {
-      this.safely(() => call.note(`No preview: ${error instanceof Error ? error.message : String(error)}`));
+      safely(this.logger, 'gate write', () =>
+        call.note(`No preview: ${error instanceof Error ? error.message : String(error)}`),
+      );
     }
     if (call.ended || signals.some((s) => s.aborted)) {
       await previewed?.discard();
@@ -491,16 +493,6 @@ export class PermissionGate implements PermissionRuntime {
           event.revokedBy,
         );
       this.dispose();
-    }
-  }
-
-  /** Runs a stream write whose failure must not break the gate (the call or turn may be closed). */
-  private safely(fn: () => unknown): void {
-    try {
-      fn();
-    } catch (error) {
-      if (!(error instanceof SdkError)) throw error;
-      this.logger.debug('gate write skipped', { code: error.code });
     }
   }
 }

@@ -1,4 +1,4 @@
-import { SdkError } from '../errors.js';
+import { safely } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { GateWriter } from '../stream/gatePorts.js';
 import type { GatePolicy } from './gatePolicy.js';
@@ -135,12 +135,7 @@ export class ModeControl {
 
   /** Notes a change in the stream; a closed writer only skips the note. */
   private note(text: string): void {
-    try {
-      this.deps.writer.service(text);
-    } catch (error) {
-      if (!(error instanceof SdkError)) throw error;
-      this.deps.logger.debug('mode note skipped', { code: error.code });
-    }
+    safely(this.deps.logger, 'mode note', () => this.deps.writer.service(text));
   }
 }
 

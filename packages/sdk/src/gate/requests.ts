@@ -1,6 +1,6 @@
 import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
-import { SdkError } from '../errors.js';
+import { SdkError, safely } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type {
   PermissionOption,
@@ -150,14 +150,15 @@ export class GateRequests {
     this.arbiter.decide(call.callId, { by: 'gate', decision });
     if (by === 'policy') {
       const { callId, toolName, args } = call;
-      if (this.deps.audit === 'full') this.safely(() => call.note(decision.message ?? decision.outcome));
+      if (this.deps.audit === 'full')
+        safely(this.deps.logger, 'gate write', () => call.note(decision.message ?? decision.outcome));
       // Today's app shows the call as denied only with an agentState entry (docs/wire.md §6.6).
       if (decision.outcome !== 'allow')
         void this.deps.mirror?.completed(callId, decision, {}, { toolName, args, createdAt: Date.now() });
     }
     if (decision.outcome !== 'allow') {
       const error = by === 'policy' ? (decision.message ?? 'Denied by policy.') : CANCELLED;
-      this.safely(() => call.end({ error }));
+      safely(this.deps.logger, 'gate write', () => call.end({ error }));
     }
     return Promise.resolve(decision);
   }
@@ -203,7 +204,9 @@ export class GateRequests {
           ...(decision.updatedInput ? { updatedInput: decision.updatedInput } : {}),
         };
     } else if (given.by === 'gate' && given.note !== undefined) {
-      this.safely(() => live.call.note(`${PERMISSION_SETTLED_PREFIX}${given.note}`));
+      safely(this.deps.logger, 'gate write', () =>
+        live.call.note(`${PERMISSION_SETTLED_PREFIX}${given.note}`),
+      );
     }
     this.release(item as LiveItem, decision, given);
     if (given.by === 'person' && applied) this.follow(given.answer, live.call);
@@ -257,7 +260,7 @@ export class GateRequests {
         by: 'record',
         decision: cancelledDecision('shutdown', 'The agent restarted before the request was answered.'),
       });
-    this.safely(() =>
+    safely(this.deps.logger, 'gate write', () =>
       this.deps.writer.append({
         role: 'agent',
         type: 'tool-call-end',
@@ -301,7 +304,7 @@ export class GateRequests {
     if (!carried) return undefined;
     this.carried.delete(call.callId);
     let noted = false;
-    this.safely(() => {
+    safely(this.deps.logger, 'gate write', () => {
       call.note(`${PERMISSION_CARRIED_PREFIX}${carried.recordId} (request ${carried.requestId})`);
       noted = true;
     });
@@ -430,7 +433,7 @@ export class GateRequests {
     if (given.by !== 'person' || !given.answer.record || !request)
       return { status: 'applied', callId: item.callId, decision: decided.decision };
     let noted = false;
-    this.safely(() => {
+    safely(this.deps.logger, 'gate write', () => {
       this.deps.writer.append({
         role: 'agent',
         type: 'service',
@@ -459,13 +462,13 @@ export class GateRequests {
         callId: item.callId,
         error: String(given.unstored),
       });
-      this.safely(() => live.call.end({ error: 'permission request not stored' }));
+      safely(this.deps.logger, 'gate write', () => live.call.end({ error: 'permission request not stored' }));
       return;
     }
     live.wait.release(decision);
     if (decision.outcome !== 'allow') {
       const error = decision.outcome === 'cancelled' ? CANCELLED : (decision.message ?? 'Denied.');
-      this.safely(() => live.call.end({ error }));
+      safely(this.deps.logger, 'gate write', () => live.call.end({ error }));
     }
   }
 
@@ -486,16 +489,6 @@ export class GateRequests {
         return arbiter.open(item.callId) !== item;
       },
     };
-  }
-
-  /** Runs a stream write whose failure must not break the gate (the call or turn may be closed). */
-  private safely(fn: () => unknown): void {
-    try {
-      fn();
-    } catch (error) {
-      if (!(error instanceof SdkError)) throw error;
-      this.deps.logger.debug('gate write skipped', { code: error.code });
-    }
   }
 }
 

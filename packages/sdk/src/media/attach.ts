@@ -17,9 +17,9 @@ import type {
   AttachProgress,
   AttachTarget,
   MediaRuntime,
+  PluginHost,
   UploadedMedia,
 } from '../stream/plugins.js';
-import type { SessionWriter } from '../stream/sessionWriter.js';
 import type { MediaKind } from './detect.js';
 import type { MediaInput } from './input.js';
 import { DEFAULT_MAX_MEDIA_BYTES } from './limits.js';
@@ -32,8 +32,10 @@ import type { MediaUploader } from './uploader.js';
 import { asyncIterableOf } from '../ports/asyncIterable.js';
 import type { IterateOptions } from '../ports/asyncIterable.js';
 
-/** Options of {@link useMedia} and {@link MediaPipeline}. */
+/** Options of {@link MediaPipeline.create}. */
 export interface MediaPipelineOptions {
+  /** The writer the pipeline installs on: `scope.attach()` works on its turns and calls. */
+  readonly writer: PluginHost;
   /** Where encrypted blobs go: `HappyUploader` for a server, `MemoryUploader` in process. */
   readonly uploader: MediaUploader;
   /** The session's record key; attachments are encrypted with its blob key (docs/wire.md §3.2). */
@@ -87,17 +89,32 @@ export class MediaPipeline implements MediaRuntime {
     return asyncIterableOf(this.progress$, options);
   }
 
-  constructor(
-    private readonly writer: SessionWriter,
-    options: MediaPipelineOptions,
-  ) {
+  private constructor(options: MediaPipelineOptions) {
     this.uploader = options.uploader;
     this.blobKey = blobKeyFor(options.key);
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
     this.posters = options.posters ?? false;
     this.logger = options.logger ?? silentLogger;
-    // The writer is closing: no more progress (what useMedia() wires to the writer's lifecycle).
-    closers.set(this, () => this.progressSubject.complete());
+  }
+
+  /**
+   * Creates the media pipeline of `options.writer` and installs it there, so `scope.attach()`
+   * works on its turns and calls; its {@link MediaPipeline.progress$} completes when the writer
+   * closes. `connect()` does this with a `HappyUploader`; a writer made without it needs this call.
+   *
+   * @example
+   * const media = MediaPipeline.create({ writer, uploader: new MemoryUploader(), key });
+   * const photo = await writer.turn().attach('./chart.png');
+   */
+  static create(options: MediaPipelineOptions): MediaPipeline {
+    const pipeline = new MediaPipeline(options);
+    options.writer.install({
+      media: pipeline,
+      onLifecycle: (event) => {
+        if (event.kind === 'writer-closing') pipeline.progressSubject.complete();
+      },
+    });
+    return pipeline;
   }
 
   /**
@@ -253,28 +270,6 @@ export class MediaPipeline implements MediaRuntime {
       ...(options.signal ? { signal: options.signal } : {}),
     };
   }
-}
-
-/** Ends each pipeline's progress when its writer closes, without a public method on the class. */
-const closers = new WeakMap<MediaPipeline, () => void>();
-
-/**
- * Installs the media pipeline on `writer`, so `scope.attach()` works on its turns and calls, and
- * returns it (for {@link MediaPipeline.progress$}). `connect()` does this with a `HappyUploader`.
- *
- * @example
- * const media = useMedia(writer, { uploader: new MemoryUploader(), key });
- * const photo = await writer.turn().attach('./chart.png');
- */
-export function useMedia(writer: SessionWriter, options: MediaPipelineOptions): MediaPipeline {
-  const pipeline = new MediaPipeline(writer, options);
-  writer.install({
-    media: pipeline,
-    onLifecycle: (event) => {
-      if (event.kind === 'writer-closing') closers.get(pipeline)?.();
-    },
-  });
-  return pipeline;
 }
 
 /** What the encoder may want beyond the message: the file's name, size and type, and its poster. */

@@ -1,7 +1,7 @@
 /**
  * The media pipeline (`happy-session/media`, Node only; docs/wire.md §8): read an input, detect its
  * kind from its content, probe photos and videos, compute thumbhashes (preparation); encrypt,
- * upload and append the `photo` / `video` / `file` message (`useMedia`, `scope.attach()`); and
+ * upload and append the `photo` / `video` / `file` message (`MediaPipeline.create`, `scope.attach()`); and
  * download and decrypt attachments again (`MediaReader`, `fetchMedia`).
  */
 // Reading and probing: what an input is, its kind, size and ThumbHash (docs/media.md).
@@ -32,7 +32,7 @@ export { DEFAULT_MAX_MEDIA_BYTES, MAX_ENCRYPTED_ATTACHMENT_BYTES } from './limit
 
 // The pipeline and the reader: install `attach()` on a writer, download and decrypt attachments.
 export type { MediaError } from './mediaError.js';
-export { MediaPipeline, useMedia } from './attach.js';
+export { MediaPipeline } from './attach.js';
 export type { MediaPipelineOptions, MediaProgress } from './attach.js';
 export { MediaReader, fetchMedia } from './fetchMedia.js';
 export type { MediaReaderOptions } from './fetchMedia.js';

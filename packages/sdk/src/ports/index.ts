@@ -22,7 +22,7 @@ export type { RpcHandler, RpcContext, RpcRegistry, RpcOutcome, SessionRpcCaller 
 export { MemorySessionState } from './sessionState.js';
 export type { SessionStateStore, PushNotifier, PushEvent, StateObject } from './sessionState.js';
 
-// The writer's plug-ins: what `PermissionGate` and `useMedia` install, for a program's own.
+// The writer's plug-ins: what `PermissionGate`, `QuestionDesk` and `MediaPipeline` install, for a program's own.
 export type {
   PermissionRuntime,
   MediaRuntime,

@@ -134,11 +134,12 @@ export class Account {
       ...rest,
     });
     // The media pipeline loads here, not when the package is imported (as in connect()).
-    const [{ useMedia }, { HappyUploader }] = await Promise.all([
+    const [{ MediaPipeline }, { HappyUploader }] = await Promise.all([
       import('../media/attach.js'),
       import('../transport/happyUploader.js'),
     ]);
-    useMedia(session.writer, {
+    MediaPipeline.create({
+      writer: session.writer,
       uploader: new HappyUploader({ http: this.http, token: this.token, sessionId: record.id }),
       key: record.key,
       posters: format === 'v1',

@@ -241,7 +241,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       ...(format === 'v1' ? { encode: await v1Encode() } : {}),
     });
     // The media pipeline and the gate load here, not when the package is imported.
-    const [{ useMedia }, { MediaReader }, { HappyUploader }, { PermissionGate }, { QuestionDesk }] =
+    const [{ MediaPipeline }, { MediaReader }, { HappyUploader }, { PermissionGate }, { QuestionDesk }] =
       await Promise.all([
         import('../media/attach.js'),
         import('../media/fetchMedia.js'),
@@ -256,7 +256,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       logger,
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
-    useMedia(writer, { uploader, key: record.key, logger, posters: format === 'v1' });
+    MediaPipeline.create({ writer, uploader, key: record.key, logger, posters: format === 'v1' });
     const reader = new SessionReader({ transport, key: record.key });
     const rpc = new SocketRpc(transport.socket, record.id, record.key, logger);
     const push = new HttpPushNotifier(transport.http, record.id);

@@ -209,6 +209,6 @@ export function requirePlugin<K extends keyof WriterPlugins>(
         hint: "create one: await PermissionGate.create({ writer }) from 'happy-session/permissions', or use connect()",
       })
     : new SdkError('media.not_configured', 'This writer has no media pipeline.', {
-        hint: "install one: useMedia(writer, { uploader }) from 'happy-session/media', or use connect()",
+        hint: "create one: MediaPipeline.create({ writer, uploader, key }) from 'happy-session/media', or use connect()",
       });
 }
