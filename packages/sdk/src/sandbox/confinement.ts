@@ -30,6 +30,11 @@ export interface ConfinementInputs {
   readonly allowWrite: readonly string[];
   readonly denyWrite: readonly string[];
   readonly denyRead: readonly string[];
+  /**
+   * Directories of a home whose entries are hidden one by one (see `homeReadRules`): a new entry
+   * in one makes the warm sandbox stale.
+   */
+  readonly homeListed?: readonly string[];
   /** Entries the scan of the workspace looks at before it stops and keeps the rest read-only. */
   readonly scanLimit: number;
 }

@@ -8,7 +8,7 @@ import { asyncIterableOf, type IterateOptions } from '../ports/asyncIterable.js'
 import type { RunContext } from '../stream/builders.js';
 import { baseConfinement, listsOf, type ConfinementInputs } from './confinement.js';
 import { PlaceholderExcludes } from './gitExcludes.js';
-import { credentialPaths, sandboxEnv } from './hostSecrets.js';
+import { credentialPaths, homeReadRules, sandboxEnv } from './hostSecrets.js';
 import { OutputSink } from './outputSink.js';
 import { runProcess, type OutputStream, type ProcessExit } from './processRun.js';
 import {
@@ -47,6 +47,13 @@ export interface SandboxedShellOptions {
   readonly denyWrite?: readonly string[];
   /** More absolute paths a command may not read. */
   readonly denyRead?: readonly string[];
+  /**
+   * Absolute paths inside the hidden home directories that commands may read (`~/.gitconfig`,
+   * a tool's cache). The homes ({@link homeDir} and the user's) are unreadable but for the
+   * workspace, the writable roots, the programs on `PATH` and these (docs/sandbox.md, "What is
+   * readable"); a credential file of the tables stays hidden inside them.
+   */
+  readonly allowRead?: readonly string[];
   /**
    * Where a command's environment comes from; default this process's. Only an allowlist of it
    * reaches the command (`PATH`, `LANG`, `LC_*`, `TERM`, `TZ`, `USER`, …, docs/sandbox.md, "What is
@@ -364,18 +371,28 @@ async function inputsOf(options: SandboxedShellOptions): Promise<ConfinementInpu
   });
   const home = absolute('homeDir', [options.homeDir ?? homedir()])[0]!;
   const homeDir = await realpath(home).catch(() => home);
+  const env = options.env ?? process.env;
   const secrets = credentialPaths({
     homeDir,
-    env: options.env ?? process.env,
+    env,
     workspaceRoot,
     ...(options.happyHomeDir !== undefined ? { happyHomeDir: options.happyHomeDir } : {}),
+  });
+  const allowWrite = absolute('allowWrite', options.allowWrite);
+  const homes = homeReadRules({
+    homeDir,
+    workspaceRoot,
+    allowWrite,
+    allowRead: absolute('allowRead', options.allowRead),
+    env,
   });
   return {
     workspaceRoot,
     homeDir,
-    allowWrite: absolute('allowWrite', options.allowWrite),
+    allowWrite,
     denyWrite: absolute('denyWrite', options.denyWrite),
-    denyRead: [...secrets, ...absolute('denyRead', options.denyRead)],
+    denyRead: [...homes.denyRead, ...secrets, ...absolute('denyRead', options.denyRead)],
+    homeListed: homes.listed,
     scanLimit: options.scanLimit ?? 50_000,
   };
 }

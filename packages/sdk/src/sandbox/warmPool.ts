@@ -1,6 +1,7 @@
 import { lstat, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { listingOf } from './hostSecrets.js';
 import { commandConfinement, listsOf, type Confinement, type ConfinementInputs } from './confinement.js';
 import type { PlaceholderExcludes } from './gitExcludes.js';
 import type { RuntimeConfig, RuntimeManager } from './runtime.js';
@@ -147,7 +148,10 @@ export class WarmPool {
     await this.options.excludes.remove(warm.id);
   }
 
-  /** Which of the credential paths exist now: a `stat` each, no scan. */
+  /**
+   * Which of the credential paths exist now (a `stat` each, no scan), and the listing of the home
+   * directories whose entries are hidden one by one (a new entry is not hidden yet).
+   */
   private async secretsNow(): Promise<string> {
     const exists = await Promise.all(
       this.options.inputs.denyRead.map((p) =>
@@ -157,6 +161,6 @@ export class WarmPool {
         ),
       ),
     );
-    return exists.join('');
+    return `${exists.join('')}\n${listingOf(this.options.inputs.homeListed ?? [])}`;
   }
 }
