@@ -69,12 +69,7 @@ export function homeReadRules(options: {
       return;
     }
     listed.push(dir);
-    for (const entry of entriesOf(dir)) {
-      const path = join(dir, entry.name);
-      if (entry.isSymbolicLink()) continue;
-      if (entry.isDirectory()) hide(path);
-      else denyRead.push(path);
-    }
+    for (const entry of entriesOf(dir)) if (!entry.isSymbolicLink()) hide(join(dir, entry.name));
   };
   for (const home of homes) if (kindOf(home) === 'directory') hide(home, true);
   return { denyRead: unique(denyRead), listed: unique(listed) };
