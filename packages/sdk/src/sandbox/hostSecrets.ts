@@ -27,8 +27,8 @@ import { SECRET_PATHS } from '../policy/protectedPaths.js';
  * directory on the way to a path read back is not hidden: its other entries are, the same way. A
  * symlink is left alone: what it points at inside a home is hidden by its own entry, and what it
  * points at outside is not the home's. The credential tables of {@link credentialPaths} stay
- * denied inside what is read back. `listed` are the directories whose entries were listed: a new
- * entry in one is not yet hidden, so the warm sandbox is replaced when their listing changes.
+ * denied inside what is read back. Computed at each start of a warm sandbox: a new entry in a
+ * listed directory is not hidden yet, so the sandbox is replaced when their listing changes.
  */
 export function homeReadRules(options: {
   readonly homeDir: string;
@@ -38,7 +38,7 @@ export function homeReadRules(options: {
   readonly env: NodeJS.ProcessEnv;
   /** The Node that runs the supervisor; default this process's. */
   readonly execPath?: string;
-}): { denyRead: string[]; listed: string[] } {
+}): HomeRules {
   const homes = unique([options.homeDir, realOf(homedir())]);
   const programs = (options.env.PATH ?? '')
     .split(delimiter)
@@ -59,6 +59,7 @@ export function homeReadRules(options: {
   }
   const denyRead: string[] = [];
   const listed: string[] = [];
+  const names: string[] = [];
   const hide = (dir: string, home = false): void => {
     // A path read back at or above this directory: all of it stays readable.
     if (back.some((p) => within(dir, p))) return;
@@ -68,16 +69,33 @@ export function homeReadRules(options: {
       denyRead.push(dir);
       return;
     }
+    const entries = entriesOf(dir);
     listed.push(dir);
-    for (const entry of entriesOf(dir)) if (!entry.isSymbolicLink()) hide(join(dir, entry.name));
+    names.push(namesOf(entries));
+    for (const entry of entries) if (!entry.isSymbolicLink()) hide(join(dir, entry.name));
   };
   for (const home of homes) if (kindOf(home) === 'directory') hide(home, true);
-  return { denyRead: unique(denyRead), listed: unique(listed) };
+  return { denyRead: unique(denyRead), listed, listing: names.join('\n') };
 }
 
-/** A listing of the entries of `dirs`, to see that one came or went. */
+/** What {@link homeReadRules} found: the paths to hide, and the directories it listed, with their listing. */
+export interface HomeRules {
+  readonly denyRead: string[];
+  readonly listed: readonly string[];
+  /** The names in {@link listed} when they were read: see {@link listingOf}. */
+  readonly listing: string;
+}
+
+/** The listing of `dirs` now, in the form of {@link HomeRules.listing}: another means an entry came or went. */
 export function listingOf(dirs: readonly string[]): string {
-  return dirs.map((dir) => entriesOf(dir).map((e) => e.name).sort().join('\0')).join('\n');
+  return dirs.map((dir) => namesOf(entriesOf(dir))).join('\n');
+}
+
+function namesOf(entries: readonly Dirent[]): string {
+  return entries
+    .map((e) => e.name)
+    .sort()
+    .join('\0');
 }
 
 function entriesOf(dir: string): Dirent[] {

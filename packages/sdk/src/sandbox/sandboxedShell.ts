@@ -379,20 +379,14 @@ async function inputsOf(options: SandboxedShellOptions): Promise<ConfinementInpu
     ...(options.happyHomeDir !== undefined ? { happyHomeDir: options.happyHomeDir } : {}),
   });
   const allowWrite = absolute('allowWrite', options.allowWrite);
-  const homes = homeReadRules({
-    homeDir,
-    workspaceRoot,
-    allowWrite,
-    allowRead: absolute('allowRead', options.allowRead),
-    env,
-  });
+  const allowRead = absolute('allowRead', options.allowRead);
   return {
     workspaceRoot,
     homeDir,
     allowWrite,
     denyWrite: absolute('denyWrite', options.denyWrite),
-    denyRead: [...homes.denyRead, ...secrets, ...absolute('denyRead', options.denyRead)],
-    homeListed: homes.listed,
+    denyRead: [...secrets, ...absolute('denyRead', options.denyRead)],
+    hideHome: () => homeReadRules({ homeDir, workspaceRoot, allowWrite, allowRead, env }),
     scanLimit: options.scanLimit ?? 50_000,
   };
 }
