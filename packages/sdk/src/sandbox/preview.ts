@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { SECRET_PATHS, protectedEntry } from '../policy/protectedPaths.js';
 import type { PermissionPreview, PreviewFile } from '../protocol/sessionMessage.js';
 import type { CallPreviewer } from '../stream/plugins.js';
+import { homeReadRules } from './hostSecrets.js';
 import { runProcess } from './processRun.js';
 import { hashFile, hashTree, isText, shortDiff, type TreeBounds, type TreeHashes } from './previewTree.js';
 
@@ -99,7 +100,10 @@ export async function previewCommand(options: PreviewOptions): Promise<PreviewRu
     await run('cp', ['-a', '--reflink=auto', root, copy]);
     await writeFile(join(scratch, '.hs-runner.mjs'), RUNNER);
     const home = await realpath(options.homeDir ?? homedir()).catch(() => options.homeDir ?? homedir());
-    const hidden = await hiddenSecrets(home);
+    const hidden = [
+      ...(await hiddenHome(home, root, options.env ?? process.env)),
+      ...(await hiddenSecrets(home)),
+    ];
     const cwd = resolve(root, options.cwd ?? '.');
     const args = [
       '--ro-bind',
@@ -198,6 +202,27 @@ export async function previewCommand(options: PreviewOptions): Promise<PreviewRu
 }
 
 /** bubblewrap arguments hiding the user's secret trees and files (those that exist). */
+/**
+ * The homes' entries as the sandboxed shell hides them (`homeReadRules`, docs/sandbox.md, "What is
+ * readable"): the preview's output goes into the permission request, so it may read no more.
+ */
+async function hiddenHome(home: string, root: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const { denyRead } = homeReadRules({
+    homeDir: home,
+    workspaceRoot: root,
+    allowWrite: [],
+    allowRead: [],
+    env,
+  });
+  const out: string[] = [];
+  for (const path of denyRead) {
+    const stat = await lstat(path).catch(() => undefined);
+    if (!stat || stat.isSymbolicLink()) continue;
+    out.push(...(stat.isDirectory() ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]));
+  }
+  return out;
+}
+
 async function hiddenSecrets(home: string): Promise<string[]> {
   const out: string[] = [];
   for (const p of SECRET_PATHS) {
