@@ -140,10 +140,14 @@ describe('a workspace inside the home: files of tools nobody listed stay hidden'
   });
 });
 
-describe('a workspace outside the home', () => {
+describe('a workspace outside the home, and a PATH naming / and the home itself', () => {
   let shell: SandboxedShell;
   beforeAll(async () => {
-    shell = await sandboxedShell({ workspaceRoot: world.workspace, homeDir: world.home });
+    shell = await sandboxedShell({
+      workspaceRoot: world.workspace,
+      homeDir: world.home,
+      env: { PATH: `/:${world.home}:${process.env.PATH}` },
+    });
     expect(shell.unavailable).toBeUndefined();
   });
   afterAll(async () => {

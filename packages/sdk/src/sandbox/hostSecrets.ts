@@ -49,7 +49,8 @@ export function homeReadRules(options: {
     realOf(resolve(p)),
   );
   for (const dir of programs) {
-    if (!existsSync(dir)) continue;
+    // A PATH entry of `/` or of a home itself reads back no home whole.
+    if (!existsSync(dir) || homes.some((home) => within(home, dir))) continue;
     back.push(dir);
     if (!['bin', 'sbin', 'shims'].includes(basename(dir))) continue;
     const prefix = dirname(dir);
