@@ -140,13 +140,14 @@ describe('a workspace inside the home: files of tools nobody listed stay hidden'
   });
 });
 
-describe('a workspace outside the home, and a PATH naming / and the home itself', () => {
+describe('a workspace outside the home, and a PATH naming /, the home, and a bin beside the home', () => {
   let shell: SandboxedShell;
   beforeAll(async () => {
+    await mkdir(join(world.dir, 'bin'), { recursive: true });
     shell = await sandboxedShell({
       workspaceRoot: world.workspace,
       homeDir: world.home,
-      env: { PATH: `/:${world.home}:${process.env.PATH}` },
+      env: { PATH: `/:${world.home}:${join(world.dir, 'bin')}:${process.env.PATH}` },
     });
     expect(shell.unavailable).toBeUndefined();
   });

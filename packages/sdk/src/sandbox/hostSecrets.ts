@@ -48,15 +48,16 @@ export function homeReadRules(options: {
   const back = [options.workspaceRoot, ...options.allowWrite, ...options.allowRead].map((p) =>
     realOf(resolve(p)),
   );
+  // Only what lies strictly inside a home is read back for the programs: a PATH entry of `/`, of a
+  // home, or a prefix above one (`/tmp/x/bin` beside a home `/tmp/x/home`) reads back no home whole.
+  const insideHome = (p: string): boolean => homes.some((home) => p !== home && within(p, home));
   for (const dir of programs) {
-    // A PATH entry of `/` or of a home itself reads back no home whole.
-    if (!existsSync(dir) || homes.some((home) => within(home, dir))) continue;
+    if (!existsSync(dir) || !insideHome(dir)) continue;
     back.push(dir);
     if (!['bin', 'sbin', 'shims'].includes(basename(dir))) continue;
     const prefix = dirname(dir);
-    if (homes.includes(prefix)) continue;
     if (homes.some((home) => prefix === join(home, '.local'))) back.push(join(prefix, 'lib'));
-    else back.push(prefix);
+    else if (insideHome(prefix)) back.push(prefix);
   }
   const denyRead: string[] = [];
   const listed: string[] = [];
