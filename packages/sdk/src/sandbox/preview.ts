@@ -19,7 +19,7 @@ export interface PreviewOptions {
   readonly command: string;
   /** Relative to the workspace root; default the root. */
   readonly cwd?: string;
-  /** Whose secrets stay hidden; default the user's home directory. */
+  /** A home hidden beside the user's own (but the workspace and the programs on `PATH`); default the user's home directory. */
   readonly homeDir?: string;
   readonly env?: NodeJS.ProcessEnv;
   readonly signal?: AbortSignal;

@@ -32,7 +32,10 @@ import { newCommandId } from './warmSandbox.js';
 export interface SandboxedShellOptions {
   /** Absolute path of the workspace: the only place a command may write, and where it runs by default. */
   readonly workspaceRoot: string;
-  /** Whose secrets stay unreadable, and the command's `HOME`; default the user's home directory. */
+  /**
+   * A home hidden from commands beside the user's own (but for what is read back, see
+   * {@link allowRead}), and the command's `HOME`; default the user's home directory.
+   */
   readonly homeDir?: string;
   /**
    * The Happy home this host's session uses (its `agent.key`, `access.key`), hidden from commands;
@@ -153,7 +156,8 @@ export interface SandboxedShell {
  * Makes a shell whose commands run in the operating system's sandbox (bubblewrap and a network
  * proxy on Linux, through `@anthropic-ai/sandbox-runtime`, an optional peer dependency): writes
  * only inside the workspace root and off the protected paths of docs/permissions-policy.md, reads
- * everywhere but the user's secrets, and no network beyond `allowedHosts` (docs/sandbox.md).
+ * everywhere but the home directories (of which the workspace, the programs on `PATH` and
+ * `allowRead` are read back) and the secrets, and no network beyond `allowedHosts` (docs/sandbox.md).
  *
  * Resolves also where the sandbox cannot run: then `available` is false, `unavailable` says why,
  * `policy` makes the gate ask, and every command rejects with `sandbox.unavailable`; nothing ever
