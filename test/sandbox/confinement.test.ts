@@ -50,7 +50,7 @@ describe('what a sandboxed command may write (docs/sandbox.md, "The defaults")',
     ['outside the workspace', () => join(world.outside, 'x')],
     ['.git/config', () => join(world.workspace, '.git', 'config')],
     ['.claude/settings.json', () => join(world.workspace, '.claude', 'settings.json')],
-    ['~/.bashrc', () => join(world.home, '.bashrc')],
+    ['a new file at the home root', () => join(world.home, 'planted')],
     [
       'a .github workflow that does not exist yet',
       () => join(world.workspace, '.github', 'workflows', 'x.yml'),
@@ -64,6 +64,14 @@ describe('what a sandboxed command may write (docs/sandbox.md, "The defaults")',
     expect(result.violations).toContainEqual(
       expect.objectContaining({ type: 'sandbox.violation', kind: 'write' }),
     );
+  });
+
+  it('a write to ~/.bashrc fails and is reported: the home file is hidden, so as a read of it', async () => {
+    const path = join(world.home, '.bashrc');
+    const result = await shell.run(`echo pwned > '${path}'`);
+    expect(result.exitCode).not.toBe(0);
+    expect(await readFile(path, 'utf8')).toBe('# the temp home\n');
+    expect(result.violations).toContainEqual(expect.objectContaining({ type: 'sandbox.violation', path }));
   });
 
   it('a protected path below the root that exists when the command starts is read-only too', async () => {

@@ -70,6 +70,7 @@ describe('with HAPPY_HOME_DIR=~/.happy-local and tokens in the host environment'
       env: hostEnv(),
       passEnv: ['MY_BUILD_FLAG'],
       happyHomeDir: join(world.dir, 'custom-happy'),
+      allowRead: [join(world.home, 'notes.txt')],
     });
     expect(shell.unavailable).toBeUndefined();
   });
@@ -120,7 +121,11 @@ describe('with HAPPY_HOME_DIR=~/.happy-local and tokens in the host environment'
   });
 
   it.each([
-    ['a plain file of the home', () => `cat '${home('notes.txt')}'`, () => 'a plain file of the home\n'],
+    [
+      'a plain file of the home the host reads back',
+      () => `cat '${home('notes.txt')}'`,
+      () => 'a plain file of the home\n',
+    ],
     [
       'a plain file beside the named credential files',
       () => `cat '${join(world.dir, 'elsewhere', 'plain.txt')}'`,
@@ -142,6 +147,7 @@ describe('with HAPPY_HOME_DIR passed into the command (absolute)', () => {
       homeDir: world.home,
       env: { PATH: process.env.PATH, HAPPY_HOME_DIR: join(world.home, '.happy-local') },
       passEnv: ['HAPPY_HOME_DIR'],
+      allowRead: [join(world.home, 'notes.txt')],
     });
     expect(shell.unavailable).toBeUndefined();
   });
@@ -156,7 +162,7 @@ describe('with HAPPY_HOME_DIR passed into the command (absolute)', () => {
     expect(result.exitCode).not.toBe(0);
   });
 
-  it('positive control: a plain file of the home is read', async () => {
+  it('positive control: a plain file of the home the host reads back is read', async () => {
     expect(await shell.run(`cat '${join(world.home, 'notes.txt')}'`)).toMatchObject({
       exitCode: 0,
       output: 'a plain file of the home\n',

@@ -103,7 +103,14 @@ function hostEnv(): NodeJS.ProcessEnv {
 describe('a second set of credentials by location, with real bubblewrap', () => {
   let shell: SandboxedShell;
   beforeAll(async () => {
-    shell = await sandboxedShell({ workspaceRoot: world.workspace, homeDir: world.home, env: hostEnv() });
+    // The home is hidden whole but for what the host reads back (docs/sandbox.md, "What is
+    // readable"): these read-backs are the controls; the credential files beneath them stay hidden.
+    shell = await sandboxedShell({
+      workspaceRoot: world.workspace,
+      homeDir: world.home,
+      env: hostEnv(),
+      allowRead: ['notes.txt', '.config', '.gitconfig'].map((name) => join(world.home, name)),
+    });
     expect(shell.unavailable).toBeUndefined();
   });
   afterAll(async () => {
@@ -148,9 +155,13 @@ describe('a second set of credentials by location, with real bubblewrap', () => 
   });
 
   it.each([
-    ['a plain file of the home', () => 'cat ~/notes.txt', 'a plain file of the home\n'],
-    ['a plain setting under ~/.config', () => 'cat ~/.config/app/settings.json', 'a plain setting\n'],
-    ['the git identity in ~/.gitconfig', () => 'cat ~/.gitconfig', '[user]\n\tname = someone\n'],
+    ['a plain file of the home read back', () => 'cat ~/notes.txt', 'a plain file of the home\n'],
+    [
+      'a plain setting under ~/.config, read back',
+      () => 'cat ~/.config/app/settings.json',
+      'a plain setting\n',
+    ],
+    ['the git identity in ~/.gitconfig, read back', () => 'cat ~/.gitconfig', '[user]\n\tname = someone\n'],
     [
       'a plain file in the home CLAUDE_CONFIG_DIR names',
       () => `cat '${join(world.dir, 'elsewhere', 'claude', 'settings.json')}'`,

@@ -1,9 +1,9 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionMessage, SessionWriter } from 'happy-session';
 import type { PermissionGate } from 'happy-session/permissions';
-import { commandExecutor, sandboxedShell, shellPreviewer } from 'happy-session/sandbox';
+import { commandExecutor, previewCommand, sandboxedShell, shellPreviewer } from 'happy-session/sandbox';
 import type { SandboxedShell } from 'happy-session/sandbox';
 import { gatedWriter, sandboxWorld } from './world.js';
 import type { SandboxWorld } from './world.js';
@@ -97,6 +97,28 @@ describe('preview before approval', () => {
     turn.end();
     expect(result.status).toBe('denied');
     expect(await workspaceFiles()).toEqual(before);
+  });
+
+  it('the preview reads nothing of the home: its output goes into the request (issue 35, class 4)', async () => {
+    // A home outside the temp directory, which the preview replaces with its own.
+    const home = await realpath(await mkdtemp('/var/tmp/hs-preview-home-'));
+    try {
+      await mkdir(join(home, '.someunknowntool'), { recursive: true });
+      await writeFile(join(home, '.someunknowntool', 'token'), 'SECRET of a tool nobody listed\n');
+      await writeFile(join(home, 'secret.txt'), 'SECRET at the home root\n');
+      await writeFile(join(world.workspace, 'plain.txt'), 'plain\n');
+      const run = await previewCommand({
+        workspaceRoot: world.workspace,
+        homeDir: home,
+        command: 'cat ~/.someunknowntool/token ~/secret.txt; grep -r SECRET ~; cat plain.txt',
+      });
+      await run.discard();
+      expect(run.preview.outputTail).not.toMatch(/SECRET/);
+      // Positive control: the same preview reads the workspace.
+      expect(run.preview.outputTail).toMatch(/plain\n$/);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 
   it('a file changed between the preview and the allow asks again with a fresh preview', async () => {

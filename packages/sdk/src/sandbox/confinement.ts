@@ -7,6 +7,7 @@ import {
   protectedEntry,
   type ProtectedPath,
 } from '../policy/protectedPaths.js';
+import type { HomeRules } from './hostSecrets.js';
 import type { RuntimeConfig } from './runtime.js';
 
 /** What a sandboxed command may write and read (docs/sandbox.md, "The defaults"). */
@@ -30,6 +31,11 @@ export interface ConfinementInputs {
   readonly allowWrite: readonly string[];
   readonly denyWrite: readonly string[];
   readonly denyRead: readonly string[];
+  /**
+   * The home directories' entries to hide, found anew at each start of a warm sandbox (see
+   * `homeReadRules`).
+   */
+  readonly hideHome?: () => HomeRules;
   /** Entries the scan of the workspace looks at before it stops and keeps the rest read-only. */
   readonly scanLimit: number;
 }

@@ -1,6 +1,6 @@
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { SECRET_PATHS } from '../policy/protectedPaths.js';
 
 /**
@@ -9,6 +9,110 @@ import { SECRET_PATHS } from '../policy/protectedPaths.js';
  * of common tools where their own variables put them, and every environment variable that is not
  * on an allowlist.
  */
+
+/**
+ * What of the home directories a sandboxed command may not read (docs/sandbox.md, "What is
+ * readable"): every entry of `homeDir` (the command's `HOME`) and of the user's own home, so a
+ * credential of a tool nobody listed is hidden too, but for what is read back, each for a reason:
+ * - the workspace and the other writable roots: the command's own files;
+ * - `allowRead`: what the host names (the shell's option of the same name);
+ * - the programs the command may run: each `PATH` directory inside a home, with its installation
+ *   prefix (the directory above a `bin`, `sbin` or `shims`: `~/.nvm/versions/node/v22`,
+ *   `~/.cargo`, `~/.pyenv`), whose libraries the programs load; for `~/.local/bin`, whose prefix
+ *   also holds other applications' data, only its sibling `lib`; the same for the Node that runs
+ *   the sandbox's supervisor (`execPath`).
+ *
+ * The homes themselves stay mounted read-only, their entries hidden one by one (a directory
+ * empty, a file empty), so a write into a home fails as anywhere outside the workspace. A
+ * directory on the way to a path read back is not hidden: its other entries are, the same way. A
+ * symlink is left alone: what it points at inside a home is hidden by its own entry, and what it
+ * points at outside is not the home's. The credential tables of {@link credentialPaths} stay
+ * denied inside what is read back. Computed at each start of a warm sandbox: a new entry in a
+ * listed directory is not hidden yet, so the sandbox is replaced when their listing changes.
+ */
+export function homeReadRules(options: {
+  readonly homeDir: string;
+  readonly workspaceRoot: string;
+  readonly allowWrite: readonly string[];
+  readonly allowRead: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  /** The Node that runs the supervisor; default this process's. */
+  readonly execPath?: string;
+}): HomeRules {
+  const homes = unique([options.homeDir, realOf(homedir())]);
+  const programs = (options.env.PATH ?? '')
+    .split(delimiter)
+    .filter((dir) => isAbsolute(dir))
+    .map((dir) => realOf(resolve(dir)));
+  programs.push(dirname(realOf(options.execPath ?? process.execPath)));
+  const back = [options.workspaceRoot, ...options.allowWrite, ...options.allowRead].map((p) =>
+    realOf(resolve(p)),
+  );
+  // Only what lies strictly inside a home is read back for the programs: a PATH entry of `/`, of a
+  // home, or a prefix above one (`/tmp/x/bin` beside a home `/tmp/x/home`) reads back no home whole.
+  const insideHome = (p: string): boolean => homes.some((home) => p !== home && within(p, home));
+  for (const dir of programs) {
+    if (!existsSync(dir) || !insideHome(dir)) continue;
+    back.push(dir);
+    if (!['bin', 'sbin', 'shims'].includes(basename(dir))) continue;
+    const prefix = dirname(dir);
+    if (homes.some((home) => prefix === join(home, '.local'))) back.push(join(prefix, 'lib'));
+    else if (insideHome(prefix)) back.push(prefix);
+  }
+  const denyRead: string[] = [];
+  const listed: string[] = [];
+  const names: string[] = [];
+  const hide = (dir: string, home = false): void => {
+    // A path read back at or above this directory: all of it stays readable.
+    if (back.some((p) => within(dir, p))) return;
+    const below = back.filter((p) => within(p, dir));
+    // A home is never hidden whole: an empty directory in its place would take writes.
+    if (below.length === 0 && !home) {
+      denyRead.push(dir);
+      return;
+    }
+    const entries = entriesOf(dir);
+    listed.push(dir);
+    names.push(namesOf(entries));
+    for (const entry of entries) if (!entry.isSymbolicLink()) hide(join(dir, entry.name));
+  };
+  for (const home of homes) if (kindOf(home) === 'directory') hide(home, true);
+  return { denyRead: unique(denyRead), listed, listing: names.join('\n') };
+}
+
+/** What {@link homeReadRules} found: the paths to hide, and the directories it listed, with their listing. */
+export interface HomeRules {
+  readonly denyRead: string[];
+  readonly listed: readonly string[];
+  /** The names in {@link listed} when they were read: see {@link listingOf}. */
+  readonly listing: string;
+}
+
+/** The listing of `dirs` now, in the form of {@link HomeRules.listing}: another means an entry came or went. */
+export function listingOf(dirs: readonly string[]): string {
+  return dirs.map((dir) => namesOf(entriesOf(dir))).join('\n');
+}
+
+function namesOf(entries: readonly Dirent[]): string {
+  return entries
+    .map((e) => e.name)
+    .sort()
+    .join('\0');
+}
+
+function entriesOf(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/** `path` is `dir` or inside it. */
+function within(path: string, dir: string): boolean {
+  const r = relative(dir, path);
+  return r === '' || (r !== '..' && !r.startsWith(`..${sep}`) && !isAbsolute(r));
+}
 
 /**
  * Credential files and directories under a home directory, beside `SECRET_PATHS` (the protected
@@ -300,6 +404,14 @@ function namedByVariables(env: NodeJS.ProcessEnv, home: string, workspace: strin
     }
   }
   return out;
+}
+
+function realOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 function kindOf(path: string): 'directory' | 'other' | 'missing' {

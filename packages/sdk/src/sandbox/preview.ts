@@ -4,7 +4,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { protectedEntry } from '../policy/protectedPaths.js';
-import { credentialPaths, sandboxEnv } from './hostSecrets.js';
+import { credentialPaths, homeReadRules, sandboxEnv } from './hostSecrets.js';
 import type { PermissionPreview, PreviewFile } from '../protocol/sessionMessage.js';
 import type { CallPreviewer } from '../stream/plugins.js';
 import { runProcess } from './processRun.js';
@@ -19,7 +19,7 @@ export interface PreviewOptions {
   readonly command: string;
   /** Relative to the workspace root; default the root. */
   readonly cwd?: string;
-  /** Whose secrets stay hidden; default the user's home directory. */
+  /** A home hidden beside the user's own (but the workspace and the programs on `PATH`); default the user's home directory. */
   readonly homeDir?: string;
   /**
    * The host's environment: the command gets only the names the sandboxed shell passes, and the
@@ -105,7 +105,7 @@ export async function previewCommand(options: PreviewOptions): Promise<PreviewRu
     await writeFile(join(scratch, '.hs-runner.mjs'), RUNNER);
     const home = await realpath(options.homeDir ?? homedir()).catch(() => options.homeDir ?? homedir());
     const hostEnv = options.env ?? process.env;
-    const hidden = await hiddenSecrets(home, hostEnv);
+    const hidden = [...(await hiddenHome(home, root, hostEnv)), ...(await hiddenSecrets(home, hostEnv))];
     const cwd = resolve(root, options.cwd ?? '.');
     const args = [
       '--ro-bind',
@@ -202,6 +202,27 @@ export async function previewCommand(options: PreviewOptions): Promise<PreviewRu
     await rm(base, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * The homes' entries as the sandboxed shell hides them (`homeReadRules`, docs/sandbox.md, "What is
+ * readable"): the preview's output goes into the permission request, so it may read no more.
+ */
+async function hiddenHome(home: string, root: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const { denyRead } = homeReadRules({
+    homeDir: home,
+    workspaceRoot: root,
+    allowWrite: [],
+    allowRead: [],
+    env,
+  });
+  const out: string[] = [];
+  for (const path of denyRead) {
+    const stat = await lstat(path).catch(() => undefined);
+    if (!stat || stat.isSymbolicLink()) continue;
+    out.push(...(stat.isDirectory() ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]));
+  }
+  return out;
 }
 
 /**

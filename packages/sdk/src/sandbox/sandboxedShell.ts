@@ -8,7 +8,7 @@ import { asyncIterableOf, type IterateOptions } from '../ports/asyncIterable.js'
 import type { RunContext } from '../stream/builders.js';
 import { baseConfinement, listsOf, type ConfinementInputs } from './confinement.js';
 import { PlaceholderExcludes } from './gitExcludes.js';
-import { credentialPaths, sandboxEnv } from './hostSecrets.js';
+import { credentialPaths, homeReadRules, sandboxEnv } from './hostSecrets.js';
 import { OutputSink } from './outputSink.js';
 import { runProcess, type OutputStream, type ProcessExit } from './processRun.js';
 import {
@@ -32,7 +32,10 @@ import { newCommandId } from './warmSandbox.js';
 export interface SandboxedShellOptions {
   /** Absolute path of the workspace: the only place a command may write, and where it runs by default. */
   readonly workspaceRoot: string;
-  /** Whose secrets stay unreadable, and the command's `HOME`; default the user's home directory. */
+  /**
+   * A home hidden from commands beside the user's own (but for what is read back, see
+   * {@link allowRead}), and the command's `HOME`; default the user's home directory.
+   */
   readonly homeDir?: string;
   /**
    * The Happy home this host's session uses (its `agent.key`, `access.key`), hidden from commands;
@@ -47,6 +50,13 @@ export interface SandboxedShellOptions {
   readonly denyWrite?: readonly string[];
   /** More absolute paths a command may not read. */
   readonly denyRead?: readonly string[];
+  /**
+   * Absolute paths inside the hidden home directories that commands may read (`~/.gitconfig`,
+   * a tool's cache). The homes ({@link homeDir} and the user's) are unreadable but for the
+   * workspace, the writable roots, the programs on `PATH` and these (docs/sandbox.md, "What is
+   * readable"); a credential file of the tables stays hidden inside them.
+   */
+  readonly allowRead?: readonly string[];
   /**
    * Where a command's environment comes from; default this process's. Only an allowlist of it
    * reaches the command (`PATH`, `LANG`, `LC_*`, `TERM`, `TZ`, `USER`, …, docs/sandbox.md, "What is
@@ -146,7 +156,8 @@ export interface SandboxedShell {
  * Makes a shell whose commands run in the operating system's sandbox (bubblewrap and a network
  * proxy on Linux, through `@anthropic-ai/sandbox-runtime`, an optional peer dependency): writes
  * only inside the workspace root and off the protected paths of docs/permissions-policy.md, reads
- * everywhere but the user's secrets, and no network beyond `allowedHosts` (docs/sandbox.md).
+ * everywhere but the home directories (of which the workspace, the programs on `PATH` and
+ * `allowRead` are read back) and the secrets, and no network beyond `allowedHosts` (docs/sandbox.md).
  *
  * Resolves also where the sandbox cannot run: then `available` is false, `unavailable` says why,
  * `policy` makes the gate ask, and every command rejects with `sandbox.unavailable`; nothing ever
@@ -364,18 +375,22 @@ async function inputsOf(options: SandboxedShellOptions): Promise<ConfinementInpu
   });
   const home = absolute('homeDir', [options.homeDir ?? homedir()])[0]!;
   const homeDir = await realpath(home).catch(() => home);
+  const env = options.env ?? process.env;
   const secrets = credentialPaths({
     homeDir,
-    env: options.env ?? process.env,
+    env,
     workspaceRoot,
     ...(options.happyHomeDir !== undefined ? { happyHomeDir: options.happyHomeDir } : {}),
   });
+  const allowWrite = absolute('allowWrite', options.allowWrite);
+  const allowRead = absolute('allowRead', options.allowRead);
   return {
     workspaceRoot,
     homeDir,
-    allowWrite: absolute('allowWrite', options.allowWrite),
+    allowWrite,
     denyWrite: absolute('denyWrite', options.denyWrite),
     denyRead: [...secrets, ...absolute('denyRead', options.denyRead)],
+    hideHome: () => homeReadRules({ homeDir, workspaceRoot, allowWrite, allowRead, env }),
     scanLimit: options.scanLimit ?? 50_000,
   };
 }

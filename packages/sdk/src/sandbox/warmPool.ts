@@ -1,6 +1,7 @@
 import { lstat, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { listingOf, type HomeRules } from './hostSecrets.js';
 import { commandConfinement, listsOf, type Confinement, type ConfinementInputs } from './confinement.js';
 import type { PlaceholderExcludes } from './gitExcludes.js';
 import type { RuntimeConfig, RuntimeManager } from './runtime.js';
@@ -26,6 +27,8 @@ interface Warm {
   readonly gitEnv: Record<string, string>;
   /** Which of the credential paths existed at the start. */
   readonly secrets: string;
+  /** The home directories whose entries are hidden one by one, and their listing at the start. */
+  readonly home: HomeRules | undefined;
   users: number;
   retired: boolean;
 }
@@ -65,7 +68,13 @@ export class WarmPool {
       if (this.closed) throw this.options.failed(new Error('the shell is closed'));
       let warm = this.warm;
       if (warm) await warm.watch.settle();
-      if (!warm || warm.sandbox.dead || warm.watch.stale || (await this.secretsNow()) !== warm.secrets) {
+      if (
+        !warm ||
+        warm.sandbox.dead ||
+        warm.watch.stale ||
+        (await this.secretsNow()) !== warm.secrets ||
+        (warm.home !== undefined && listingOf(warm.home.listed) !== warm.home.listing)
+      ) {
         if (warm) await this.retire(warm);
         this.warm = undefined;
         warm = await this.start();
@@ -110,7 +119,11 @@ export class WarmPool {
     const watch = await WorkspaceWatch.open({ root, markerDir: markers });
     try {
       const secrets = await this.secretsNow();
-      const confinement = await commandConfinement(inputs, (dir) => watch.add(dir));
+      const home = inputs.hideHome?.();
+      const confinement = await commandConfinement(
+        home ? { ...inputs, denyRead: [...home.denyRead, ...inputs.denyRead] } : inputs,
+        (dir) => watch.add(dir),
+      );
       const gitEnv = await excludes.envFor(root, confinement.missing ?? [], id);
       watch.expect([...confinement.denyWrite, ...confinement.denyRead]);
       const sandbox = await WarmSandbox.start({
@@ -125,7 +138,7 @@ export class WarmPool {
         throw this.options.failed(error);
       });
       await watch.arm();
-      return { id, sandbox, watch, confinement, gitEnv, secrets, users: 0, retired: false };
+      return { id, sandbox, watch, confinement, gitEnv, secrets, home, users: 0, retired: false };
     } catch (error) {
       watch.close();
       await excludes.remove(id);
