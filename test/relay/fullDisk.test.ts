@@ -30,7 +30,9 @@ afterEach(async () => {
   session = undefined;
   if (child && child.exitCode === null && child.signalCode === null) {
     const exited = new Promise((resolve) => child!.once('exit', resolve));
-    child.kill('SIGKILL');
+    // The whole group: tsx's launcher runs the relay in a node process of its own, which a kill of
+    // the launcher alone would leave running.
+    process.kill(-child.pid!, 'SIGKILL');
     await exited;
   }
   child = undefined;
@@ -58,7 +60,7 @@ async function relayOnSmallDisk(): Promise<{
       TSX,
       FIXTURE,
     ],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
+    { stdio: ['pipe', 'pipe', 'pipe'], detached: true },
   );
   let stdout = '';
   let stderr = '';
