@@ -1,5 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
@@ -39,6 +39,42 @@ describe('happy-session run --sandbox', () => {
     const messages = await storedMessages(env.relay.url, env.credentials, result.sessionId);
     const [step] = callsOf((fold(messages).timeline[0] as { children: FoldedNode[] }).children);
     expect(textsOf(step!)).toContain(`[sandbox] blocked a write of ${target}`);
+  });
+
+  it('hides a file in the home from the command; --allow-read gives it back (positive control)', async () => {
+    // A directory of the host's own home, named by no table: hidden because it is in a home.
+    const dir = mkdtempSync(join(homedir(), '.happy-run-allow-read-'));
+    try {
+      writeFileSync(join(dir, 'note.txt'), 'from the home\n');
+      const line = `cat '${join(dir, 'note.txt')}' || echo unreadable`;
+      const hidden = await runInProcess(['--sandbox', '--', 'sh', '-c', line], runEnv());
+      expect(hidden.out).toContain('unreadable');
+      expect(hidden.out).not.toContain('from the home');
+      const allowed = await runInProcess(
+        ['--sandbox', '--allow-read', dir, '--', 'sh', '-c', line],
+        runEnv(),
+      );
+      expect(allowed.out).toBe('from the home\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses --allow-read without --sandbox, running nothing', async () => {
+    const target = join(outside, 'x');
+    const lines: string[] = [];
+    const code = await runCli(['run', '--allow-read', outside, '--', 'touch', target], {
+      print: () => undefined,
+      printError: (line) => lines.push(line),
+      terminal: () => new ScriptedTerminal(),
+      interrupts: () => new AbortController().signal,
+      env: runEnv(),
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+    });
+    expect(code).toBe(2);
+    expect(existsSync(target)).toBe(false);
+    expect(lines[0]).toBe('error: --allow-read needs --sandbox (outside it every file is readable)');
   });
 
   it("hides the configured Happy home's key and the host's tokens from the command (positive control: the command runs)", async () => {

@@ -213,6 +213,11 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     .option('--ask', 'ask for permission first and run the command only if allowed (denied: exit 77)')
     .option('--sandbox', 'run the command sandboxed: it writes only inside the working directory, no network')
     .option(
+      '--allow-read <path>',
+      'with --sandbox: a path in a home the command may read (homes are hidden in the sandbox; repeatable)',
+      (path: string, paths: string[] = []) => [...paths, path],
+    )
+    .option(
       '--preview',
       'with --ask: run it first on a copy of the working directory (no network) and ask with what it would change; allow lands exactly that',
     )
@@ -235,11 +240,17 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
           quiet?: boolean;
           attach?: string[];
           sandbox?: boolean;
+          allowRead?: string[];
           preview?: boolean;
         },
       ) => {
         if (options.preview && !options.ask)
           program.error('error: --preview needs --ask (it previews what the permission request asks about)', {
+            exitCode: EXIT.usage,
+            code: 'cli.usage',
+          });
+        if (options.allowRead?.length && !options.sandbox)
+          program.error('error: --allow-read needs --sandbox (outside it every file is readable)', {
             exitCode: EXIT.usage,
             code: 'cli.usage',
           });

@@ -40,6 +40,11 @@ export interface RunOptions {
   /** Run the command in the sandbox: writes only inside the working directory, no network (docs/sandbox.md). */
   readonly sandbox?: boolean;
   /**
+   * With `sandbox`: paths in a home the command may read (the homes are hidden in the sandbox but
+   * for a short list; docs/sandbox.md, "What is readable"), relative to the working directory.
+   */
+  readonly allowRead?: readonly string[];
+  /**
    * With `ask`: run the command first on a copy of the working directory, with no network, and
    * ask with what it would change; on allow exactly that lands (docs/sandbox.md, "Preview before approval").
    */
@@ -88,12 +93,22 @@ export async function runCommand(
         hint: 'happy-session run --ask --preview -- <command…>',
       },
     );
+  if (options.allowRead?.length && !options.sandbox)
+    throw new SdkError<CliErrorCode>(
+      'cli.usage',
+      '--allow-read needs --sandbox: outside it every file is readable.',
+      {
+        hint: 'happy-session run --sandbox --allow-read <path> -- <command…>',
+      },
+    );
   let shell: SandboxedShell | undefined;
   if (options.sandbox) {
+    const cwd = context.cwd ?? process.cwd();
     shell = await openSandbox(
-      context.cwd ?? process.cwd(),
+      cwd,
       { ...process.env, ...context.env },
       context.printError,
+      (options.allowRead ?? []).map((path) => resolve(cwd, path)),
     );
     if (!shell) return EXIT.failure;
   }

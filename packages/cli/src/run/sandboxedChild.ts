@@ -7,15 +7,17 @@ import type { ExitStatus } from './exitStatus.js';
 
 /**
  * Opens the sandbox `run --sandbox` runs its command in (docs/cli.md, "run"; docs/sandbox.md):
- * writes only inside `cwd`, no network. Where it cannot run, says why and resolves undefined:
+ * writes only inside `cwd`, no network, the homes hidden but for what `allowRead` (`--allow-read`)
+ * names. Where it cannot run, says why and resolves undefined:
  * the command is then not run at all, never unconfined.
  */
 export async function openSandbox(
   cwd: string,
   env: NodeJS.ProcessEnv,
   printError: Print,
+  allowRead: readonly string[] = [],
 ): Promise<SandboxedShell | undefined> {
-  const shell = await sandboxedShell({ workspaceRoot: cwd, env }).catch((error: unknown) => {
+  const shell = await sandboxedShell({ workspaceRoot: cwd, env, allowRead }).catch((error: unknown) => {
     printError(`happy-session run: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;
   });
