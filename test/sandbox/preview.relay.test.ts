@@ -108,6 +108,12 @@ describe('preview before approval, over a real relay', () => {
     expect(listed.out).toContain('  +three');
     expect(listed.out).toContain('  On allow, exactly these file changes land.');
     expect(listed.out).toContain('  did-it');
+    // The transcript of `watch --once` shows the same, under the waiting call.
+    const watched = await cli(['watch', agent.id, '--once'], { env: homeEnv() });
+    expect(watched.out).toContain('permission: ');
+    expect(watched.out).toContain('Preview (ran on a copy of the workspace, no network): exit 0');
+    expect(watched.out).toContain('created made.txt (20 B)');
+    expect(watched.out).toContain('+three');
     // Nothing landed while the request waits.
     expect(await workspaceFiles()).toEqual(before);
     expect(await readFile(join(world.workspace, 'notes.txt'), 'utf8')).toBe('one\ntwo\n');
