@@ -105,7 +105,22 @@ export async function previewCommand(options: PreviewOptions): Promise<PreviewRu
     await writeFile(join(scratch, '.hs-runner.mjs'), RUNNER);
     const home = await realpath(options.homeDir ?? homedir()).catch(() => options.homeDir ?? homedir());
     const hostEnv = options.env ?? process.env;
-    const hidden = [...(await hiddenHome(home, root, hostEnv)), ...(await hiddenSecrets(home, hostEnv))];
+    // The homes' entries and the host's credentials, as the sandboxed shell hides them
+    // (docs/sandbox.md, "What is readable", "What is hidden"): the preview's output goes into the
+    // permission request, so it may read no more than the real run. A link among the homes' entries
+    // is left as it is (what it points to is judged where it lies); a credential path is hidden
+    // even when it is a link.
+    const homeEntries = homeReadRules({
+      homeDir: home,
+      workspaceRoot: root,
+      allowWrite: [],
+      allowRead: [],
+      env: hostEnv,
+    });
+    const hidden = [
+      ...(await hidingArgs(homeEntries.denyRead, { skipLinks: true })),
+      ...(await hidingArgs(credentialPaths({ homeDir: home, env: hostEnv }), { skipLinks: false })),
+    ];
     const cwd = resolve(root, options.cwd ?? '.');
     const args = [
       '--ro-bind',
@@ -204,37 +219,12 @@ export async function previewCommand(options: PreviewOptions): Promise<PreviewRu
   }
 }
 
-/**
- * The homes' entries as the sandboxed shell hides them (`homeReadRules`, docs/sandbox.md, "What is
- * readable"): the preview's output goes into the permission request, so it may read no more.
- */
-async function hiddenHome(home: string, root: string, env: NodeJS.ProcessEnv): Promise<string[]> {
-  const { denyRead } = homeReadRules({
-    homeDir: home,
-    workspaceRoot: root,
-    allowWrite: [],
-    allowRead: [],
-    env,
-  });
+/** bubblewrap arguments hiding each of `paths` that exists: a directory under an empty tmpfs, a file under `/dev/null`. */
+async function hidingArgs(paths: Iterable<string>, { skipLinks }: { skipLinks: boolean }): Promise<string[]> {
   const out: string[] = [];
-  for (const path of denyRead) {
+  for (const path of paths) {
     const stat = await lstat(path).catch(() => undefined);
-    if (!stat || stat.isSymbolicLink()) continue;
-    out.push(...(stat.isDirectory() ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]));
-  }
-  return out;
-}
-
-/**
- * bubblewrap arguments hiding every credential of this host the sandboxed shell hides too
- * (`credentialPaths`: the secret trees under the homes, the Happy home, the files `env` names),
- * those that exist: the preview reads no more than the real run may.
- */
-async function hiddenSecrets(home: string, env: NodeJS.ProcessEnv): Promise<string[]> {
-  const out: string[] = [];
-  for (const path of credentialPaths({ homeDir: home, env })) {
-    const stat = await lstat(path).catch(() => undefined);
-    if (!stat) continue;
+    if (!stat || (skipLinks && stat.isSymbolicLink())) continue;
     out.push(...(stat.isDirectory() ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]));
   }
   return out;
