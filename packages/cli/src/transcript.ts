@@ -3,9 +3,6 @@ import type { SessionMessage } from 'happy-session';
 import { formatBytes } from './output.js';
 import { previewLines } from './previewLines.js';
 
-/** Lines of a request's preview in a transcript: as many as `answer` lists. */
-const PREVIEW_LINES = 80;
-
 const STATUS_MARK: Record<FoldedCall['status'], string> = {
   running: '…',
   'awaiting-permission': '?',
@@ -92,7 +89,7 @@ function renderCall(call: FoldedCall, depth: number, out: string[]): void {
               : 'waiting'),
     );
     // What the preview showed the person, as `answer` lists it (docs/sandbox.md, "What the person sees").
-    for (const line of previewLines(request, PREVIEW_LINES)) out.push(line === '' ? '' : `${pad}  ${line}`);
+    for (const line of previewLines(request)) out.push(line === '' ? '' : `${pad}  ${line}`);
   }
   renderNodes(call.children, depth + 1, out);
   for (const group of call.agents) {

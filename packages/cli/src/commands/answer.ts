@@ -29,9 +29,6 @@ export interface AnswerCommandOptions {
   readonly cancel?: boolean;
 }
 
-/** Lines of a request's preview in the list: the whole bounded summary. */
-const PREVIEW_LINES = 80;
-
 /** What became of one answer. */
 interface AnswerOutcome {
   readonly callId: string;
@@ -121,7 +118,7 @@ async function listPending(
   }
   for (const request of pending) {
     print(`${request.callId}  ${request.toolName}: ${oneLine(request.title)}`);
-    for (const line of previewLines(request, PREVIEW_LINES)) print(line);
+    for (const line of previewLines(request)) print(line);
     print(`  answer with: ${request.options.map((o) => `${o.id} (${o.label})`).join(', ')}`);
   }
   return EXIT.ok;

@@ -381,9 +381,6 @@ function spawnFailure(command: readonly string[], code: string): string {
 function showPreview(session: Session, callId: string, printError: Print): { unsubscribe(): void } {
   return session.writer.messages$.subscribe((message) => {
     if (message.type !== 'permission-request' || message.callId !== callId) return;
-    for (const line of previewLines(message, PREVIEW_LINES)) printError(`happy-session run: ${line}`);
+    for (const line of previewLines(message)) printError(`happy-session run: ${line}`);
   });
 }
-
-/** Lines of a preview `run` prints while it waits: the whole bounded summary. */
-const PREVIEW_LINES = 80;
