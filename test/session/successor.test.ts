@@ -3,7 +3,6 @@
  * processes (test/session/fixtures/dyingAgent.ts) against the relay, killed with SIGKILL; the
  * person answers while no agent runs; a new process opens the session by id.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -17,9 +16,9 @@ import type { Session } from 'happy-session/node';
 import type { UserSession } from 'happy-session/user';
 import { relayWithAccount, tempDir } from '../transport/helpers.js';
 import type { RelayAccount } from '../transport/helpers.js';
+import { startFixture } from '../helpers/fixtureProcess.js';
 import { until } from '../helpers/until.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const AGENT = fileURLToPath(new URL('./fixtures/dyingAgent.ts', import.meta.url));
 
 let account: RelayAccount;
@@ -48,27 +47,14 @@ async function startAgent(
   args: string[],
   reached: RegExp,
 ): Promise<{ child: ChildProcess; sessionId: string; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', AGENT, ...args], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      HAPPY_SERVER_URL: account.relay.url,
-      HAPPY_HOME_DIR: home.path,
-      RUNS_FILE: join(home.path, 'runs'),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const agent = startFixture(AGENT, args, {
+    HAPPY_SERVER_URL: account.relay.url,
+    HAPPY_HOME_DIR: home.path,
+    RUNS_FILE: join(home.path, 'runs'),
   });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const match = await until(() => reached.exec(out) ?? (child.exitCode !== null ? 'exited' : undefined), {
-    timeoutMs: 60_000,
-    what: () => `the agent to print ${reached} (stdout ${out}, stderr ${err})`,
-  });
-  if (match === 'exited') throw new Error(`the agent exited early: ${err}`);
-  return { child, sessionId: /session (\S+)/.exec(out)![1]!, match };
+  children.push(agent.child);
+  const match = await agent.reach(reached);
+  return { child: agent.child, sessionId: /session (\S+)/.exec(agent.out())![1]!, match };
 }
 
 /** SIGKILL, and wait until the process is gone. */

@@ -4,7 +4,6 @@
  * process is refused with `session.in_use`, or takes over explicitly and the first is told and stops;
  * the RPC reaches the holder; a holder killed with SIGKILL is succeeded at once.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -18,9 +17,9 @@ import type { Session } from 'happy-session/node';
 import { AppClient } from '../transport/appClient.js';
 import { relayWithAccount, tempDir } from '../transport/helpers.js';
 import type { RelayAccount } from '../transport/helpers.js';
-import { until } from '../helpers/until.js';
+import { startFixture } from '../helpers/fixtureProcess.js';
+import type { FixtureProcess } from '../helpers/fixtureProcess.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HOLDER = fileURLToPath(new URL('./fixtures/leaseHolder.ts', import.meta.url));
 
 let account: RelayAccount;
@@ -47,43 +46,16 @@ afterEach(async () => {
   home.remove();
 });
 
-interface Holder {
-  readonly child: ChildProcess;
-  /** Everything it printed so far. */
-  out(): string;
-  /** Waits for a line matching `line`; returns its match. */
-  reach(line: RegExp): Promise<RegExpExecArray>;
-  /** Resolves with the exit code. */
-  readonly exited: Promise<number | null>;
-}
+type Holder = FixtureProcess;
 
 function startHolder(args: string[]): Holder {
-  const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, ...args], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      HAPPY_SERVER_URL: account.relay.url,
-      HAPPY_HOME_DIR: home.path,
-      RUNS_FILE: join(home.path, 'runs'),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const holder = startFixture(HOLDER, args, {
+    HAPPY_SERVER_URL: account.relay.url,
+    HAPPY_HOME_DIR: home.path,
+    RUNS_FILE: join(home.path, 'runs'),
   });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return {
-    child,
-    out: () => out,
-    exited,
-    reach: (line) =>
-      until(() => line.exec(out) ?? undefined, {
-        timeoutMs: 60_000,
-        what: () => `the holder to print ${line} (exit ${child.exitCode}, stdout ${out}, stderr ${err})`,
-      }),
-  };
+  children.push(holder.child);
+  return holder;
 }
 
 const sessionOf = async (holder: Holder): Promise<string> => (await holder.reach(/session (\S+)/))[1]!;
