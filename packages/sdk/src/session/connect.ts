@@ -20,12 +20,23 @@ import { sessionRecordKey } from '../crypto/recordSeal.js';
 import { HappyServerTransport } from '../transport/happyServerTransport.js';
 import { HttpPushNotifier } from '../transport/pushNotifier.js';
 import { ServerSessionState } from '../transport/serverSessionState.js';
-import { Session, attachGate, releaseLeaseOnClose, revokeSession, takeOverSession } from './session.js';
+import {
+  Session,
+  attachGate,
+  handOver,
+  incomingOf,
+  releaseLeaseOnClose,
+  revokeSession,
+  takeOverSession,
+  whenClosed,
+} from './session.js';
 import { WriterLease } from './writerLease.js';
 import { DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_IDLE_HEARTBEAT_INTERVAL_MS } from '../transport/heartbeat.js';
 import type { IncomingUserMessage } from './incomingUserMessage.js';
 import { DEFAULT_SERVER_WAIT_MS, ServerWait } from './serverWait.js';
 import { closeOnShutdown } from './shutdownSignals.js';
+import { closeAtProgramEnd } from './programEnd.js';
+import { holdingLoop } from './loopHold.js';
 import type { ShutdownOptions } from './shutdownSignals.js';
 import { sessionMetadata } from '../transport/sessionMetadata.js';
 import { openSessionRecord, postSessionRecord, prepareSessionRecord } from '../transport/sessionRecord.js';
@@ -141,7 +152,13 @@ export interface ConnectOptions {
  *   reached or refuses.
  * @see docs/wire.md §0-§7
  */
-export async function connect(options: ConnectOptions = {}): Promise<Session> {
+export function connect(options: ConnectOptions = {}): Promise<Session> {
+  // The session's socket does not keep the process alive (docs/recovery.md, "When the program's
+  // code ends"): opening does, until the session is the program's.
+  return holdingLoop(open(options));
+}
+
+async function open(options: ConnectOptions): Promise<Session> {
   const asked: unknown = options.format ?? 'auto';
   if (asked !== 'auto' && asked !== 'v2' && asked !== 'v1') {
     throw new SdkError('transport.format_unsupported', `There is no ${String(asked)} output format.`, {
@@ -294,7 +311,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
       ...(options.archiveOnClose !== undefined ? { archiveOnClose: options.archiveOnClose } : {}),
       logger,
     });
-    session.incoming$.subscribe(answers);
+    incomingOf(session).subscribe(answers);
     if (options.permissions !== false) {
       const machineKey = loadGateKey(home, logger);
       attachGate(
@@ -307,7 +324,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
           ...options.permissions,
           writer,
           rpc: session.rpc,
-          incoming: session.incoming$,
+          incoming: incomingOf(session),
           state,
           push: session.push,
           history,
@@ -320,6 +337,8 @@ export async function connect(options: ConnectOptions = {}): Promise<Session> {
     // A dead process's turns, calls and questions are ended, and what it left is told to the host.
     if (options.sessionId) takeOverSession(session, history, logger);
     if (options.shutdownSignals !== false) closeOnShutdown(session, { ...options.shutdownSignals, logger });
+    closeAtProgramEnd(session, { close: options.shutdownSignals !== false, logger });
+    handOver(session);
     return session;
   } catch (error) {
     await transport.close({ end: false, archive: false });
@@ -353,7 +372,7 @@ function followLease(session: Session, lease: WriterLease, logger: Logger): void
       .updateAgentState((current) => lease.released(current))
       .catch(quiet('the writer lease was not released')),
   );
-  void session.closed.then(() => lease.forget());
+  void whenClosed(session).then(() => lease.forget());
 }
 
 /**

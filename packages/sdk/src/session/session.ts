@@ -1,5 +1,4 @@
-import { map } from 'rxjs';
-import type { Observable } from 'rxjs';
+import { Observable, map } from 'rxjs';
 import type { RecordKey } from '../crypto/records.js';
 import type { SdkError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -22,6 +21,7 @@ import type { StreamFormat } from '../transport/serverFormat.js';
 import type { ServerSessionState } from '../transport/serverSessionState.js';
 import type { SocketRpc } from '../transport/socketRpc.js';
 import { UserInbox } from './userInbox.js';
+import { holdingLoop } from './loopHold.js';
 import { asyncIterableOf } from '../ports/asyncIterable.js';
 import type { IterateOptions } from '../ports/asyncIterable.js';
 import type { InputErrorEvent, Prompt } from './userInbox.js';
@@ -102,11 +102,13 @@ export class Session {
    * `seq` and code; none of them reaches `userMessages$` or `prompts()`.
    */
   readonly errors$: Observable<InputErrorEvent>;
-  /**
-   * Resolves once the session is closed: by `close()`, the `killSession` RPC, or another process
-   * taking it over (`signal.reason` is then `session.taken_over`, docs/writer-lease.md).
-   */
-  readonly closed: Promise<void>;
+  private readonly closedPromise: Promise<void>;
+  /** The program has read `closed`: it may be waiting for it (docs/recovery.md, "When the program's code ends"). */
+  private closedRead = false;
+  /** The program's open subscriptions and loops over what the person sends. */
+  private listeners = 0;
+  /** The RPC methods the SDK registered before handing the session over; the rest are the program's. */
+  private ownMethods: ReadonlySet<string> | undefined;
   private gateRef: PermissionGate | undefined;
   private readonly deskRef: QuestionDesk | undefined;
   private interruptedWork: Interrupted = NOTHING_INTERRUPTED;
@@ -151,7 +153,7 @@ export class Session {
       const refused = gate.handleModePick(pick);
       if (refused) this.logger.warn('permission mode pick refused', { pick: String(pick), reason: refused });
     };
-    this.incoming$.subscribe((incoming) => {
+    this.inbox.messages$.subscribe((incoming) => {
       // A pick in a message from before this process opened the session is history, not a pick now.
       if (incoming.seq > this.openedAtSeq && Object.hasOwn(incoming.meta, 'permissionMode'))
         take(incoming.meta.permissionMode);
@@ -186,7 +188,10 @@ export class Session {
     this.openedAtSeq = parts.openedAtSeq ?? parts.inputAfterSeq;
     this.archiveOnClose = parts.archiveOnClose ?? true;
     this.logger = parts.logger ?? silentLogger;
-    this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
+    this.closedPromise = new Promise((resolve) => (this.resolveClosed = resolve));
+    closedOf.set(this, this.closedPromise);
+    waits.set(this, () => this.waitedOn());
+    handOvers.set(this, () => (this.ownMethods = new Set(this.rpc.methods)));
 
     this.writer.messages$.subscribe((message) => {
       // The writer uses the message id as localId: remember it to recognise the echo.
@@ -206,11 +211,23 @@ export class Session {
       isOwn: (localId) => this.ownLocalIds.delete(localId),
       logger: this.logger,
     });
-    this.incoming$ = this.inbox.messages$;
-    this.userMessages$ = this.inbox.messages$.pipe(map((m) => m.message));
+    inputs.set(this, this.inbox.messages$);
+    this.incoming$ = this.listened(this.inbox.messages$);
+    this.userMessages$ = this.listened(this.inbox.messages$.pipe(map((m) => m.message)));
     this.errors$ = this.inbox.errors$;
     this.rpc.register('abort', () => this.abortTurns());
     this.rpc.register('killSession', () => this.kill());
+  }
+
+  /**
+   * Resolves once the session is closed: by `close()`, the `killSession` RPC, or another process
+   * taking it over (`signal.reason` is then `session.taken_over`, docs/writer-lease.md). A program
+   * that reads it may be waiting for it: from then on the session keeps the process alive until
+   * it closes (docs/recovery.md, "When the program's code ends").
+   */
+  get closed(): Promise<void> {
+    this.closedRead = true;
+    return this.closedPromise;
   }
 
   /**
@@ -232,10 +249,46 @@ export class Session {
    * carries the files the user sent with it.
    */
   async *prompts(options: IterateOptions = {}): AsyncGenerator<Prompt> {
-    for await (const prompt of this.inbox.prompts(options)) {
-      this.markTaken(prompt);
-      yield prompt;
+    this.listeners += 1;
+    try {
+      for await (const prompt of this.inbox.prompts(options)) {
+        this.markTaken(prompt);
+        yield prompt;
+      }
+    } finally {
+      this.listeners -= 1;
     }
+  }
+
+  /** `source`, counted as the program listening while subscribed. */
+  private listened<T>(source: Observable<T>): Observable<T> {
+    return new Observable<T>((subscriber) => {
+      this.listeners += 1;
+      const subscription = source.subscribe(subscriber);
+      return () => {
+        this.listeners -= 1;
+        subscription.unsubscribe();
+      };
+    });
+  }
+
+  /**
+   * Whether the program may be waiting on this session, so that its process must stay (docs/recovery.md,
+   * "When the program's code ends"): records not yet stored, a permission request or a question
+   * waiting for its answer, an RPC being answered or a server acknowledgement awaited, a loop or
+   * subscription over what the person sends, an RPC method of the program's own, or `closed` read.
+   */
+  private waitedOn(): boolean {
+    return (
+      this.listeners > 0 ||
+      this.closedRead ||
+      this.writer.pending > 0 ||
+      (this.gateRef?.pendingCallIds.length ?? 0) > 0 ||
+      (this.deskRef?.pending.length ?? 0) > 0 ||
+      this.rpc.busy ||
+      this.transport.socket.acksAwaited > 0 ||
+      this.rpc.methods.some((method) => this.ownMethods !== undefined && !this.ownMethods.has(method))
+    );
   }
 
   /**
@@ -319,7 +372,8 @@ export class Session {
    * stored by the deadline, or with the outbox's error; the session is closed either way. Idempotent.
    */
   close(options: SessionCloseOptions = {}): Promise<void> {
-    this.closing ??= this.shutdown(options);
+    // The socket does not keep the process alive: closing does, until it is done.
+    this.closing ??= holdingLoop(this.shutdown(options));
     return this.closing;
   }
 
@@ -364,15 +418,17 @@ export class Session {
       sessionId: this.id,
       code: error.code,
     });
-    this.closing = (async () => {
-      this.writer.revoke(error);
-      this.inbox.end();
-      this.rpc.close();
-      this.state.close();
-      await this.transport.close({ end: false, archive: false, deadlineMs: 0 });
-      this.controller.abort(error);
-      this.resolveClosed();
-    })();
+    this.closing = holdingLoop(
+      (async () => {
+        this.writer.revoke(error);
+        this.inbox.end();
+        this.rpc.close();
+        this.state.close();
+        await this.transport.close({ end: false, archive: false, deadlineMs: 0 });
+        this.controller.abort(error);
+        this.resolveClosed();
+      })(),
+    );
   }
 
   private abortTurns(): { aborted: number } {
@@ -417,6 +473,38 @@ export function revokeSession(session: Session, error: SdkError): void {
 /** Gives `session` the release of its writer lease, run when it closes. */
 export function releaseLeaseOnClose(session: Session, release: () => Promise<unknown>): void {
   leaseReleases.set(session, release);
+}
+
+/** Each session's `closed`, for the SDK's own waits, which must not count as the program's. */
+const closedOf = new WeakMap<Session, Promise<void>>();
+/** Each session's {@link Session.waitedOn}. */
+const waits = new WeakMap<Session, () => boolean>();
+/** Each session's record of the RPC methods the SDK registered. */
+const handOvers = new WeakMap<Session, () => void>();
+/** Each session's stream of incoming messages, for the SDK's own readers (not counted as the program's). */
+const inputs = new WeakMap<Session, Observable<IncomingUserMessage>>();
+
+/** Resolves once `session` is closed, without counting as the program waiting for it. */
+export function whenClosed(session: Session): Promise<void> {
+  return closedOf.get(session) ?? Promise.resolve();
+}
+
+/** Whether the program may be waiting on `session` (docs/recovery.md, "When the program's code ends"). */
+export function isWaitedOn(session: Session): boolean {
+  return waits.get(session)?.() ?? false;
+}
+
+/**
+ * Marks the moment `connect()` hands `session` to the program: the RPC methods registered by then
+ * are the SDK's; any registered later are the program's, which keep its process alive.
+ */
+export function handOver(session: Session): void {
+  handOvers.get(session)?.();
+}
+
+/** The incoming user messages of `session` for the SDK's own readers (the gate, the desk). */
+export function incomingOf(session: Session): Observable<IncomingUserMessage> {
+  return inputs.get(session) ?? session.incoming$;
 }
 
 /** Each session's take-over, so that it is no public method of `Session`. */

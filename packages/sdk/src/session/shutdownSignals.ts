@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import type { Logger } from '../logger.js';
 import { RELAYED_SIGNAL_WINDOW_MS } from './relayedSignal.js';
 import type { Session } from './session.js';
+import { whenClosed } from './session.js';
 
 /** How `connect()` ends its session when the process is asked to stop (docs/transport.md, "Graceful shutdown"). */
 export interface ShutdownOptions {
@@ -51,7 +52,7 @@ export function closeOnShutdown(session: Session, options: ShutdownOptions & { l
   };
   watched.add(entry);
   install();
-  void session.closed.then(() => {
+  void whenClosed(session).then(() => {
     watched.delete(entry);
     if (watched.size === 0 && stopping === undefined) uninstall();
   });

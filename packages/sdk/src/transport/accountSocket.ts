@@ -84,6 +84,9 @@ export class AccountSocket {
       reconnectionAttempts: Infinity,
       // Each socket has a connection of its own (socket.io would otherwise share one Manager).
       forceNew: true,
+      // The socket does not keep the process alive: what the program waits on does
+      // (docs/recovery.md, "When the program's code ends").
+      autoUnref: true,
     });
     this.socket.on('connect', () => this.onConnect());
     this.socket.on('disconnect', (reason) => {

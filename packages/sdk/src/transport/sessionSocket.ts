@@ -55,6 +55,7 @@ export class SessionSocket {
   private readonly leave: () => void;
   private connectCount = 0;
   private closed = false;
+  private awaited = 0;
 
   /** Emits on every successful connect; `reconnect` is true after the first. */
   readonly connects$: Observable<{ readonly reconnect: boolean }> = this.connectsSubject.asObservable();
@@ -155,6 +156,7 @@ export class SessionSocket {
    */
   async emitWithAck(event: string, payload: unknown, timeoutMs: number): Promise<unknown> {
     if (this.closed) throw closedError();
+    this.awaited += 1;
     try {
       const socket = this.socket.timeout(timeoutMs);
       // `ping` takes only the ack callback: an undefined payload would take its place.
@@ -166,7 +168,14 @@ export class SessionSocket {
         hint: 'the socket may be reconnecting, or the session belongs to another account',
         cause: error,
       });
+    } finally {
+      this.awaited -= 1;
     }
+  }
+
+  /** How many {@link SessionSocket.emitWithAck} calls wait for their ack now. */
+  get acksAwaited(): number {
+    return this.awaited;
   }
 
   /** Emits without an ack. `volatile` drops the packet while disconnected (heartbeats). */

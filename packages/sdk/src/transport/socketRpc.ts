@@ -67,6 +67,11 @@ export class SocketRpc implements RpcRegistry {
     return [...this.handlers.keys()];
   }
 
+  /** True while an RPC request is being handled (its ack not sent yet). */
+  get busy(): boolean {
+    return this.inFlight > 0;
+  }
+
   /** Resolves when no RPC request is being handled (its ack has been sent). */
   idle(): Promise<void> {
     if (this.inFlight === 0) return Promise.resolve();
