@@ -12,7 +12,7 @@ import { PermissionGate } from 'happy-session/permissions';
 import type { SessionMessage, ReaderEvent, Transport } from 'happy-session';
 import type { Relay } from 'happy-session-relay';
 import { startRelay } from 'happy-session-relay';
-import { connect, loadCredentials, HappyServerTransport } from 'happy-session/node';
+import { connect, listSessions, loadCredentials, HappyServerTransport } from 'happy-session/node';
 import type { Session } from 'happy-session/node';
 import {
   HappyHttp,
@@ -27,6 +27,7 @@ import { RELAY_INFO_PATH } from 'happy-session/internal';
 import type { RecordKey } from 'happy-session/crypto';
 import { generateDataKey } from 'happy-session/crypto';
 import type { StoredRecord } from 'happy-session/ports';
+import { until } from '../helpers/until.js';
 import { accountOn, appSocket } from './helpers.js';
 
 /** One session's transports, as a test needs them. */
@@ -462,6 +463,23 @@ describe.each(targets.filter((t) => t.access))('Session contract: $name', (targe
     // The new holder ended what the first left open, as a successor does.
     expect(second.interrupted.calls.map((c) => c.callId)).toEqual([call.callId]);
     expect(fold(await second.reader.messages()).turn(turn.id)).toMatchObject({ status: 'cancelled' });
+  });
+
+  test('close() ends the session: listed active while open, inactive once closed (session-end, not a sweep)', async () => {
+    const { url, token, credentials } = target.access!();
+    const http = new HappyHttp({ serverUrl: url, token });
+    const listed = async (id: string) => (await listSessions(http, credentials)).find((s) => s.id === id);
+    const session = await open();
+    session.turn().text('working');
+    await session.writer.flush();
+    // Positive control: the open session is listed, and active.
+    expect(await listed(session.id)).toMatchObject({ active: true });
+    await session.close();
+    // A Happy server's sweep takes ten minutes; only session-end makes it inactive within the wait.
+    await until(async () => (await listed(session.id))?.active === false, {
+      intervalMs: 100,
+      what: `session ${session.id} listed inactive after close()`,
+    });
   });
 
   test('successor: a holder gone without closing is succeeded at once; its turn ends with the reason and its call is handed over', async () => {
