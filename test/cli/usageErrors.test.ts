@@ -85,7 +85,7 @@ describe('usage errors a command finds', () => {
     });
   }, 60_000);
 
-  it("answer <session> <questionId> with no answer and no terminal: the question, then exit 2 with code cli.usage", async () => {
+  it('answer <session> <questionId> with no answer and no terminal: the question, then exit 2 with code cli.usage', async () => {
     const agent: Session = await connect({
       server: env.relay.url,
       credentials: env.credentials,
