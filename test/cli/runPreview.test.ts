@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PermissionRequestMessage } from 'happy-session/protocol';
 import { until } from '../helpers/until.js';
-import { ROOT, cli, relayHome } from './helpers.js';
+import { ROOT, cli, relayHome, spawnCli } from './helpers.js';
 import type { RelayHome } from './helpers.js';
 import { happySessionBin, storedMessages } from './runHelpers.js';
 
@@ -50,6 +50,20 @@ function runInWork(args: string[]) {
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { exited, out: () => out, err: () => err };
+}
+
+/** `happy-session answer <args>` as the person runs it: the executable, its output collected. */
+async function answerProcess(args: string[]) {
+  const child = spawnCli(['answer', ...args], homeEnv());
+  const code = await child.exited;
+  return { code, out: child.out(), err: child.err() };
+}
+
+/** The preview lines of a listing of one request: between its title line and its `answer with:` line. */
+function listedPreview(listing: string): string[] {
+  const lines = listing.split('\n');
+  expect(lines.at(-1)).toMatch(/^ {2}answer with: /);
+  return lines.slice(1, -1);
 }
 
 /** The session id `run` printed, then its one pending request as `answer --json` lists it. */
@@ -104,7 +118,17 @@ describe('happy-session run --ask --preview', () => {
     expect(readdirSync(work).sort()).toEqual(['notes.txt']);
     expect(readFileSync(join(work, 'notes.txt'), 'utf8')).toBe('one\ntwo\n');
 
-    expect((await cli(['answer', sessionId, request.callId, 'allow'], { env: homeEnv() })).code).toBe(0);
+    // Answered by id, the request's preview is shown again under the confirmation: the listing's lines.
+    const answered = await answerProcess([sessionId, request.callId, 'allow']);
+    expect(answered.code).toBe(0);
+    const [confirmation, ...shown] = answered.out.trimEnd().split('\n');
+    expect(confirmation).toMatch(
+      /^Allowed once: .* \(call \S+\)\. Recorded in the stream \(seq \d+\); the agent took it\.$/,
+    );
+    expect(confirmation).toContain(`(call ${request.callId})`);
+    expect(shown).toEqual(listedPreview(listed.out));
+    expect(shown).toContain('    created made.txt (20 B)');
+    expect(shown).toContain('  On allow, exactly these file changes land.');
     expect(await run.exited).toBe(0);
     expect(readdirSync(work).sort()).toEqual(['made.txt', 'notes.txt']);
     expect(readFileSync(join(work, 'made.txt'), 'utf8')).toBe('made in the preview\n');
@@ -128,17 +152,41 @@ describe('happy-session run --ask --preview', () => {
     const run = runInWork(COMMAND);
     const { sessionId, request } = await pendingOf(run);
     expect(request.preview?.files.map((f) => f.path)).toEqual(['made.txt', 'notes.txt']);
-    expect((await cli(['answer', sessionId, request.callId, 'deny'], { env: homeEnv() })).code).toBe(0);
+    // --json: one line per answer, with the request's preview as the listing's JSON has it.
+    const answered = await answerProcess([sessionId, request.callId, 'deny', '--json']);
+    expect(answered.code).toBe(0);
+    const lines = answered.out.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toEqual({
+      callId: request.callId,
+      toolName: request.toolName,
+      title: request.title,
+      optionId: request.options.find((o) => o.kind === 'reject-once')!.id,
+      kind: 'reject-once',
+      recorded: { seq: expect.any(Number) },
+      rpc: expect.any(String),
+      preview: request.preview,
+    });
     expect(await run.exited).toBe(77);
     expect(readdirSync(work).sort()).toEqual(['notes.txt']);
     expect(readFileSync(join(work, 'notes.txt'), 'utf8')).toBe('one\ntwo\n');
     expect(run.out()).toBe('');
   }, 120_000);
 
-  it('refuses --preview without --ask, running nothing (exit 2)', async () => {
-    const run = runInWork(['--preview', '--', 'touch', 'x']);
-    expect(await run.exited).toBe(2);
-    expect(run.err()).toContain('--preview needs --ask');
-    expect(readdirSync(work)).toEqual(['notes.txt']);
-  }, 60_000);
+  it('answer by id shows a long preview cut where the listing cuts it', async () => {
+    const run = runInWork(['--ask', '--preview', '--', 'seq', '1', '300']);
+    const { sessionId, request } = await pendingOf(run);
+    const listed = await cli(['answer', sessionId], { env: homeEnv() });
+    const preview = listedPreview(listed.out);
+    expect(preview).toHaveLength(80);
+    expect(preview.at(-1)).toMatch(/^ {2}… \d+ more lines$/);
+    const answered = await answerProcess([sessionId, request.callId, 'deny']);
+    expect(answered.code).toBe(0);
+    const [confirmation, ...shown] = answered.out.trimEnd().split('\n');
+    expect(confirmation).toMatch(
+      new RegExp(`^Denied: .* \\(call ${request.callId}\\)\\. Recorded in the stream`),
+    );
+    expect(shown).toEqual(preview);
+    expect(await run.exited).toBe(77);
+  }, 120_000);
 });

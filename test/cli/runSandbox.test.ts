@@ -60,23 +60,6 @@ describe('happy-session run --sandbox', () => {
     }
   });
 
-  it('refuses --allow-read without --sandbox, running nothing', async () => {
-    const target = join(outside, 'x');
-    const lines: string[] = [];
-    const code = await runCli(['run', '--allow-read', outside, '--', 'touch', target], {
-      print: () => undefined,
-      printError: (line) => lines.push(line),
-      terminal: () => new ScriptedTerminal(),
-      interrupts: () => new AbortController().signal,
-      env: runEnv(),
-      stdout: new PassThrough(),
-      stderr: new PassThrough(),
-    });
-    expect(code).toBe(2);
-    expect(existsSync(target)).toBe(false);
-    expect(lines[0]).toBe('error: --allow-read needs --sandbox (outside it every file is readable)');
-  });
-
   it("hides the configured Happy home's key and the host's tokens from the command (positive control: the command runs)", async () => {
     const key = readFileSync(join(env.home, 'agent.key'), 'utf8');
     const result = await runInProcess(

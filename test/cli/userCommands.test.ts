@@ -148,12 +148,6 @@ describe('happy-session answer', () => {
     const none = await run('answer', agent.id, '--all', 'allow');
     expect(none).toMatchObject({ code: 0, out: 'No permission request is waiting.' });
   });
-
-  it('says what to answer when the choice is missing', async () => {
-    const missing = await run('answer', agent.id, '--all');
-    expect(missing.code).toBe(1);
-    expect(missing.err).toContain('code: cli.bad_choice');
-  });
 });
 
 describe('happy-session attach', () => {

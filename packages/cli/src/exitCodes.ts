@@ -1,3 +1,6 @@
+import { isSdkError } from 'happy-session';
+import type { CliErrorCode } from './errorCodes.js';
+
 /**
  * Exit codes of the `happy-session` command (documented in `docs/cli.md`): shells and scripts
  * switch on them, so they never change meaning.
@@ -17,3 +20,17 @@ export const EXIT = {
 
 /** One of the {@link EXIT} codes. */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/**
+ * The codes of a command line the command itself finds wrong (options that do not go together, a
+ * missing choice or answer): usage errors like commander's, so they end with {@link EXIT.usage}.
+ */
+const USAGE_CODES: ReadonlySet<string> = new Set<CliErrorCode>(['cli.usage', 'cli.bad_choice']);
+
+/**
+ * The exit code of a command that failed with `error` (docs/cli.md, "Exit codes"): 2 for a usage
+ * error a command found, 1 for any other failure.
+ */
+export function failureExit(error: unknown): ExitCode {
+  return isSdkError(error) && USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.failure;
+}

@@ -14,7 +14,7 @@ import { sessionsCommand } from './commands/sessions.js';
 import { watchCommand } from './commands/watch.js';
 import { CHOICES } from './commands/answer.js';
 import type { HappyEnv } from 'happy-session/node';
-import { EXIT } from './exitCodes.js';
+import { EXIT, failureExit } from './exitCodes.js';
 import { describeFailure, failureJson, usageJson } from './output.js';
 import type { Print } from './output.js';
 import type { ProgressTarget } from './progress/fileProgress.js';
@@ -77,7 +77,9 @@ const serverOption = (): Option =>
 /**
  * Runs `happy-session` with `argv` (the arguments after the program name) and resolves with the
  * exit code of `docs/cli.md`: 0 ok, 1 failure, 2 usage, 130 interrupted. Errors are printed to
- * `printError` with their hint, never thrown. `serve` resolves once the relay listens; it keeps
+ * `printError` with their hint, never thrown. A usage error is commander's (unknown option,
+ * missing argument) or a command's own `SdkError` (`cli.usage`: options that do not go together,
+ * decided by the command alone); both end with 2. `serve` resolves once the relay listens; it keeps
  * running until SIGINT or SIGTERM.
  */
 export async function runCli(argv: readonly string[], context: CliContext): Promise<number> {
@@ -244,16 +246,6 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
           preview?: boolean;
         },
       ) => {
-        if (options.preview && !options.ask)
-          program.error('error: --preview needs --ask (it previews what the permission request asks about)', {
-            exitCode: EXIT.usage,
-            code: 'cli.usage',
-          });
-        if (options.allowRead?.length && !options.sandbox)
-          program.error('error: --allow-read needs --sandbox (outside it every file is readable)', {
-            exitCode: EXIT.usage,
-            code: 'cli.usage',
-          });
         code = await runCommand(command, options, {
           stdout: context.stdout ?? process.stdout,
           stderr: context.stderr ?? process.stderr,
@@ -395,6 +387,6 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     }
     if (json) printError(JSON.stringify(failureJson(error)));
     else for (const line of describeFailure(error)) printError(line);
-    return EXIT.failure;
+    return failureExit(error);
   }
 }

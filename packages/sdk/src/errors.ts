@@ -137,14 +137,22 @@ export function isSdkError(value: unknown, code?: string): boolean {
 
 /**
  * Runs `fn`, a stream write whose failure must not break its caller (the call, turn or writer may
- * have closed meanwhile): an {@link SdkError} it throws is logged at debug as `<what> skipped`
- * with its code; any other error still reaches the caller.
+ * have closed meanwhile), and returns what it returned. An {@link SdkError} it throws is the one
+ * kind of swallowed failure: logged as `<what> skipped` with its code, at `level` (debug unless
+ * the caller says the loss deserves a warning), and `undefined` is returned. Any other error (a
+ * bug, not a closed scope) still reaches the caller.
  */
-export function safely(logger: Logger, what: string, fn: () => unknown): void {
+export function safely<T>(
+  logger: Logger,
+  what: string,
+  fn: () => T,
+  level: 'debug' | 'warn' = 'debug',
+): T | undefined {
   try {
-    fn();
+    return fn();
   } catch (error) {
     if (!(error instanceof SdkError)) throw error;
-    logger.debug(`${what} skipped`, { code: error.code });
+    logger[level](`${what} skipped`, { code: error.code });
+    return undefined;
   }
 }

@@ -9,6 +9,7 @@ import type { Session } from 'happy-session/node';
 import { FaultProxy } from '../../helpers/faultProxy.js';
 import { AppClient } from '../../transport/appClient.js';
 import { relayWithAccount, storedOnRelay } from '../../transport/helpers.js';
+import { recordingLogger } from '../../helpers/recordingLogger.js';
 import type { RelayAccount } from '../../transport/helpers.js';
 
 /** What the stream holds, one word per message: its type, and `via` for a recorded answer. */
@@ -168,7 +169,8 @@ describe('between the answer and its sending', () => {
     const key = { variant: 'dataKey', key: generateDataKey() } as const;
     const writer = new SessionWriter({ transport, key });
     const rpc = new LateRegistry();
-    const gate = await PermissionGate.create({ writer, rpc });
+    const { logger, lines } = recordingLogger();
+    const gate = await PermissionGate.create({ writer, rpc, logger });
     const call = writer.turn().toolCall({ toolName: 'Bash', args: { command: 'make' } });
     let started = false;
     const run = call.run(() => (started = true));
@@ -201,5 +203,44 @@ describe('between the answer and its sending', () => {
     await closed;
     const stream = await new SessionReader({ transport, key }).messages();
     expect(shape(stream).filter((t) => t.startsWith('permission'))).toEqual(['permission-request']);
+    // The one line of a swallowed write (safely()), with the refusal's code.
+    expect(lines).toContainEqual(['debug', 'answer record skipped', { code: 'stream.closed' }]);
+    expect(lines.filter(([level]) => level === 'error')).toEqual([]);
+  });
+
+  it('a fault of the writer that is no SdkError still fails closed, and is logged as an error', async () => {
+    const transport = new MemoryTransport();
+    const key = { variant: 'dataKey', key: generateDataKey() } as const;
+    const writer = new SessionWriter({ transport, key });
+    const rpc = new LateRegistry();
+    const { logger, lines } = recordingLogger();
+    const gate = await PermissionGate.create({ writer, rpc, logger });
+    const call = writer.turn().toolCall({ toolName: 'Bash', args: { command: 'make' } });
+    let started = false;
+    const run = call.run(() => (started = true));
+    await writer.flush();
+    const append = writer.appendMessage.bind(writer);
+    vi.spyOn(writer, 'appendMessage').mockImplementation((draft, options) => {
+      if (draft.type === 'permission-response') throw new TypeError('a bug in the writer');
+      return append(draft, options);
+    });
+
+    const { result, sent } = rpc.call('permission', { callId: call.callId, optionId: 'allow-once' });
+    expect(await result).toMatchObject({
+      status: 'error',
+      code: 'permissions.invalid_payload',
+      message: 'The decision could not be recorded in the stream.',
+    });
+    sent();
+    expect(await run).toMatchObject({ status: 'cancelled', decision: { outcome: 'cancelled' } });
+    expect(started).toBe(false);
+    expect(lines).toContainEqual([
+      'error',
+      'permission decision could not be recorded',
+      { error: 'TypeError: a bug in the writer' },
+    ]);
+    expect(lines.filter(([, message]) => message === 'answer record skipped')).toEqual([]);
+    await writer.close();
+    gate.dispose();
   });
 });

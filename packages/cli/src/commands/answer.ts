@@ -1,4 +1,5 @@
 import { SdkError } from 'happy-session';
+import type { PermissionPreview } from 'happy-session';
 import type { PermissionRequestMessage, QuestionMessage } from 'happy-session/protocol';
 import type { SentPermissionAnswer, UserSession } from 'happy-session/user';
 import { EXIT } from '../exitCodes.js';
@@ -40,6 +41,8 @@ interface AnswerOutcome {
   readonly recorded: { readonly seq: number } | { readonly error: string } | null;
   /** What the agent's `permission` RPC answered; null when not sent. */
   readonly rpc: string | null;
+  /** What the request's preview said would land on allow, as the listing has it; only when it has one. */
+  readonly preview?: PermissionPreview;
 }
 
 /**
@@ -94,8 +97,15 @@ export async function answerCommand(
       : [await session.answer(target!, picked!, channels)].filter((a) => a.status === 'sent');
     if (sent.length === 0 && !options.json) print('No permission request is waiting.');
     const outcomes = await Promise.all(sent.map(settle));
-    for (const outcome of outcomes)
-      print(options.json ? JSON.stringify(outcome) : describe(outcome, session.format));
+    for (const [i, outcome] of outcomes.entries()) {
+      if (options.json) {
+        print(JSON.stringify(outcome));
+        continue;
+      }
+      print(describe(outcome, session.format));
+      // What was decided on, as the listing showed it: the person answering by id may never have listed it.
+      for (const line of previewLines(sent[i]!.request)) print(line);
+    }
     const reached = outcomes.every((o) => (o.recorded !== null && 'seq' in o.recorded) || isApplied(o.rpc));
     return reached ? EXIT.ok : EXIT.failure;
   });
@@ -156,14 +166,16 @@ async function settle(answer: SentPermissionAnswer): Promise<AnswerOutcome> {
     ) ?? null,
     answer.rpc?.then(describeRpc) ?? null,
   ]);
+  const { callId, toolName, title, preview } = answer.request;
   return {
-    callId: answer.request.callId,
-    toolName: answer.request.toolName,
-    title: answer.request.title,
+    callId,
+    toolName,
+    title,
     optionId: answer.option.id,
     kind: answer.option.kind,
     recorded,
     rpc,
+    ...(preview ? { preview } : {}),
   };
 }
 

@@ -77,8 +77,9 @@ export const DENIED_EXIT = EXIT.denied;
  * reports its step to that run instead. Resolves with the command's exit status (77 when a
  * permission request was denied, 130 when it was cancelled).
  *
- * @throws {SdkError} `credentials.*`, `transport.*` when the outermost run cannot open its session:
- *   the command is not run then.
+ * @throws {SdkError} `cli.usage` for options that do not go together (`preview` without `ask`,
+ *   `allowRead` without `sandbox`: this is the one check of them, exit 2); `credentials.*`,
+ *   `transport.*` when the outermost run cannot open its session: the command is not run then.
  */
 export async function runCommand(
   command: readonly string[],

@@ -1,6 +1,6 @@
 import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
-import { SdkError, safely } from '../errors.js';
+import { safely } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type {
   PermissionOption,
@@ -402,24 +402,27 @@ export class GateRequests {
     updatedInput: Readonly<Record<string, unknown>> | undefined,
   ): { readonly id: string; readonly time: number } | undefined {
     try {
-      if (answer.record) {
-        call.note(`${PERMISSION_APPLIED_PREFIX}${answer.record.id}`);
-        return { id: answer.record.id, time: answer.record.time };
-      }
-      const { message } = this.deps.writer.appendMessage({
-        role: 'user',
-        type: 'permission-response',
-        callId: request.callId,
-        optionId: answer.optionId,
-        via: answer.via,
-        ...(request.recordId !== undefined ? { requestId: request.recordId } : {}),
-        ...(updatedInput !== undefined ? { updatedInput: { ...updatedInput } } : {}),
+      return safely(this.deps.logger, 'answer record', () => {
+        if (answer.record) {
+          call.note(`${PERMISSION_APPLIED_PREFIX}${answer.record.id}`);
+          return { id: answer.record.id, time: answer.record.time };
+        }
+        const { message } = this.deps.writer.appendMessage({
+          role: 'user',
+          type: 'permission-response',
+          callId: request.callId,
+          optionId: answer.optionId,
+          via: answer.via,
+          ...(request.recordId !== undefined ? { requestId: request.recordId } : {}),
+          ...(updatedInput !== undefined ? { updatedInput: { ...updatedInput } } : {}),
+        });
+        return { id: message.id, time: message.time };
       });
-      return { id: message.id, time: message.time };
     } catch (error) {
-      if (error instanceof SdkError)
-        this.deps.logger.debug('answer record not appended', { code: error.code });
-      else this.deps.logger.error('permission decision could not be recorded', { error: String(error) });
+      // Not an SdkError: a fault of the writer's, not a closed call, which safely() passes on. It
+      // is caught here all the same, because the decision is already taken: failing closed (a
+      // cancellation) lets the waiter go, where a throw would leave it waiting for ever.
+      this.deps.logger.error('permission decision could not be recorded', { error: String(error) });
       return undefined;
     }
   }

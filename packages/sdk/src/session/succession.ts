@@ -1,4 +1,4 @@
-import { SdkError } from '../errors.js';
+import { safely } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { PermissionGate } from '../gate/gate.js';
 import type { InterruptedRequest } from '../gate/interrupted.js';
@@ -68,13 +68,11 @@ export function takeOver(
   parts.questions?.endRecovered();
   const requests = new Map((parts.gate?.interrupted ?? []).map((r) => [r.request.callId, r]));
   const open = leftOpen(history);
+  // A warning, where the gate's skipped writes are debug: the gate skips a write to a call that
+  // has ended already, but an end skipped here leaves the dead process's call or turn open in the
+  // stream, shown as running to whoever reads it.
   const append = (draft: Parameters<SessionWriter['append']>[0]): void => {
-    try {
-      writer.append(draft);
-    } catch (error) {
-      if (!(error instanceof SdkError)) throw error;
-      logger.warn('a dead process left something the successor could not end', { code: error.code });
-    }
+    safely(logger, 'successor write', () => writer.append(draft), 'warn');
   };
   for (const call of open.calls) {
     // The gate ended the calls whose request it took up.
