@@ -11,6 +11,8 @@ export interface FixtureProcess {
   readonly child: ChildProcess;
   /** Everything it printed on stdout so far. */
   out(): string;
+  /** Everything it printed on stderr so far. */
+  err(): string;
   /** Resolves with the exit code. */
   readonly exited: Promise<number | null>;
   /**
@@ -45,6 +47,7 @@ export function startFixture(
   return {
     child,
     out: () => out,
+    err: () => err,
     exited,
     reach: async (line) => {
       const match = await until(() => line.exec(out) ?? (ended ? 'ended' : undefined), {

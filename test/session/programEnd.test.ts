@@ -15,6 +15,7 @@ import type { RecordKey } from 'happy-session/crypto';
 import { writeAgentKey } from 'happy-session/node';
 import { startFixture } from '../helpers/fixtureProcess.js';
 import type { FixtureProcess } from '../helpers/fixtureProcess.js';
+import { FaultProxy } from '../helpers/faultProxy.js';
 import { until } from '../helpers/until.js';
 import { AppClient } from '../transport/appClient.js';
 import { relayWithAccount, storedOnRelay, tempDir } from '../transport/helpers.js';
@@ -54,9 +55,9 @@ interface Agent {
   readonly key: RecordKey;
 }
 
-async function agent(mode: string): Promise<Agent> {
+async function agent(mode: string, server = account.relay.url): Promise<Agent> {
   running = startFixture(AGENT, [mode], {
-    HAPPY_SERVER_URL: account.relay.url,
+    HAPPY_SERVER_URL: server,
     HAPPY_HOME_DIR: home.path,
   });
   const sessionId = (await running.reach(/session (\S+)\n/))[1]!;
@@ -113,6 +114,46 @@ describe('a program whose code ends without close()', () => {
     const messages = await stored(a);
     expect(messages.find((m) => m.type === 'text')).toMatchObject({ text: 'last words' });
     expect(turnStatuses(messages)).toEqual(['completed']);
+  }, 60_000);
+
+  it('with records the server does not store yet: it stays, retrying, until they are stored; then exits 0', async () => {
+    // Between the agent and the relay, a proxy that answers every write of a message 500 while `refusing`.
+    let refusing = true;
+    const proxy = await new FaultProxy(account.relay.url, (r) =>
+      refusing && r.method === 'POST' && r.url.includes('/messages')
+        ? { kind: 'answer', status: 500, body: { error: 'busy' } }
+        : { kind: 'forward' },
+    ).start();
+    try {
+      const a = await agent('unflushed', proxy.url);
+      await until(() => /append failed, retrying/.test(a.process.err()), { what: 'a refused write' });
+      await expectStillThere(a);
+
+      refusing = false;
+
+      expect(await a.process.exited).toBe(0);
+      await untilInactive(a.sessionId);
+      expect((await stored(a)).find((m) => m.type === 'text')).toMatchObject({ text: 'last words' });
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+
+  it('with records the server refuses for good (HTTP 400): it exits 1 and says so', async () => {
+    const proxy = await new FaultProxy(account.relay.url, (r) =>
+      r.method === 'POST' && r.url.includes('/messages')
+        ? { kind: 'answer', status: 400, body: { error: 'refused' } }
+        : { kind: 'forward' },
+    ).start();
+    try {
+      const a = await agent('unflushed', proxy.url);
+
+      expect(await a.process.exited).toBe(1);
+      expect(a.process.err()).toMatch(/the session closed with records not stored/);
+      await untilInactive(a.sessionId);
+    } finally {
+      await proxy.close();
+    }
   }, 60_000);
 
   it('with `shutdownSignals: false`: the session is left to the program; the process still exits, and the relay sees its socket close', async () => {

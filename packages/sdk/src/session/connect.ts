@@ -34,7 +34,7 @@ import { WriterLease } from './writerLease.js';
 import { DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_IDLE_HEARTBEAT_INTERVAL_MS } from '../transport/heartbeat.js';
 import type { IncomingUserMessage } from './incomingUserMessage.js';
 import { DEFAULT_SERVER_WAIT_MS, ServerWait } from './serverWait.js';
-import { closeOnShutdown } from './shutdownSignals.js';
+import { DEFAULT_SHUTDOWN_DEADLINE_MS, closeOnShutdown } from './shutdownSignals.js';
 import { closeAtProgramEnd } from './programEnd.js';
 import { holdingLoop } from './loopHold.js';
 import type { ShutdownOptions } from './shutdownSignals.js';
@@ -119,6 +119,9 @@ export interface ConnectOptions {
    * for that itself; what the program still writes to the stopped turns settles
    * `stream.turn_stopped`, and what it throws meanwhile is logged. The same signal relayed by a
    * parent (`npx`, `npm run`, tsx) within a second is the same stop; a later one exits at once.
+   * The same when the program's own code ends without `close()` and it waits on nothing of the
+   * session's (Node's `beforeExit`): then the process exits with the program's status, or 1 when
+   * records were not stored by the deadline (docs/recovery.md, "When the program's code ends").
    * `false` leaves all of it to the program (docs/transport.md, "Graceful shutdown").
    */
   readonly shutdownSignals?: ShutdownOptions | false;
@@ -337,7 +340,11 @@ async function open(options: ConnectOptions): Promise<Session> {
     // A dead process's turns, calls and questions are ended, and what it left is told to the host.
     if (options.sessionId) takeOverSession(session, history, logger);
     if (options.shutdownSignals !== false) closeOnShutdown(session, { ...options.shutdownSignals, logger });
-    closeAtProgramEnd(session, { close: options.shutdownSignals !== false, logger });
+    closeAtProgramEnd(session, {
+      close: options.shutdownSignals !== false,
+      deadlineMs: (options.shutdownSignals || undefined)?.deadlineMs ?? DEFAULT_SHUTDOWN_DEADLINE_MS,
+      logger,
+    });
     handOver(session);
     return session;
   } catch (error) {

@@ -6,6 +6,8 @@ import { isWaitedOn, whenClosed } from './session.js';
 export interface ProgramEndOptions {
   /** Close it then (`connect()`'s default); false leaves it to the program (`shutdownSignals: false`). */
   readonly close: boolean;
+  /** How long closing may take, delivery included (`shutdownSignals.deadlineMs`). */
+  readonly deadlineMs: number;
   readonly logger: Logger;
 }
 
@@ -26,8 +28,8 @@ let installed = false;
  * nothing else does, Node emits `beforeExit`. Then each session the program may still be waiting
  * on (see `Session.closed`, `prompts()`) keeps the process alive and is looked at again
  * {@link PROGRAM_END_LOOK_MS} later; every other one is closed as `close()` closes it (its open turns end
- * `cancelled`, what it holds is delivered, the session ends), after which the process exits with
- * the code the program set (0 by default).
+ * `cancelled`, what it holds is delivered within the deadline, the session ends), after which the
+ * process exits with the code the program set (0 by default), or 1 when records were not stored.
  */
 export function closeAtProgramEnd(session: Session, options: ProgramEndOptions): void {
   open.set(session, options);
@@ -46,7 +48,7 @@ export function closeAtProgramEnd(session: Session, options: ProgramEndOptions):
 
 function onBeforeExit(): void {
   let waiting = false;
-  for (const [session, { close, logger }] of open) {
+  for (const [session, { close, deadlineMs, logger }] of open) {
     if (isWaitedOn(session)) {
       waiting = true;
       continue;
@@ -56,12 +58,14 @@ function onBeforeExit(): void {
       sessionId: session.id,
     });
     // close() keeps the process alive until the session has ended.
-    session.close().catch((error: unknown) =>
+    session.close({ deadlineMs }).catch((error: unknown) => {
       logger.error('the session closed with records not stored', {
         sessionId: session.id,
         error: String(error),
-      }),
-    );
+      });
+      // What the program wrote was lost: its exit says so, unless it chose a failing code itself.
+      if (!process.exitCode) process.exitCode = 1;
+    });
   }
   if (waiting) setTimeout(() => undefined, PROGRAM_END_LOOK_MS);
 }

@@ -6,7 +6,10 @@ import { whenClosed } from './session.js';
 
 /** How `connect()` ends its session when the process is asked to stop (docs/transport.md, "Graceful shutdown"). */
 export interface ShutdownOptions {
-  /** How long the session may take to close on a signal, delivery included; default 5 s. */
+  /**
+   * How long the session may take to close on a signal, or when the program's code ends without
+   * `close()`, delivery included; default 5 s.
+   */
   readonly deadlineMs?: number;
 }
 
