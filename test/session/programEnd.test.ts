@@ -149,7 +149,9 @@ describe('a program whose code ends without close()', () => {
       const a = await agent('unflushed', proxy.url);
 
       expect(await a.process.exited).toBe(1);
+      expect(a.process.err()).toMatch(/the program's code ended without session\.close\(\)/);
       expect(a.process.err()).toMatch(/the session closed with records not stored/);
+      expect(a.process.err()).not.toMatch(/uncaught/i);
       await untilInactive(a.sessionId);
     } finally {
       await proxy.close();
