@@ -168,14 +168,41 @@ interface Entry {
   /** Why the command is in the table. */
   readonly about: string;
   /**
+   * True when the table marks none of the command's words whatever they are: the command stays a
+   * leaf even when words it is given are unseen (`xargs cat`).
+   */
+  readonly pure?: true;
+  /**
    * The words of `words` (the command's, name first) that the table marks; `root` is the
    * workspace root, for words that must not name a path outside it (`null`: not judged).
    */
   readonly judge: (words: readonly ShellWord[], root: string | undefined) => Marked[];
 }
 
-function plain(about: string, spec: OptionSpec = {}): Entry {
-  return { about, judge: (words, root) => scanOptions(words, 1, spec, baseOf(words), false, root).marked };
+function plain(about: string, spec?: OptionSpec): Entry {
+  return {
+    about,
+    ...(spec === undefined ? { pure: true as const } : {}),
+    judge: (words, root) => scanOptions(words, 1, spec ?? {}, baseOf(words), false, root).marked,
+  };
+}
+
+const inputWords = new WeakSet<ShellWord>();
+
+/**
+ * A word that stands for arguments a command is given when it runs, from its input (`xargs cmd`
+ * appends the words it reads; `xargs -I{}` puts them where `{}` is): none, one or several words,
+ * options included, that the line does not show.
+ */
+export function inputWord(text: string): ShellWord {
+  const word: ShellWord = { text, value: undefined };
+  inputWords.add(word);
+  return word;
+}
+
+/** True for a word made by {@link inputWord}. */
+export function isInputWord(word: ShellWord): boolean {
+  return inputWords.has(word);
 }
 
 function baseOf(words: readonly ShellWord[]): string {
@@ -1163,6 +1190,9 @@ export function mayRunCode(words: readonly ShellWord[]): string | undefined {
   const base = name.slice(name.lastIndexOf('/') + 1);
   const entry = Object.hasOwn(TABLE, base) ? TABLE[base]! : undefined;
   if (!entry) return `${base} is not in the table of commands that run no code`;
+  // Words it is given from its input may be any option, one that runs code among them.
+  if (!entry.pure && words.some(isInputWord))
+    return `${base} is given arguments from its input, which may be options that run code`;
   const marked = entry.judge(words, undefined).find((m) => m.effect === 'code');
   return marked?.why;
 }

@@ -10,7 +10,7 @@ import {
   type CwdConcern,
   type CwdJudgement,
 } from './commandLine.js';
-import { grantProblem, type Marked } from './commandTable.js';
+import { grantProblem, isInputWord, type Marked } from './commandTable.js';
 import { confinementConcern } from './confinement.js';
 import { baseName, executedCommands, wrapped, type ExecutedCommands } from './executedCommands.js';
 import {
@@ -525,6 +525,7 @@ function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): Rul
       const executed = executedOf(s, command);
       if (executed.runs.some((run) => matchWords(target, run, rule.prefix))) return 'match';
       if (executed.unchecked !== undefined || executed.mayRunCode !== undefined) unchecked = true;
+      if (executed.runs.some((run) => mayMatchWithInput(target, run))) unchecked = true;
     }
     return unchecked ? 'unknown' : 'no-match';
   }
@@ -543,8 +544,20 @@ function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): Rul
     const executed = executedOf(s, command);
     if (executed.runs.some((run) => matchWords(target, run, rule.prefix))) return 'match';
     if (executed.unchecked !== undefined || executed.mayRunCode !== undefined) unknown = true;
+    if (executed.runs.some((run) => mayMatchWithInput(target, run))) unknown = true;
   }
   return unknown ? 'unknown' : 'no-match';
+}
+
+/**
+ * True when `run` could match the rule's words once the words it reads from its input are known
+ * (`xargs rm` under `Bash(rm -rf:*)`: the input may be `-rf /`): the words before the first input
+ * word match the rule's, and the input word stands where the rule's words go on.
+ */
+function mayMatchWithInput(rule: readonly ShellWord[], run: readonly ShellWord[]): boolean {
+  const at = run.findIndex(isInputWord);
+  if (at === -1 || at >= rule.length) return false;
+  return matchWords(rule.slice(0, at), run.slice(0, at), false);
 }
 
 /** A deny rule's words with the command name reduced to its base name, as runs are. */
