@@ -359,17 +359,79 @@ const GIT_SUBCOMMANDS = new Set([
   'worktree',
 ]);
 
-/** `git config` reads only with one of these; otherwise it writes configuration. */
+/** The actions of `git config` that only read. */
 const GIT_CONFIG_READS = new Set([
   '--get',
   '--get-all',
   '--get-regexp',
   '--get-urlmatch',
+  '--get-color',
+  '--get-colorbool',
   '--list',
   '-l',
-  'get',
-  'list',
 ]);
+
+/** `git config` options that take the next word as their value. */
+const GIT_CONFIG_VALUED = new Set([
+  '-f',
+  '--file',
+  '--blob',
+  '--type',
+  '--default',
+  '--comment',
+  '--value',
+  '--url',
+]);
+
+/** `git config` options that change neither the action nor what is written. */
+const GIT_CONFIG_FLAGS = new Set([
+  '--global',
+  '--system',
+  '--local',
+  '--worktree',
+  '--bool',
+  '--int',
+  '--bool-or-int',
+  '--path',
+  '--expiry-date',
+  '--no-type',
+  '--null',
+  '-z',
+  '--name-only',
+  '--show-origin',
+  '--show-scope',
+  '--includes',
+  '--no-includes',
+  '--fixed-value',
+]);
+
+/**
+ * True when `git config` with these words (after `config`) only reads: a reading action among its
+ * options (each option read as git reads it: a value of `--file` is no action), every other option
+ * known, or the reading subcommands `get` and `list` of newer git. Anything else may write
+ * configuration: a value that happens to be `list` (`git config core.fsmonitor CMD list` sets it).
+ */
+function gitConfigOnlyReads(words: readonly ShellWord[]): boolean {
+  let read = false;
+  let first: string | undefined;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!.value;
+    if (w === undefined) return false;
+    if (w === '--') {
+      first ??= words[i + 1]?.value;
+      break;
+    }
+    if (!w.startsWith('-') || w === '-') {
+      first ??= w;
+      continue;
+    }
+    const eq = w.indexOf('=');
+    if (GIT_CONFIG_READS.has(w)) read = true;
+    else if (GIT_CONFIG_VALUED.has(w)) i++;
+    else if (!(eq > 0 && GIT_CONFIG_VALUED.has(w.slice(0, eq))) && !GIT_CONFIG_FLAGS.has(w)) return false;
+  }
+  return read || first === 'get' || first === 'list';
+}
 
 function judgeGit(words: readonly ShellWord[]): Marked[] {
   const global = scanOptions(words, 1, GIT_GLOBAL, 'git', true);
@@ -394,8 +456,13 @@ function judgeGit(words: readonly ShellWord[]): Marked[] {
   }
   const scan = scanOptions(words, at + 1, { short: GIT_SHORT[sub] ?? {}, long: GIT_LONG }, `git ${sub}`);
   marked.push(...scan.marked);
-  if (sub === 'config' && !words.slice(at + 1).some((w) => GIT_CONFIG_READS.has(w.value ?? '')))
-    marked.push({ index: at, effect: 'config', why: 'git config writes configuration' });
+  // Configuration names programs git runs later (core.fsmonitor, core.pager, alias.*, diff.external).
+  if (sub === 'config' && !gitConfigOnlyReads(words.slice(at + 1)))
+    marked.push({
+      index: at,
+      effect: 'code',
+      why: 'git config writes configuration, which names programs git runs',
+    });
   if (sub === 'bisect' && words.slice(at + 1).some((w) => w.value === 'run' || w.value === undefined))
     marked.push({ index: at, effect: 'code', why: 'git bisect run runs a command' });
   return marked;
@@ -1194,8 +1261,88 @@ export function mayRunCode(words: readonly ShellWord[]): string | undefined {
   if (!entry.pure && words.some(isInputWord))
     return `${base} is given arguments from its input, which may be options that run code`;
   const marked = entry.judge(words, undefined).find((m) => m.effect === 'code');
-  return marked?.why;
+  return marked?.why ?? plantsGitCode(words, base);
 }
+
+/**
+ * The words of a git or package-manager command with its global options left out (`git --no-pager
+ * push` is `git push`, `npm -s publish` is `npm publish`), for deny and ask rules that name a
+ * subcommand; `undefined` when there are none to leave out. An option that may take a value
+ * leaves the subcommand unknown, and the table marks it as running code.
+ */
+export function withoutGlobalOptions(words: readonly ShellWord[]): readonly ShellWord[] | undefined {
+  const name = words[0]?.value;
+  if (name === undefined) return undefined;
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  let at: number | undefined;
+  if (base === 'git') {
+    at = scanOptions(words, 1, GIT_GLOBAL, 'git', true).positional[0];
+  } else if (base === 'npm' || base === 'pnpm' || base === 'yarn') {
+    at = 1;
+    while (
+      at < words.length &&
+      (PACKAGE_FLAGS.has(words[at]!.value ?? '') || /^--[a-z-]+=/.test(words[at]!.value ?? ''))
+    )
+      at++;
+  }
+  if (at === undefined || at <= 1 || at >= words.length) return undefined;
+  return [words[0]!, ...words.slice(at)];
+}
+
+/**
+ * Why a word of a command that writes or changes directory names git's own files, if one does:
+ * `.git` (its hooks and config run as code on the next git command) or `HEAD` (with `objects/` and
+ * `refs/` beside it, a directory is a repository whose config the next git command obeys). Such a
+ * word plants code, so the command is not a leaf for deny and ask rules.
+ */
+function plantsGitCode(words: readonly ShellWord[], base: string): string | undefined {
+  if (base === 'git' || Object.hasOwn(READERS, base)) return undefined;
+  for (const w of words.slice(1)) {
+    const segments = (w.value ?? '').toLowerCase().split(/[/=]/);
+    if (segments.includes('.git') || segments.includes('head'))
+      return `${base} ${w.text} writes where git finds hooks and configuration it runs`;
+  }
+  return undefined;
+}
+
+/** Rows that only read or print: a word naming git's files is read, not written. */
+const READERS: Readonly<Record<string, true>> = Object.fromEntries(
+  [
+    'ls',
+    'cat',
+    'head',
+    'tail',
+    'wc',
+    'grep',
+    'egrep',
+    'fgrep',
+    'rg',
+    'cut',
+    'tr',
+    'diff',
+    'cmp',
+    'comm',
+    'stat',
+    'du',
+    'df',
+    'basename',
+    'dirname',
+    'realpath',
+    'readlink',
+    'which',
+    'nl',
+    'paste',
+    'jq',
+    'base64',
+    'md5sum',
+    'sha1sum',
+    'sha256sum',
+    'echo',
+    'printf',
+    'test',
+    '[',
+  ].map((n) => [n, true]),
+);
 
 /**
  * The first word past the `covered` words of a prefix grant (`Bash(git log:*)` covers two) that the

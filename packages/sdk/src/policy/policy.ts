@@ -10,7 +10,7 @@ import {
   type CwdConcern,
   type CwdJudgement,
 } from './commandLine.js';
-import { grantProblem, isInputWord, type Marked } from './commandTable.js';
+import { grantProblem, isInputWord, withoutGlobalOptions, type Marked } from './commandTable.js';
 import { confinementConcern } from './confinement.js';
 import { baseName, executedCommands, wrapped, type ExecutedCommands } from './executedCommands.js';
 import {
@@ -523,7 +523,7 @@ function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): Rul
     const target = realNameWords(words);
     for (const command of s.grammar.commands) {
       const executed = executedOf(s, command);
-      if (executed.runs.some((run) => matchWords(target, run, rule.prefix))) return 'match';
+      if (executed.runs.some((run) => matchRun(target, run, rule.prefix))) return 'match';
       if (executed.unchecked !== undefined || executed.mayRunCode !== undefined) unchecked = true;
       if (executed.runs.some((run) => mayMatchWithInput(target, run))) unchecked = true;
     }
@@ -542,11 +542,21 @@ function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): Rul
   const target = realNameWords(words);
   for (const command of s.split.commands) {
     const executed = executedOf(s, command);
-    if (executed.runs.some((run) => matchWords(target, run, rule.prefix))) return 'match';
+    if (executed.runs.some((run) => matchRun(target, run, rule.prefix))) return 'match';
     if (executed.unchecked !== undefined || executed.mayRunCode !== undefined) unknown = true;
     if (executed.runs.some((run) => mayMatchWithInput(target, run))) unknown = true;
   }
   return unknown ? 'unknown' : 'no-match';
+}
+
+/**
+ * A deny or ask rule's words against one run: as written, or with the global options of git and
+ * the package managers left out (`git --no-pager push` under `Bash(git push:*)`).
+ */
+function matchRun(rule: readonly ShellWord[], run: readonly ShellWord[], prefix: boolean): boolean {
+  if (matchWords(rule, run, prefix)) return true;
+  const plain = rule.length > 1 ? withoutGlobalOptions(run) : undefined;
+  return plain !== undefined && matchWords(rule, plain, prefix);
 }
 
 /**
