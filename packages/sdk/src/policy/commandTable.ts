@@ -40,10 +40,15 @@ interface Opt {
    * when that value names a path outside the workspace, or cannot be known.
    */
   readonly reads?: true;
+  /** What the option does with this value, for options whose effect depends on it (tar's archive). */
+  readonly check?: (value: string | undefined) => WordEffect | undefined;
+  /** Why, for {@link Opt.check}. */
+  readonly about?: string;
 }
 
 /** What `opt` with `value` does, if the table marks it; `root` is the workspace root. */
 function effectOf(opt: Opt, value: string | undefined, root: string | undefined): WordEffect | undefined {
+  if (opt.check) return opt.check(value);
   if (opt.effect && !(value !== undefined && opt.harmless?.includes(value))) return opt.effect;
   if (opt.reads && (value === undefined || readsOutside(value, root))) return 'read';
   return undefined;
@@ -93,6 +98,13 @@ function scanOptions(
   for (let i = from; i < words.length; i++) {
     const word = words[i]!.value;
     if (word === undefined) {
+      // `-o$HOME/x`, `--out=$X`: an option whose value is computed may name any path.
+      if (words[i]!.text.startsWith('-') && end === undefined)
+        marked.push({
+          index: i,
+          effect: 'write',
+          why: `${what} ${words[i]!.text}: an option with a computed value`,
+        });
       positional.push(i);
       continue;
     }
@@ -118,25 +130,53 @@ function scanOptions(
         ? [[name, exact] as const]
         : Object.entries(spec.long ?? {}).filter(([long]) => long.startsWith(name));
       let value = attached;
+      if (candidates.length === 0) {
+        // An option the row does not know: its value, attached or maybe the next word, must not
+        // name a path outside the workspace (`wget --hsts-file=/x`, `npm ls --logs-dir=/x`).
+        const next = attached === undefined ? words[i + 1] : undefined;
+        const values = [attached, next?.value?.startsWith('-') ? undefined : next?.value];
+        if (
+          values.some((v) => v !== undefined && pathOutside(v, root)) ||
+          (next !== undefined && next.value === undefined)
+        )
+          marked.push({
+            index: i,
+            effect: 'write',
+            why: `${what} ${word}: an option the table does not know, naming a path outside the workspace`,
+          });
+        continue;
+      }
       const only = candidates.length === 1 ? candidates[0]![1] : undefined;
       if (only?.value === 'required' && attached === undefined) value = words[++i]?.value;
       for (const [long, opt] of candidates) {
         const effect = effectOf(opt, value, root);
-        if (effect) marked.push({ index: i, effect, why: `${what} --${long}` });
+        if (effect) marked.push({ index: i, effect, why: opt.about ?? `${what} --${long}` });
       }
       continue;
     }
     for (let j = 1; j < word.length; j++) {
       const letter = word[j]!;
       const opt = spec.short?.[letter];
-      if (!opt) continue;
+      if (!opt) {
+        // A letter the row does not know may take the rest of the word as its value (`-o/x`).
+        const rest = word.slice(j + 1);
+        if (/[/~]/.test(rest) && pathOutside(rest, root)) {
+          marked.push({
+            index: i,
+            effect: 'write',
+            why: `${what} -${letter}: an option the table does not know, naming a path outside the workspace`,
+          });
+          break;
+        }
+        continue;
+      }
       let value: string | undefined;
       if (opt.value !== undefined) {
         const rest = word.slice(j + 1);
         value = rest.length > 0 ? rest : opt.value === 'required' ? words[++i]?.value : undefined;
       }
       const effect = effectOf(opt, value, root);
-      if (effect) marked.push({ index: i, effect, why: `${what} -${letter}` });
+      if (effect) marked.push({ index: i, effect, why: opt.about ?? `${what} -${letter}` });
       if (opt.value !== undefined) break;
     }
   }
@@ -433,8 +473,8 @@ function gitConfigOnlyReads(words: readonly ShellWord[]): boolean {
   return read || first === 'get' || first === 'list';
 }
 
-function judgeGit(words: readonly ShellWord[]): Marked[] {
-  const global = scanOptions(words, 1, GIT_GLOBAL, 'git', true);
+function judgeGit(words: readonly ShellWord[], root: string | undefined): Marked[] {
+  const global = scanOptions(words, 1, GIT_GLOBAL, 'git', true, root);
   const marked = [...global.marked];
   // A global option git does not have: what follows cannot be placed.
   for (let i = 1; i < (global.positional[0] ?? words.length); i++) {
@@ -454,7 +494,14 @@ function judgeGit(words: readonly ShellWord[]): Marked[] {
     });
     return marked;
   }
-  const scan = scanOptions(words, at + 1, { short: GIT_SHORT[sub] ?? {}, long: GIT_LONG }, `git ${sub}`);
+  const scan = scanOptions(
+    words,
+    at + 1,
+    { short: GIT_SHORT[sub] ?? {}, long: GIT_LONG },
+    `git ${sub}`,
+    false,
+    root,
+  );
   marked.push(...scan.marked);
   // Configuration names programs git runs later (core.fsmonitor, core.pager, alias.*, diff.external).
   if (sub === 'config' && !gitConfigOnlyReads(words.slice(at + 1)))
@@ -523,8 +570,8 @@ const SED: OptionSpec = {
   },
 };
 
-function judgeSed(words: readonly ShellWord[]): Marked[] {
-  const scan = scanOptions(words, 1, SED, 'sed');
+function judgeSed(words: readonly ShellWord[], root: string | undefined): Marked[] {
+  const scan = scanOptions(words, 1, SED, 'sed', false, root);
   const marked = [...scan.marked];
   const scripts: { index: number; text: string | undefined }[] = [];
   let sandbox = false;
@@ -741,6 +788,15 @@ export function sedScriptEffect(script: string): WordEffect | undefined {
 // ---------------------------------------------------------------------------------------------
 // tar
 
+const REMOTE_ARCHIVE = 'tar reaches host:file through a remote shell';
+
+/** tar's archive option, however spelled (`-f h:x`, `-fh:x`, `--file h:x`, `--file=h:x`): `host:file` runs a remote shell. */
+const archive: Opt = {
+  value: 'required',
+  check: (v) => (v === undefined || v.includes(':') ? 'code' : undefined),
+  about: REMOTE_ARCHIVE,
+};
+
 const TAR: OptionSpec = {
   short: {
     c: write,
@@ -752,7 +808,7 @@ const TAR: OptionSpec = {
     F: codeV,
     C: { effect: 'config', value: 'required' },
     g: writeV,
-    f: valued,
+    f: archive,
     T: valued,
     X: valued,
     b: valued,
@@ -782,7 +838,7 @@ const TAR: OptionSpec = {
     'listed-incremental': writeV,
     'index-file': writeV,
     'volno-file': writeV,
-    file: valued,
+    file: archive,
     list: {},
     checkpoint: { value: 'optional' },
     verbose: {},
@@ -794,23 +850,17 @@ const TAR: OptionSpec = {
   },
 };
 
-function judgeTar(words: readonly ShellWord[]): Marked[] {
+function judgeTar(words: readonly ShellWord[], root: string | undefined): Marked[] {
   // `tar xvf a.tar`: a first word without `-` is a bundle of short options.
   const first = words[1];
   const all =
     first?.value !== undefined && !first.value.startsWith('-') && first.value.length > 0
       ? [words[0]!, { text: `-${first.text}`, value: `-${first.value}` }, ...words.slice(2)]
       : words;
-  const marked = scanOptions(all, 1, TAR, 'tar').marked;
+  const marked = scanOptions(all, 1, TAR, 'tar', false, root).marked;
   // An archive named `host:file` is reached through a remote shell, unless --force-local.
   const local = words.some((w) => (w.value ?? '').startsWith('--force-l'));
-  for (let i = 1; i < all.length && !local; i++) {
-    const w = all[i]!.value ?? '';
-    const archive = /^-[^-]*f$/.test(w) ? all[i + 1]?.value : /^--file=/.test(w) ? w.slice(7) : undefined;
-    if (archive?.includes(':'))
-      marked.push({ index: i, effect: 'code', why: 'tar reaches host:file through a remote shell' });
-  }
-  return marked;
+  return local ? marked.filter((m) => !m.why.startsWith(REMOTE_ARCHIVE)) : marked;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -887,7 +937,7 @@ const PACKAGE_RUNS = new Set(['run', 'run-script', 'rum', 'urn', 'exec', 'x', 'd
 
 function judgePackageManager(words: readonly ShellWord[], root: string | undefined): Marked[] {
   const tool = baseOf(words);
-  const marked = scanOptions(words, 1, PACKAGE_OPTIONS, tool).marked;
+  const marked = scanOptions(words, 1, PACKAGE_OPTIONS, tool, false, root).marked;
   let at = 1;
   while (at < words.length) {
     const w = words[at]!.value;
@@ -955,8 +1005,8 @@ const MAKE: OptionSpec = {
   },
 };
 
-function judgeMake(words: readonly ShellWord[]): Marked[] {
-  const scan = scanOptions(words, 1, MAKE, 'make');
+function judgeMake(words: readonly ShellWord[], root: string | undefined): Marked[] {
+  const scan = scanOptions(words, 1, MAKE, 'make', false, root);
   const marked: Marked[] = [{ index: 0, effect: 'code', why: 'make runs the recipes of a Makefile' }];
   marked.push(...scan.marked);
   for (const i of scan.positional) {
@@ -978,16 +1028,16 @@ function judgeMake(words: readonly ShellWord[]): Marked[] {
 function interpreter(about: string, spec: OptionSpec): Entry {
   return {
     about,
-    judge: (words) => [
+    judge: (words, root) => [
       { index: 0, effect: 'code', why: `${baseOf(words)} runs a program` },
-      ...scanOptions(words, 1, spec, baseOf(words), true).marked,
+      ...scanOptions(words, 1, spec, baseOf(words), true, root).marked,
     ],
   };
 }
 
 /** `npx pkg`: the first word that is not an option names the package that runs. */
-function judgePackageRunner(words: readonly ShellWord[]): Marked[] {
-  const scan = scanOptions(words, 1, PACKAGE_OPTIONS, baseOf(words), true);
+function judgePackageRunner(words: readonly ShellWord[], root: string | undefined): Marked[] {
+  const scan = scanOptions(words, 1, PACKAGE_OPTIONS, baseOf(words), true, root);
   const marked: Marked[] = [
     { index: 0, effect: 'code', why: `${baseOf(words)} runs a package` },
     ...scan.marked,
@@ -1089,6 +1139,9 @@ const TABLE: Readonly<Record<string, Entry>> = {
         'proxy-key': readsV,
         variable: readsV,
         'url-query': readsV,
+        // A local service's socket (a container daemon's runs what it is sent).
+        'unix-socket': readsV,
+        'abstract-unix-socket': codeV,
       },
     },
   ),
@@ -1151,8 +1204,8 @@ const TABLE: Readonly<Record<string, Entry>> = {
   popd: plain('popd: changes the directory of later commands of the line'),
   uniq: {
     about: 'uniq: reads; a second file operand is written',
-    judge: (words) => {
-      const scan = scanOptions(words, 1, UNIQ, 'uniq');
+    judge: (words, root) => {
+      const scan = scanOptions(words, 1, UNIQ, 'uniq', false, root);
       const output = scan.positional[1];
       return output === undefined
         ? scan.marked
@@ -1186,7 +1239,10 @@ const TABLE: Readonly<Record<string, Entry>> = {
   which: plain('which: prints only'),
   whoami: plain('whoami: prints only'),
   id: plain('id: prints only'),
-  date: plain('date: prints only (-s sets the clock, refused to users)'),
+  date: plain('date: prints; -s sets the clock', {
+    short: { s: configV, f: valued, d: valued, r: valued },
+    long: { set: configV },
+  }),
   uname: plain('uname: prints only'),
   sleep: plain('sleep: waits only'),
   seq: plain('seq: prints only'),
@@ -1236,9 +1292,15 @@ const TABLE: Readonly<Record<string, Entry>> = {
     short: { e: codeV, r: codeV, I: configV },
   }),
   npx: { about: 'npx: runs the package it names', judge: judgePackageRunner },
-  man: plain('man: shows a page; -P, -H and -p name programs it runs', {
-    short: { P: codeV, H: { effect: 'code', value: 'optional' }, p: codeV },
-    long: { pager: codeV, html: { effect: 'code', value: 'optional' }, preprocessor: codeV },
+  man: plain('man: shows a page; -P, -H and -p name programs it runs, -C a configuration naming them', {
+    short: { P: codeV, H: { effect: 'code', value: 'optional' }, p: codeV, C: codeV },
+    long: {
+      pager: codeV,
+      html: { effect: 'code', value: 'optional' },
+      preprocessor: codeV,
+      // Its DEFINE lines name the programs man runs (tbl, nroff, pager).
+      'config-file': codeV,
+    },
   }),
 };
 
@@ -1379,7 +1441,18 @@ function outsideOptions(
 ): Marked[] {
   for (let i = Math.max(1, from); i < words.length; i++) {
     const w = words[i]!.value;
-    if (w === undefined) continue;
+    const computed = (): Marked[] => [
+      {
+        index: i,
+        effect: 'write',
+        why: `${what} ${words[i]!.text}: an option whose value is computed when it runs`,
+      },
+    ];
+    // `--out=$HOME/x`, `-o$X`, `--out $X`: the value may name any path.
+    if (w === undefined) {
+      if (words[i]!.text.startsWith('-')) return computed();
+      continue;
+    }
     if (w === '--') {
       // npm hands what follows `--` to the script, which reads its own options there.
       if (pastEnd) continue;
@@ -1390,6 +1463,7 @@ function outsideOptions(
     const values = [eq === -1 ? undefined : w.slice(eq + 1), w.startsWith('--') ? undefined : w.slice(2)];
     const next = words[i + 1]?.value;
     if (next !== undefined && !next.startsWith('-')) values.push(next);
+    if (i + 1 < words.length && next === undefined) return computed();
     for (const v of values) {
       if (v !== undefined && pathOutside(v, workspaceRoot))
         return [{ index: i, effect: 'write', why: `${what} ${w}, naming a path outside the workspace` }];
