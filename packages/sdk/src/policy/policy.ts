@@ -555,9 +555,17 @@ function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): Rul
  */
 function matchRun(rule: readonly ShellWord[], run: readonly ShellWord[], prefix: boolean): boolean {
   if (matchWords(rule, run, prefix)) return true;
-  const plain = rule.length > 1 ? withoutGlobalOptions(run) : undefined;
-  return plain !== undefined && matchWords(rule, plain, prefix);
+  if (rule.length < 2) return false;
+  // Read once per run, whatever the number of rules.
+  let plain = withoutOptions.get(run);
+  if (plain === undefined) {
+    plain = withoutGlobalOptions(run) ?? null;
+    withoutOptions.set(run, plain);
+  }
+  return plain !== null && matchWords(rule, plain, prefix);
 }
+
+const withoutOptions = new WeakMap<readonly ShellWord[], readonly ShellWord[] | null>();
 
 /**
  * True when `run` could match the rule's words once the words it reads from its input are known
