@@ -49,6 +49,9 @@ const PLANTS = [
   `${HOOK} | tee hook && chmod +x hook && mkdir -p .git/hooks && cp hook .git/hooks/post-checkout && git checkout -q -b side`,
   `${HOOK} | tee hook && chmod +x hook && mv hook --target-directory=.git/hooks && mv .git/hooks/hook .git/hooks/post-checkout && git checkout -q -b side`,
   "mkdir -p r/objects r/refs && echo 'ref: refs/heads/main' | tee r/HEAD && printf '[core]\\n\\tsshCommand = rm -f ../precious; false\\n' | tee r/config && cd r && git ls-remote ssh://example.invalid/x",
+  "find . -maxdepth 0 -fprintf .git/config '[core]\\n\\tfsmonitor = rm -f precious; false\\n' && git status",
+  "printf '[core]\\n\\tfsmonitor = rm -f precious; false\\n' | tee $HOME/.gitconfig && git status",
+  "mkdir -p $HOME/.config/git && printf '[core]\\n\\tfsmonitor = rm -f precious; false\\n' | tee $HOME/.config/git/config && git status",
 ];
 
 /** Leaves beside them: reading git's files, git's own work, and a config that only reads. */
@@ -63,6 +66,8 @@ const LEAVES = [
   'grep -r bare .git/config',
   'git --no-pager log --oneline -1',
   'git checkout -q -b side',
+  'find .git -name config',
+  'cat /etc/gitconfig',
 ];
 
 /** Runs `line` in a fresh repository with one commit and a file `precious`; true when it is gone. */
@@ -74,7 +79,14 @@ function removesWithBash(line: string): boolean {
   git('init', '-q');
   git('commit', '-q', '--allow-empty', '-m', 'first');
   writeFileSync(join(work, 'precious'), 'keep');
-  spawnSync('bash', ['-c', line], { cwd: work, stdio: 'ignore', timeout: 20_000 });
+  // A home of its own: some lines write git's global configuration there.
+  const home = mkdtempSync(join(dir, 'home-'));
+  spawnSync('bash', ['-c', line], {
+    cwd: work,
+    stdio: 'ignore',
+    timeout: 20_000,
+    env: { ...process.env, HOME: home },
+  });
   return !existsSync(join(work, 'precious'));
 }
 
@@ -114,6 +126,12 @@ describe('under a deny rule Bash(rm:*)', () => {
     expect(judge(shell, { deny, allow: ['Bash'], mode: 'dontAsk' }, bash(line)).verdict).toBe('allow');
     expect(sandboxed(deny, line)).toBe('allow');
   });
+});
+
+it("reading git's global configuration by a computed path still runs in bypassPermissions (positive control)", () => {
+  const deny = ['Bash(rm:*)'];
+  for (const line of ['cat $HOME/.gitconfig', 'grep -c core $HOME/.config/git/config'])
+    expect(judge(shell, { deny, mode: 'bypassPermissions' }, bash(line)).verdict).toBe('allow');
 });
 
 describe("a subcommand rule sees the subcommand behind git's global options", () => {

@@ -1353,15 +1353,24 @@ export function withoutGlobalOptions(words: readonly ShellWord[]): readonly Shel
 
 /**
  * Why a word of a command that writes or changes directory names git's own files, if one does:
- * `.git` (its hooks and config run as code on the next git command) or `HEAD` (with `objects/` and
- * `refs/` beside it, a directory is a repository whose config the next git command obeys). Such a
- * word plants code, so the command is not a leaf for deny and ask rules.
+ * `.git` (its hooks and config run as code on the next git command), `HEAD` (with `objects/` and
+ * `refs/` beside it, a directory is a repository whose config the next git command obeys), or a
+ * configuration file of git's outside a repository (`~/.gitconfig`, `~/.config/git/config`,
+ * `/etc/gitconfig`). Such a word plants code, so the command is not a leaf for deny and ask rules.
  */
-function plantsGitCode(words: readonly ShellWord[], base: string): string | undefined {
+export function plantsGitCode(words: readonly ShellWord[], base: string): string | undefined {
   if (base === 'git' || Object.hasOwn(READERS, base)) return undefined;
   for (const w of words.slice(1)) {
-    const segments = (w.value ?? '').toLowerCase().split(/[/=]/);
-    if (segments.includes('.git') || segments.includes('head'))
+    // A computed word is judged by its text: `$HOME/.gitconfig`.
+    const segments = (w.value ?? w.text).toLowerCase().split(/[/=]/);
+    const config = segments.findIndex((part, i) => part === 'config' && segments[i - 1] === 'git');
+    if (
+      segments.includes('.git') ||
+      segments.includes('head') ||
+      segments.includes('.gitconfig') ||
+      segments.includes('gitconfig') ||
+      config > 0
+    )
       return `${base} ${w.text} writes where git finds hooks and configuration it runs`;
   }
   return undefined;

@@ -1,5 +1,5 @@
 import { readBashLine } from './bashGrammar.js';
-import { inputWord, isInputWord, mayRunCode } from './commandTable.js';
+import { inputWord, isInputWord, mayRunCode, plantsGitCode } from './commandTable.js';
 import type { ShellParser } from './shell.js';
 import type { ShellWord } from './shellWords.js';
 
@@ -29,6 +29,9 @@ export interface ExecutedCommands {
   readonly mayRunCode?: string;
 }
 
+/** find's options that write a file. */
+const FIND_WRITES = new Set(['-fprint', '-fprint0', '-fprintf', '-fls']);
+
 /** How deep wrappers and `bash -c` strings are followed; deeper nesting cannot be checked. */
 const MAX_DEPTH = 8;
 
@@ -55,6 +58,9 @@ export function executedCommands(words: readonly ShellWord[], shell: ShellParser
       opaque ??= mayRunCode([{ text: name!.text, value: base }, ...args]);
       return;
     }
+    // find writes with -fprint/-fprintf/-fls as well as running: where git finds code, it plants it.
+    if (base === 'find' && args.some((w) => FIND_WRITES.has(w.value ?? '')))
+      opaque ??= plantsGitCode([{ text: name!.text, value: base }, ...args], base);
     if (depth >= MAX_DEPTH) {
       unchecked ??= 'the command nests too deeply to be checked';
       return;
