@@ -49,6 +49,7 @@ const PLANTS = [
   `${HOOK} | tee hook && chmod +x hook && mkdir -p .git/hooks && cp hook .git/hooks/post-checkout && git checkout -q -b side`,
   `${HOOK} | tee hook && chmod +x hook && mv hook --target-directory=.git/hooks && mv .git/hooks/hook .git/hooks/post-checkout && git checkout -q -b side`,
   "mkdir -p r/objects r/refs && echo 'ref: refs/heads/main' | tee r/HEAD && printf '[core]\\n\\tsshCommand = rm -f ../precious; false\\n' | tee r/config && cd r && git ls-remote ssh://example.invalid/x",
+  "printf '[core]\\n\\tfsmonitor = rm -f precious; false\\n' | sed -n 'w .git/config' && git status",
   "find . -maxdepth 0 -fprintf .git/config '[core]\\n\\tfsmonitor = rm -f precious; false\\n' && git status",
   "printf '[core]\\n\\tfsmonitor = rm -f precious; false\\n' | tee $HOME/.gitconfig && git status",
   "mkdir -p $HOME/.config/git && printf '[core]\\n\\tfsmonitor = rm -f precious; false\\n' | tee $HOME/.config/git/config && git status",
@@ -68,6 +69,8 @@ const LEAVES = [
   'git checkout -q -b side',
   'find .git -name config',
   'cat /etc/gitconfig',
+  'sed -n 1p .gitignore',
+  'mkdir -p src/config && touch src/config/index.ts',
 ];
 
 /** Runs `line` in a fresh repository with one commit and a file `precious`; true when it is gone. */

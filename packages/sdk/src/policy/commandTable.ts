@@ -1361,15 +1361,14 @@ export function withoutGlobalOptions(words: readonly ShellWord[]): readonly Shel
 export function plantsGitCode(words: readonly ShellWord[], base: string): string | undefined {
   if (base === 'git' || Object.hasOwn(READERS, base)) return undefined;
   for (const w of words.slice(1)) {
-    // A computed word is judged by its text: `$HOME/.gitconfig`.
-    const segments = (w.value ?? w.text).toLowerCase().split(/[/=]/);
-    const config = segments.findIndex((part, i) => part === 'config' && segments[i - 1] === 'git');
+    // A computed word is judged by its text (`$HOME/.gitconfig`); a path may sit inside a sed
+    // script (`w .git/config`) or be attached to an option (`-o.git/config`).
+    const text = (w.value ?? w.text).toLowerCase();
+    const segments = text.split(/[\s/=]/);
     if (
+      /\.git(\/|$|\s)|\.?gitconfig|(^|[\s/=])git\/config/.test(text) ||
       segments.includes('.git') ||
-      segments.includes('head') ||
-      segments.includes('.gitconfig') ||
-      segments.includes('gitconfig') ||
-      config > 0
+      segments.includes('head')
     )
       return `${base} ${w.text} writes where git finds hooks and configuration it runs`;
   }
