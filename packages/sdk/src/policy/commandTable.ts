@@ -1371,9 +1371,26 @@ export function plantsGitCode(words: readonly ShellWord[], base: string): string
       segments.includes('head')
     )
       return `${base} ${w.text} writes where git finds hooks and configuration it runs`;
+    const other = segments.find((part) => Object.hasOwn(PROGRAM_CONFIGS, part));
+    if (other !== undefined) return `${base} ${w.text} writes ${PROGRAM_CONFIGS[other]}`;
   }
   return undefined;
 }
+
+/**
+ * Configuration files the leaves of the table read from the home or `/etc` that name programs
+ * they run: ssh's (git's ssh transport runs its ProxyCommand), man's (`DEFINE`), wget's
+ * (`use_askpass`), and curl's (it writes where its `output` says).
+ */
+const PROGRAM_CONFIGS: Readonly<Record<string, string>> = {
+  '.ssh': "ssh's configuration, whose ProxyCommand git's ssh transport runs",
+  ssh_config: "ssh's configuration, whose ProxyCommand git's ssh transport runs",
+  '.manpath': "man's configuration, whose DEFINE lines name the programs man runs",
+  'man_db.conf': "man's configuration, whose DEFINE lines name the programs man runs",
+  '.wgetrc': "wget's configuration, whose use_askpass names a program wget runs",
+  wgetrc: "wget's configuration, whose use_askpass names a program wget runs",
+  '.curlrc': "curl's configuration, which curl obeys on every run",
+};
 
 /** Rows that only read or print: a word naming git's files is read, not written. */
 const READERS: Readonly<Record<string, true>> = Object.fromEntries(
