@@ -47,6 +47,12 @@ beforeAll(async () => {
     '#!/bin/sh\nfor a; do case "$a" in --out=*) echo x > "${a#--out=}";; esac; done\n',
   );
   chmodSync(join(root, 'tool.sh'), 0o755);
+  // A workspace script that reads its options with getopts: -v, and -o FILE (clustered: -vo/x).
+  writeFileSync(
+    join(root, 'opts.sh'),
+    '#!/bin/bash\nwhile getopts "vo:" o; do [ "$o" = o ] && echo x > "$OPTARG"; done\n',
+  );
+  chmodSync(join(root, 'opts.sh'), 0o755);
   writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'w', version: '1.0.0' }));
   writeFileSync(join(root, 'man.conf'), `DEFINE tbl touch ${join(root, 'MAN_RAN')}\n`);
   // A page of the workspace, formatted with the programs the configuration names.
@@ -73,6 +79,12 @@ describe('real bash: each does what the case says', () => {
   it('./tool.sh --out=$HOME/x writes outside the workspace (and --out $HOME/x is the same value)', () => {
     run('./tool.sh --out=$HOME/written');
     expect(existsSync(join(outside, 'written'))).toBe(true);
+  });
+  it('./opts.sh -vo<outside> writes outside the workspace: a value attached after a cluster', () => {
+    run(`./opts.sh -vo${join(outside, 'clustered')}`);
+    expect(existsSync(join(outside, 'clustered'))).toBe(true);
+    run(`./opts.sh -vo../home/dotted`);
+    expect(existsSync(join(outside, 'dotted'))).toBe(true);
   });
   it('npm ls --logs-dir=OUTSIDE writes a log outside the workspace', () => {
     run(`npm ls --logs-dir=${join(outside, 'logs')}`);
@@ -103,6 +115,11 @@ describe('the grant does not cover them', () => {
     ['Bash(./tool.sh:*)', './tool.sh -o$HOME/.bashrc'],
     ['Bash(./tool.sh:*)', './tool.sh --out="${HOME}/x"'],
     ['Bash(npm test:*)', 'npm test -- --out $HOME/x'],
+    ['Bash(./opts.sh:*)', './opts.sh -vo/etc/x'],
+    ['Bash(./opts.sh:*)', './opts.sh -vo../home/x'],
+    ['Bash(./opts.sh:*)', './opts.sh -vob/../../x'],
+    ['Bash(sort:*)', 'sort -nu/tmp/x a.txt'],
+    ['Bash(wget:*)', 'wget -qx../y http://example.invalid/'],
     ['Bash(npm ls:*)', 'npm ls --logs-dir=/tmp/x'],
     ['Bash(npm ls:*)', 'npm ls --cache /tmp/x'],
     ['Bash(npm:*)', 'npm --logs-dir=/tmp/x ls'],
@@ -129,6 +146,9 @@ describe('the grant does not cover them', () => {
   it.each([
     ['Bash(./tool.sh:*)', './tool.sh --out=inside.txt'],
     ['Bash(./tool.sh:*)', './tool.sh --verbose'],
+    ['Bash(./opts.sh:*)', './opts.sh -vo out.txt'],
+    ['Bash(./opts.sh:*)', './opts.sh -voout.txt'],
+    ['Bash(sort:*)', 'sort -nr a.txt'],
     ['Bash(npm ls:*)', 'npm ls --depth=0'],
     ['Bash(npm test:*)', 'npm test -- --coverage'],
     ['Bash(wget:*)', 'wget -q https://example.invalid/'],

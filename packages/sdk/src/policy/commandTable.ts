@@ -154,19 +154,23 @@ function scanOptions(
       }
       continue;
     }
+    let unknownChecked = false;
     for (let j = 1; j < word.length; j++) {
       const letter = word[j]!;
       const opt = spec.short?.[letter];
       if (!opt) {
-        // A letter the row does not know may take the rest of the word as its value (`-o/x`).
-        const rest = word.slice(j + 1);
-        if (/[/~]/.test(rest) && pathOutside(rest, root)) {
-          marked.push({
-            index: i,
-            effect: 'write',
-            why: `${what} -${letter}: an option the table does not know, naming a path outside the workspace`,
-          });
-          break;
+        // A letter the row does not know may take the rest of the word as its value (`-o/x`,
+        // `-vo/x`): judged once per word, from where a path could start.
+        if (!unknownChecked) {
+          unknownChecked = true;
+          if (attachedPathOutside(word, root)) {
+            marked.push({
+              index: i,
+              effect: 'write',
+              why: `${what} -${letter}: an option the table does not know, naming a path outside the workspace`,
+            });
+            break;
+          }
         }
         continue;
       }
@@ -1489,12 +1493,24 @@ function outsideOptions(
     const next = words[i + 1]?.value;
     if (next !== undefined && !next.startsWith('-')) values.push(next);
     if (i + 1 < words.length && next === undefined) return computed();
-    for (const v of values) {
-      if (v !== undefined && pathOutside(v, workspaceRoot))
-        return [{ index: i, effect: 'write', why: `${what} ${w}, naming a path outside the workspace` }];
-    }
+    const outside =
+      values.some((v) => v !== undefined && pathOutside(v, workspaceRoot)) ||
+      (!w.startsWith('--') && attachedPathOutside(w, workspaceRoot));
+    if (outside)
+      return [{ index: i, effect: 'write', why: `${what} ${w}, naming a path outside the workspace` }];
   }
   return [];
+}
+
+/**
+ * True when a cluster of short options (`-vo/etc/x`, `-xf~/y`, `-ab../z`) may carry a path outside
+ * `root` attached after some letter: the rest of the word from its first `/` or `~`, or any `..`
+ * segment in it. One pass over the word, whichever letter takes the value.
+ */
+function attachedPathOutside(word: string, root: string | undefined): boolean {
+  const at = word.slice(2).search(/[/~]/);
+  if (at !== -1 && pathOutside(word.slice(2 + at), root)) return true;
+  return word.split('/').some((part, i) => part === '..' || (i === 0 && part.endsWith('..')));
 }
 
 /** True when `value` reads as a path outside `root` (judged as text: `~`, `..`, absolute paths). */
