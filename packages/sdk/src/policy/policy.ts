@@ -556,13 +556,51 @@ function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): Rul
 function matchRun(rule: readonly ShellWord[], run: readonly ShellWord[], prefix: boolean): boolean {
   if (matchWords(rule, run, prefix)) return true;
   if (rule.length < 2) return false;
+  if (prefix && optionsAnywhere(rule, run)) return true;
   // Read once per run, whatever the number of rules.
   let plain = withoutOptions.get(run);
   if (plain === undefined) {
     plain = withoutGlobalOptions(run) ?? null;
     withoutOptions.set(run, plain);
   }
-  return plain !== null && matchWords(rule, plain, prefix);
+  return plain !== null && (matchWords(rule, plain, prefix) || (prefix && optionsAnywhere(rule, plain)));
+}
+
+/**
+ * A deny or ask prefix rule whose words go on with options (`Bash(git push --force:*)`,
+ * `Bash(rm -rf:*)`) against a run that has the words before the first option: it matches when
+ * every later word of the rule is among the run's later words, however placed and spelled as the
+ * tools read them — options in any order and after arguments (`git push origin main --force`),
+ * short options in any cluster (`rm -f -r`, `rm -fr`), a long option abbreviated (`--forc`), and
+ * `--opt=value` as `--opt value`. Matching more only makes a call denied or asked.
+ */
+function optionsAnywhere(rule: readonly ShellWord[], run: readonly ShellWord[]): boolean {
+  const first = rule.findIndex((w, i) => i > 0 && (w.value ?? '').startsWith('-') && w.value !== '-');
+  if (first === -1 || !matchWords(rule.slice(0, first), run, true)) return false;
+  const rest = run.slice(first);
+  return rule.slice(first).every((r) => r.value !== undefined && presentIn(r.value, rest));
+}
+
+function presentIn(word: string, rest: readonly ShellWord[]): boolean {
+  if (word.startsWith('--') && word.length > 2) {
+    const eq = word.indexOf('=');
+    const name = eq === -1 ? word.slice(2) : word.slice(2, eq);
+    const value = eq === -1 ? undefined : word.slice(eq + 1);
+    return rest.some((w, k) => {
+      const v = w.value;
+      if (v === undefined || !v.startsWith('--') || v.length < 4) return false;
+      const at = v.indexOf('=');
+      const given = at === -1 ? v.slice(2) : v.slice(2, at);
+      if (!name.startsWith(given)) return false;
+      if (value === undefined) return true;
+      return at === -1 ? rest[k + 1]?.value === value : v.slice(at + 1) === value;
+    });
+  }
+  if (/^-[^-]/.test(word)) {
+    const clusters = rest.filter((w) => /^-[^-]/.test(w.value ?? ''));
+    return [...word.slice(1)].every((letter) => clusters.some((w) => w.value!.includes(letter, 1)));
+  }
+  return rest.some((w) => w.value === word);
 }
 
 const withoutOptions = new WeakMap<readonly ShellWord[], readonly ShellWord[] | null>();
