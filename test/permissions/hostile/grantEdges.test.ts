@@ -100,6 +100,10 @@ describe('real bash: each does what the case says', () => {
     expect(run('tar -t --file localhost:x').stderr).toContain('remote shell');
     expect(run('tar -tf localhost:x').stderr).toContain('remote shell');
   });
+  it('FILE:///etc/hostname is a file: URL to a tool that reads URLs (curl prints the file)', () => {
+    const printed = spawnSync('curl', ['-s', 'FILE:///etc/hostname'], { encoding: 'utf8' }).stdout;
+    expect(printed).toBe(spawnSync('cat', ['/etc/hostname'], { encoding: 'utf8' }).stdout);
+  });
   it('positive controls: the plain forms run and stay inside', () => {
     run('./tool.sh --out=inside.txt');
     expect(existsSync(join(root, 'inside.txt'))).toBe(true);
@@ -116,6 +120,9 @@ describe('the grant does not cover them', () => {
     ['Bash(./tool.sh:*)', './tool.sh --out="${HOME}/x"'],
     ['Bash(npm test:*)', 'npm test -- --out $HOME/x'],
     ['Bash(./opts.sh:*)', './opts.sh -vo/etc/x'],
+    ['Bash(./tool.sh:*)', './tool.sh --in=FILE:///etc/x'],
+    ['Bash(./tool.sh:*)', './tool.sh --in=file:%2Fetc%2Fx'],
+    ['Bash(./tool.sh:*)', './tool.sh --in File:/etc/x'],
     ['Bash(./opts.sh:*)', './opts.sh -vo../home/x'],
     ['Bash(./opts.sh:*)', './opts.sh -vob/../../x'],
     ['Bash(sort:*)', 'sort -nu/tmp/x a.txt'],
@@ -147,6 +154,7 @@ describe('the grant does not cover them', () => {
     ['Bash(./tool.sh:*)', './tool.sh --out=inside.txt'],
     ['Bash(./tool.sh:*)', './tool.sh --verbose'],
     ['Bash(./opts.sh:*)', './opts.sh -vo out.txt'],
+    ['Bash(./tool.sh:*)', './tool.sh --in=a.txt'],
     ['Bash(./opts.sh:*)', './opts.sh -voout.txt'],
     ['Bash(sort:*)', 'sort -nr a.txt'],
     ['Bash(npm ls:*)', 'npm ls --depth=0'],

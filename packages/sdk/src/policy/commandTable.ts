@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { pathReadings } from './pathArgument.js';
 import type { ShellWord } from './shellWords.js';
 
 /**
@@ -1515,7 +1516,14 @@ function attachedPathOutside(word: string, root: string | undefined): boolean {
 
 /** True when `value` reads as a path outside `root` (judged as text: `~`, `..`, absolute paths). */
 export function pathOutside(value: string, root: string | undefined): boolean {
-  const v = value.startsWith('file:') ? value.slice(5) : value;
+  // A `file:` URL in any case of its scheme (`FILE:///etc/x`, `file:%2Fetc%2Fx`) names the path it
+  // decodes to as well; one of another host, or that does not parse, cannot be placed.
+  if (/^file:/i.test(value)) {
+    const readings = pathReadings(value);
+    if (readings === undefined) return true;
+    if (readings.slice(1).some((p) => pathOutside(p, root))) return true;
+  }
+  const v = /^file:/i.test(value) ? value.slice(5) : value;
   if (v.startsWith('~')) return true;
   if (v.split('/').includes('..')) return true;
   if (!v.startsWith('/')) return false;
