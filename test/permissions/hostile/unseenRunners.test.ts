@@ -144,6 +144,29 @@ describe('a deny rule with more words than xargs shows', () => {
   });
 });
 
+describe('a prefix grant over xargs covers its input only for a command the table marks nothing of', () => {
+  const allow = [
+    'Bash(printf:*)',
+    'Bash(echo:*)',
+    'Bash(xargs sed -n:*)',
+    'Bash(xargs git log:*)',
+    'Bash(xargs cat:*)',
+  ];
+  it("real bash: printf '1e rm -f precious\\0a.txt' | xargs -0 sed -n removes the file", () => {
+    expect(removesWithBash("printf '1e rm -f precious\\0a.txt' | xargs -0 sed -n")).toBe(true);
+  });
+  it.each(["printf '1e rm -f precious\\0a.txt' | xargs -0 sed -n", 'echo --output=/tmp/x | xargs git log'])(
+    '%j is not covered by the grant of xargs and the command',
+    (line) => {
+      expect(judge(shell, { allow }, bash(line)).verdict).toBe('ask');
+    },
+  );
+  it('echo a.txt | xargs cat is covered (positive control)', () => {
+    expect(judge(shell, { allow }, bash('echo a.txt | xargs cat')).verdict).toBe('allow');
+    expect(removesWithBash('echo a.txt | xargs cat')).toBe(false);
+  });
+});
+
 describe('an ask rule Bash(git push:*) fires through them', () => {
   const ask = ['Bash(git push:*)'];
   it.each([

@@ -92,6 +92,7 @@ function scanOptions(
   what: string,
   stopAtPositional = false,
   root?: string,
+  unknownOptions = true,
 ): Scan {
   const marked: Marked[] = [];
   const positional: number[] = [];
@@ -100,7 +101,7 @@ function scanOptions(
     const word = words[i]!.value;
     if (word === undefined) {
       // `-o$HOME/x`, `--out=$X`: an option whose value is computed may name any path.
-      if (words[i]!.text.startsWith('-') && end === undefined)
+      if (unknownOptions && words[i]!.text.startsWith('-') && end === undefined)
         marked.push({
           index: i,
           effect: 'write',
@@ -131,7 +132,7 @@ function scanOptions(
         ? [[name, exact] as const]
         : Object.entries(spec.long ?? {}).filter(([long]) => long.startsWith(name));
       let value = attached;
-      if (candidates.length === 0) {
+      if (candidates.length === 0 && unknownOptions) {
         // An option the row does not know: its value, attached or maybe the next word, must not
         // name a path outside the workspace (`wget --hsts-file=/x`, `npm ls --logs-dir=/x`).
         const next = attached === undefined ? words[i + 1] : undefined;
@@ -162,7 +163,7 @@ function scanOptions(
       if (!opt) {
         // A letter the row does not know may take the rest of the word as its value (`-o/x`,
         // `-vo/x`): judged once per word, from where a path could start.
-        if (!unknownChecked) {
+        if (unknownOptions && !unknownChecked) {
           unknownChecked = true;
           if (attachedPathOutside(word, root)) {
             marked.push({
@@ -228,7 +229,9 @@ function plain(about: string, spec?: OptionSpec): Entry {
   return {
     about,
     ...(spec === undefined ? { pure: true as const } : {}),
-    judge: (words, root) => scanOptions(words, 1, spec ?? {}, baseOf(words), false, root).marked,
+    // A row with no marked word covers every option (reading is what its grant is for).
+    judge: (words, root) =>
+      scanOptions(words, 1, spec ?? {}, baseOf(words), false, root, spec !== undefined).marked,
   };
 }
 
@@ -243,6 +246,17 @@ export function inputWord(text: string): ShellWord {
   const word: ShellWord = { text, value: undefined };
   inputWords.add(word);
   return word;
+}
+
+/**
+ * True when the table marks none of the command's words whatever they are (`cat`, `grep`, `rm`):
+ * words it is given unseen (from `xargs`'s input) cannot be options it marks.
+ */
+export function marksNoWord(words: readonly ShellWord[]): boolean {
+  const name = words[0]?.value;
+  if (name === undefined) return false;
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  return Object.hasOwn(TABLE, base) && TABLE[base]!.pure === true;
 }
 
 /** True for a word made by {@link inputWord}. */

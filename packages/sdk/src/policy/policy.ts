@@ -10,7 +10,7 @@ import {
   type CwdConcern,
   type CwdJudgement,
 } from './commandLine.js';
-import { grantProblem, isInputWord, withoutGlobalOptions, type Marked } from './commandTable.js';
+import { grantProblem, isInputWord, marksNoWord, withoutGlobalOptions, type Marked } from './commandTable.js';
 import { confinementConcern } from './confinement.js';
 import { baseName, executedCommands, wrapped, type ExecutedCommands } from './executedCommands.js';
 import {
@@ -696,6 +696,9 @@ function grantGap(
     return runs('runs code given in its arguments');
   for (const run of inner.runs) {
     if (run.length === 0) continue;
+    // Words from xargs's input are unseen: only a command the table marks nothing of takes them.
+    if (run.some(isInputWord) && !marksNoWord(run))
+      return runs(`gives ${run[0]!.text} words from its input, which may be options the table marks`);
     const at = words.indexOf(run[0]!);
     if (at < 0 || at >= covered) return runs(`runs ${run[0]!.text}, which the grant does not name`);
     const gap = grantGap(words.slice(at), covered - at, workspaceRoot, depth + 1);
