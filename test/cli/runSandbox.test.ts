@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { runCli } from '../../packages/cli/src/program.js';
-import { fold } from 'happy-session';
+import { runCommand } from '../../packages/cli/src/commands/run.js';
+import { fold, silentLogger } from 'happy-session';
 import type { FoldedNode } from 'happy-session';
 import { relayHome, ScriptedTerminal } from './helpers.js';
 import type { RelayHome } from './helpers.js';
@@ -78,6 +79,31 @@ describe('happy-session run --sandbox', () => {
     expect(result.out).not.toContain(env.home);
     for (const line of key.split('\n').filter((l) => l.length > 8)) expect(result.out).not.toContain(line);
     expect(key.length).toBeGreaterThan(20);
+  });
+
+  it("hides the Happy home the run's context names when the environment names none (issue 35, class 4)", async () => {
+    // A host that embeds run with its own resolved home (RunContext.homeDir), outside every home
+    // directory and named by no variable: its key must still be hidden.
+    const key = readFileSync(join(env.home, 'agent.key'), 'utf8');
+    const stdout = new PassThrough();
+    let out = '';
+    stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const code = await runCommand(
+      ['sh', '-c', `echo ran; cat '${join(env.home, 'agent.key')}' || echo unreadable`],
+      { sandbox: true, quiet: true },
+      {
+        stdout,
+        stderr: new PassThrough(),
+        printError: () => undefined,
+        logger: silentLogger,
+        env: { HAPPY_SERVER_URL: env.relay.url },
+        homeDir: env.home,
+      },
+    );
+    expect(code).toBe(0);
+    expect(out).toMatch(/^ran\n/);
+    expect(out).toContain('unreadable');
+    for (const line of key.split('\n').filter((l) => l.length > 8)) expect(out).not.toContain(line);
   });
 
   it('exits 1 without running the command where the sandbox cannot run', async () => {

@@ -39,6 +39,13 @@ const SPELLINGS = [
   'EXIT-PLAN-MODE',
   'exit plan mode',
   'mcp__plan__exit_plan_mode',
+  // Issue 35 red-team set: a version or separator after the name, a combining mark on a letter.
+  'ExitPlanMode.v1',
+  'ask_user_question:v2',
+  'tools/ExitPlanMode/',
+  'exit_plan_mode@1',
+  'AskUserQuestion\u0301',
+  'A\u0308skUserQuestion',
 ];
 
 const NEVER_ASKED: PermissionMode[] = ['dontAsk'];
@@ -80,6 +87,8 @@ describe('positive controls: other tools are not taken for interaction tools', (
     ['mcp__ask__Read', 'bypassPermissions'],
     ['Read', 'bypassPermissions'],
     ['PlanModeExit', 'bypassPermissions'],
+    ['mcp__questions__list', 'bypassPermissions'],
+    ['ExitPlanModeHelp.v1', 'bypassPermissions'],
   ] as const)('%s is allowed in %s', (toolName, mode) => {
     expect(judge(shell, { mode }, { toolName, args: {} }).verdict).toBe('allow');
   });

@@ -104,7 +104,8 @@ const LEAVES = [
   'tar -tf x.tar',
   'echo done',
   'npm ls',
-  'env FOO=1 ls',
+  // env with a variable known to change no program (issue 35: env PATH=. cat runs ./cat).
+  'env LANG=C ls',
   'timeout 5 git status',
 ];
 

@@ -110,6 +110,7 @@ export async function runCommand(
       { ...process.env, ...context.env },
       context.printError,
       (options.allowRead ?? []).map((path) => resolve(cwd, path)),
+      context.homeDir,
     );
     if (!shell) return EXIT.failure;
   }

@@ -8,7 +8,7 @@ import type { ExitStatus } from './exitStatus.js';
 /**
  * Opens the sandbox `run --sandbox` runs its command in (docs/cli.md, "run"; docs/sandbox.md):
  * writes only inside `cwd`, no network, the homes hidden but for what `allowRead` (`--allow-read`)
- * names. Where it cannot run, says why and resolves undefined:
+ * names, and the Happy home `happyHomeDir` (the run's own, when it is not the environment's) hidden. Where it cannot run, says why and resolves undefined:
  * the command is then not run at all, never unconfined.
  */
 export async function openSandbox(
@@ -16,8 +16,15 @@ export async function openSandbox(
   env: NodeJS.ProcessEnv,
   printError: Print,
   allowRead: readonly string[] = [],
+  happyHomeDir?: string,
 ): Promise<SandboxedShell | undefined> {
-  const shell = await sandboxedShell({ workspaceRoot: cwd, env, allowRead }).catch((error: unknown) => {
+  // The Happy home the run's own session uses is hidden, however it was chosen.
+  const shell = await sandboxedShell({
+    workspaceRoot: cwd,
+    env,
+    allowRead,
+    ...(happyHomeDir !== undefined ? { happyHomeDir } : {}),
+  }).catch((error: unknown) => {
     printError(`happy-session run: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;
   });

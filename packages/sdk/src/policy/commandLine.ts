@@ -4,20 +4,25 @@ import { posix } from 'node:path';
  * The command line an execute-kind tool carries, for deny and ask rules about `Bash`
  * (docs/permissions-policy.md, "Deny rules see the real command"): `command` or `cmd` as a
  * string, or as an argv array (`["bash", "-lc", "rm -rf x"]`), which becomes a line whose words
- * are exactly the array's elements. `unknown` when such a key holds something else, so that a
- * deny rule is never silently skipped; `undefined` when the call carries no command line.
+ * are exactly the array's elements. `unknown` when such a key holds something else, or when two
+ * of them hold different lines (the tool may run either: `{command: "ls", cmd: "rm -rf x"}`), so
+ * that a deny rule is never silently skipped; `undefined` when the call carries no command line.
  */
 export function commandLineOf(args: unknown): string | 'unknown' | undefined {
   if (typeof args !== 'object' || args === null) return undefined;
+  let line: string | undefined;
   for (const key of ['command', 'cmd', 'argv']) {
     if (!Object.hasOwn(args, key)) continue;
     const value = (args as Record<string, unknown>)[key];
-    if (typeof value === 'string') return value.length > 0 ? value : 'unknown';
-    if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string'))
-      return value.map(singleQuoted).join(' ');
-    return 'unknown';
+    let one: string;
+    if (typeof value === 'string' && value.length > 0) one = value;
+    else if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string'))
+      one = value.map(singleQuoted).join(' ');
+    else return 'unknown';
+    if (line !== undefined && line !== one) return 'unknown';
+    line = one;
   }
-  return undefined;
+  return line;
 }
 
 /** `text` as one bash word, read back exactly: in single quotes, each `'` written as `'\''`. */

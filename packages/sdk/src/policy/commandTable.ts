@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { pathReadings } from './pathArgument.js';
 import type { ShellWord } from './shellWords.js';
 
 /**
@@ -40,10 +41,15 @@ interface Opt {
    * when that value names a path outside the workspace, or cannot be known.
    */
   readonly reads?: true;
+  /** What the option does with this value, for options whose effect depends on it (tar's archive). */
+  readonly check?: (value: string | undefined) => WordEffect | undefined;
+  /** Why, for {@link Opt.check}. */
+  readonly about?: string;
 }
 
 /** What `opt` with `value` does, if the table marks it; `root` is the workspace root. */
 function effectOf(opt: Opt, value: string | undefined, root: string | undefined): WordEffect | undefined {
+  if (opt.check) return opt.check(value);
   if (opt.effect && !(value !== undefined && opt.harmless?.includes(value))) return opt.effect;
   if (opt.reads && (value === undefined || readsOutside(value, root))) return 'read';
   return undefined;
@@ -86,6 +92,7 @@ function scanOptions(
   what: string,
   stopAtPositional = false,
   root?: string,
+  unknownOptions = true,
 ): Scan {
   const marked: Marked[] = [];
   const positional: number[] = [];
@@ -93,6 +100,13 @@ function scanOptions(
   for (let i = from; i < words.length; i++) {
     const word = words[i]!.value;
     if (word === undefined) {
+      // `-o$HOME/x`, `--out=$X`: an option whose value is computed may name any path.
+      if (unknownOptions && words[i]!.text.startsWith('-') && end === undefined)
+        marked.push({
+          index: i,
+          effect: 'write',
+          why: `${what} ${words[i]!.text}: an option with a computed value`,
+        });
       positional.push(i);
       continue;
     }
@@ -118,25 +132,57 @@ function scanOptions(
         ? [[name, exact] as const]
         : Object.entries(spec.long ?? {}).filter(([long]) => long.startsWith(name));
       let value = attached;
+      if (candidates.length === 0 && unknownOptions) {
+        // An option the row does not know: its value, attached or maybe the next word, must not
+        // name a path outside the workspace (`wget --hsts-file=/x`, `npm ls --logs-dir=/x`).
+        const next = attached === undefined ? words[i + 1] : undefined;
+        const values = [attached, next?.value?.startsWith('-') ? undefined : next?.value];
+        if (
+          values.some((v) => v !== undefined && pathOutside(v, root)) ||
+          (next !== undefined && next.value === undefined)
+        )
+          marked.push({
+            index: i,
+            effect: 'write',
+            why: `${what} ${word}: an option the table does not know, naming a path outside the workspace`,
+          });
+        continue;
+      }
       const only = candidates.length === 1 ? candidates[0]![1] : undefined;
       if (only?.value === 'required' && attached === undefined) value = words[++i]?.value;
       for (const [long, opt] of candidates) {
         const effect = effectOf(opt, value, root);
-        if (effect) marked.push({ index: i, effect, why: `${what} --${long}` });
+        if (effect) marked.push({ index: i, effect, why: opt.about ?? `${what} --${long}` });
       }
       continue;
     }
+    let unknownChecked = false;
     for (let j = 1; j < word.length; j++) {
       const letter = word[j]!;
       const opt = spec.short?.[letter];
-      if (!opt) continue;
+      if (!opt) {
+        // A letter the row does not know may take the rest of the word as its value (`-o/x`,
+        // `-vo/x`): judged once per word, from where a path could start.
+        if (unknownOptions && !unknownChecked) {
+          unknownChecked = true;
+          if (attachedPathOutside(word, root)) {
+            marked.push({
+              index: i,
+              effect: 'write',
+              why: `${what} -${letter}: an option the table does not know, naming a path outside the workspace`,
+            });
+            break;
+          }
+        }
+        continue;
+      }
       let value: string | undefined;
       if (opt.value !== undefined) {
         const rest = word.slice(j + 1);
         value = rest.length > 0 ? rest : opt.value === 'required' ? words[++i]?.value : undefined;
       }
       const effect = effectOf(opt, value, root);
-      if (effect) marked.push({ index: i, effect, why: `${what} -${letter}` });
+      if (effect) marked.push({ index: i, effect, why: opt.about ?? `${what} -${letter}` });
       if (opt.value !== undefined) break;
     }
   }
@@ -168,14 +214,54 @@ interface Entry {
   /** Why the command is in the table. */
   readonly about: string;
   /**
+   * True when the table marks none of the command's words whatever they are: the command stays a
+   * leaf even when words it is given are unseen (`xargs cat`).
+   */
+  readonly pure?: true;
+  /**
    * The words of `words` (the command's, name first) that the table marks; `root` is the
    * workspace root, for words that must not name a path outside it (`null`: not judged).
    */
   readonly judge: (words: readonly ShellWord[], root: string | undefined) => Marked[];
 }
 
-function plain(about: string, spec: OptionSpec = {}): Entry {
-  return { about, judge: (words, root) => scanOptions(words, 1, spec, baseOf(words), false, root).marked };
+function plain(about: string, spec?: OptionSpec): Entry {
+  return {
+    about,
+    ...(spec === undefined ? { pure: true as const } : {}),
+    // A row with no marked word covers every option (reading is what its grant is for).
+    judge: (words, root) =>
+      scanOptions(words, 1, spec ?? {}, baseOf(words), false, root, spec !== undefined).marked,
+  };
+}
+
+const inputWords = new WeakSet<ShellWord>();
+
+/**
+ * A word that stands for arguments a command is given when it runs, from its input (`xargs cmd`
+ * appends the words it reads; `xargs -I{}` puts them where `{}` is): none, one or several words,
+ * options included, that the line does not show.
+ */
+export function inputWord(text: string): ShellWord {
+  const word: ShellWord = { text, value: undefined };
+  inputWords.add(word);
+  return word;
+}
+
+/**
+ * True when the table marks none of the command's words whatever they are (`cat`, `grep`, `rm`):
+ * words it is given unseen (from `xargs`'s input) cannot be options it marks.
+ */
+export function marksNoWord(words: readonly ShellWord[]): boolean {
+  const name = words[0]?.value;
+  if (name === undefined) return false;
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  return Object.hasOwn(TABLE, base) && TABLE[base]!.pure === true;
+}
+
+/** True for a word made by {@link inputWord}. */
+export function isInputWord(word: ShellWord): boolean {
+  return inputWords.has(word);
 }
 
 function baseOf(words: readonly ShellWord[]): string {
@@ -332,20 +418,82 @@ const GIT_SUBCOMMANDS = new Set([
   'worktree',
 ]);
 
-/** `git config` reads only with one of these; otherwise it writes configuration. */
+/** The actions of `git config` that only read. */
 const GIT_CONFIG_READS = new Set([
   '--get',
   '--get-all',
   '--get-regexp',
   '--get-urlmatch',
+  '--get-color',
+  '--get-colorbool',
   '--list',
   '-l',
-  'get',
-  'list',
 ]);
 
-function judgeGit(words: readonly ShellWord[]): Marked[] {
-  const global = scanOptions(words, 1, GIT_GLOBAL, 'git', true);
+/** `git config` options that take the next word as their value. */
+const GIT_CONFIG_VALUED = new Set([
+  '-f',
+  '--file',
+  '--blob',
+  '--type',
+  '--default',
+  '--comment',
+  '--value',
+  '--url',
+]);
+
+/** `git config` options that change neither the action nor what is written. */
+const GIT_CONFIG_FLAGS = new Set([
+  '--global',
+  '--system',
+  '--local',
+  '--worktree',
+  '--bool',
+  '--int',
+  '--bool-or-int',
+  '--path',
+  '--expiry-date',
+  '--no-type',
+  '--null',
+  '-z',
+  '--name-only',
+  '--show-origin',
+  '--show-scope',
+  '--includes',
+  '--no-includes',
+  '--fixed-value',
+]);
+
+/**
+ * True when `git config` with these words (after `config`) only reads: a reading action among its
+ * options (each option read as git reads it: a value of `--file` is no action), every other option
+ * known, or the reading subcommands `get` and `list` of newer git. Anything else may write
+ * configuration: a value that happens to be `list` (`git config core.fsmonitor CMD list` sets it).
+ */
+function gitConfigOnlyReads(words: readonly ShellWord[]): boolean {
+  let read = false;
+  let first: string | undefined;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!.value;
+    if (w === undefined) return false;
+    if (w === '--') {
+      first ??= words[i + 1]?.value;
+      break;
+    }
+    if (!w.startsWith('-') || w === '-') {
+      first ??= w;
+      continue;
+    }
+    const eq = w.indexOf('=');
+    if (GIT_CONFIG_READS.has(w)) read = true;
+    else if (GIT_CONFIG_VALUED.has(w)) i++;
+    else if (!(eq > 0 && GIT_CONFIG_VALUED.has(w.slice(0, eq))) && !GIT_CONFIG_FLAGS.has(w)) return false;
+  }
+  return read || first === 'get' || first === 'list';
+}
+
+function judgeGit(words: readonly ShellWord[], root: string | undefined): Marked[] {
+  const global = scanOptions(words, 1, GIT_GLOBAL, 'git', true, root);
   const marked = [...global.marked];
   // A global option git does not have: what follows cannot be placed.
   for (let i = 1; i < (global.positional[0] ?? words.length); i++) {
@@ -365,10 +513,22 @@ function judgeGit(words: readonly ShellWord[]): Marked[] {
     });
     return marked;
   }
-  const scan = scanOptions(words, at + 1, { short: GIT_SHORT[sub] ?? {}, long: GIT_LONG }, `git ${sub}`);
+  const scan = scanOptions(
+    words,
+    at + 1,
+    { short: GIT_SHORT[sub] ?? {}, long: GIT_LONG },
+    `git ${sub}`,
+    false,
+    root,
+  );
   marked.push(...scan.marked);
-  if (sub === 'config' && !words.slice(at + 1).some((w) => GIT_CONFIG_READS.has(w.value ?? '')))
-    marked.push({ index: at, effect: 'config', why: 'git config writes configuration' });
+  // Configuration names programs git runs later (core.fsmonitor, core.pager, alias.*, diff.external).
+  if (sub === 'config' && !gitConfigOnlyReads(words.slice(at + 1)))
+    marked.push({
+      index: at,
+      effect: 'code',
+      why: 'git config writes configuration, which names programs git runs',
+    });
   if (sub === 'bisect' && words.slice(at + 1).some((w) => w.value === 'run' || w.value === undefined))
     marked.push({ index: at, effect: 'code', why: 'git bisect run runs a command' });
   return marked;
@@ -429,8 +589,8 @@ const SED: OptionSpec = {
   },
 };
 
-function judgeSed(words: readonly ShellWord[]): Marked[] {
-  const scan = scanOptions(words, 1, SED, 'sed');
+function judgeSed(words: readonly ShellWord[], root: string | undefined): Marked[] {
+  const scan = scanOptions(words, 1, SED, 'sed', false, root);
   const marked = [...scan.marked];
   const scripts: { index: number; text: string | undefined }[] = [];
   let sandbox = false;
@@ -647,6 +807,15 @@ export function sedScriptEffect(script: string): WordEffect | undefined {
 // ---------------------------------------------------------------------------------------------
 // tar
 
+const REMOTE_ARCHIVE = 'tar reaches host:file through a remote shell';
+
+/** tar's archive option, however spelled (`-f h:x`, `-fh:x`, `--file h:x`, `--file=h:x`): `host:file` runs a remote shell. */
+const archive: Opt = {
+  value: 'required',
+  check: (v) => (v === undefined || v.includes(':') ? 'code' : undefined),
+  about: REMOTE_ARCHIVE,
+};
+
 const TAR: OptionSpec = {
   short: {
     c: write,
@@ -658,7 +827,7 @@ const TAR: OptionSpec = {
     F: codeV,
     C: { effect: 'config', value: 'required' },
     g: writeV,
-    f: valued,
+    f: archive,
     T: valued,
     X: valued,
     b: valued,
@@ -688,7 +857,7 @@ const TAR: OptionSpec = {
     'listed-incremental': writeV,
     'index-file': writeV,
     'volno-file': writeV,
-    file: valued,
+    file: archive,
     list: {},
     checkpoint: { value: 'optional' },
     verbose: {},
@@ -700,23 +869,17 @@ const TAR: OptionSpec = {
   },
 };
 
-function judgeTar(words: readonly ShellWord[]): Marked[] {
+function judgeTar(words: readonly ShellWord[], root: string | undefined): Marked[] {
   // `tar xvf a.tar`: a first word without `-` is a bundle of short options.
   const first = words[1];
   const all =
     first?.value !== undefined && !first.value.startsWith('-') && first.value.length > 0
       ? [words[0]!, { text: `-${first.text}`, value: `-${first.value}` }, ...words.slice(2)]
       : words;
-  const marked = scanOptions(all, 1, TAR, 'tar').marked;
+  const marked = scanOptions(all, 1, TAR, 'tar', false, root).marked;
   // An archive named `host:file` is reached through a remote shell, unless --force-local.
   const local = words.some((w) => (w.value ?? '').startsWith('--force-l'));
-  for (let i = 1; i < all.length && !local; i++) {
-    const w = all[i]!.value ?? '';
-    const archive = /^-[^-]*f$/.test(w) ? all[i + 1]?.value : /^--file=/.test(w) ? w.slice(7) : undefined;
-    if (archive?.includes(':'))
-      marked.push({ index: i, effect: 'code', why: 'tar reaches host:file through a remote shell' });
-  }
-  return marked;
+  return local ? marked.filter((m) => !m.why.startsWith(REMOTE_ARCHIVE)) : marked;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -793,7 +956,7 @@ const PACKAGE_RUNS = new Set(['run', 'run-script', 'rum', 'urn', 'exec', 'x', 'd
 
 function judgePackageManager(words: readonly ShellWord[], root: string | undefined): Marked[] {
   const tool = baseOf(words);
-  const marked = scanOptions(words, 1, PACKAGE_OPTIONS, tool).marked;
+  const marked = scanOptions(words, 1, PACKAGE_OPTIONS, tool, false, root).marked;
   let at = 1;
   while (at < words.length) {
     const w = words[at]!.value;
@@ -861,8 +1024,8 @@ const MAKE: OptionSpec = {
   },
 };
 
-function judgeMake(words: readonly ShellWord[]): Marked[] {
-  const scan = scanOptions(words, 1, MAKE, 'make');
+function judgeMake(words: readonly ShellWord[], root: string | undefined): Marked[] {
+  const scan = scanOptions(words, 1, MAKE, 'make', false, root);
   const marked: Marked[] = [{ index: 0, effect: 'code', why: 'make runs the recipes of a Makefile' }];
   marked.push(...scan.marked);
   for (const i of scan.positional) {
@@ -884,16 +1047,16 @@ function judgeMake(words: readonly ShellWord[]): Marked[] {
 function interpreter(about: string, spec: OptionSpec): Entry {
   return {
     about,
-    judge: (words) => [
+    judge: (words, root) => [
       { index: 0, effect: 'code', why: `${baseOf(words)} runs a program` },
-      ...scanOptions(words, 1, spec, baseOf(words), true).marked,
+      ...scanOptions(words, 1, spec, baseOf(words), true, root).marked,
     ],
   };
 }
 
 /** `npx pkg`: the first word that is not an option names the package that runs. */
-function judgePackageRunner(words: readonly ShellWord[]): Marked[] {
-  const scan = scanOptions(words, 1, PACKAGE_OPTIONS, baseOf(words), true);
+function judgePackageRunner(words: readonly ShellWord[], root: string | undefined): Marked[] {
+  const scan = scanOptions(words, 1, PACKAGE_OPTIONS, baseOf(words), true, root);
   const marked: Marked[] = [
     { index: 0, effect: 'code', why: `${baseOf(words)} runs a package` },
     ...scan.marked,
@@ -995,6 +1158,9 @@ const TABLE: Readonly<Record<string, Entry>> = {
         'proxy-key': readsV,
         variable: readsV,
         'url-query': readsV,
+        // A local service's socket (a container daemon's runs what it is sent).
+        'unix-socket': readsV,
+        'abstract-unix-socket': codeV,
       },
     },
   ),
@@ -1057,8 +1223,8 @@ const TABLE: Readonly<Record<string, Entry>> = {
   popd: plain('popd: changes the directory of later commands of the line'),
   uniq: {
     about: 'uniq: reads; a second file operand is written',
-    judge: (words) => {
-      const scan = scanOptions(words, 1, UNIQ, 'uniq');
+    judge: (words, root) => {
+      const scan = scanOptions(words, 1, UNIQ, 'uniq', false, root);
       const output = scan.positional[1];
       return output === undefined
         ? scan.marked
@@ -1092,7 +1258,10 @@ const TABLE: Readonly<Record<string, Entry>> = {
   which: plain('which: prints only'),
   whoami: plain('whoami: prints only'),
   id: plain('id: prints only'),
-  date: plain('date: prints only (-s sets the clock, refused to users)'),
+  date: plain('date: prints; -s sets the clock', {
+    short: { s: configV, f: valued, d: valued, r: valued },
+    long: { set: configV },
+  }),
   uname: plain('uname: prints only'),
   sleep: plain('sleep: waits only'),
   seq: plain('seq: prints only'),
@@ -1142,9 +1311,15 @@ const TABLE: Readonly<Record<string, Entry>> = {
     short: { e: codeV, r: codeV, I: configV },
   }),
   npx: { about: 'npx: runs the package it names', judge: judgePackageRunner },
-  man: plain('man: shows a page; -P, -H and -p name programs it runs', {
-    short: { P: codeV, H: { effect: 'code', value: 'optional' }, p: codeV },
-    long: { pager: codeV, html: { effect: 'code', value: 'optional' }, preprocessor: codeV },
+  man: plain('man: shows a page; -P, -H and -p name programs it runs, -C a configuration naming them', {
+    short: { P: codeV, H: { effect: 'code', value: 'optional' }, p: codeV, C: codeV },
+    long: {
+      pager: codeV,
+      html: { effect: 'code', value: 'optional' },
+      preprocessor: codeV,
+      // Its DEFINE lines name the programs man runs (tbl, nroff, pager).
+      'config-file': codeV,
+    },
   }),
 };
 
@@ -1163,9 +1338,117 @@ export function mayRunCode(words: readonly ShellWord[]): string | undefined {
   const base = name.slice(name.lastIndexOf('/') + 1);
   const entry = Object.hasOwn(TABLE, base) ? TABLE[base]! : undefined;
   if (!entry) return `${base} is not in the table of commands that run no code`;
+  // Words it is given from its input may be any option, one that runs code among them.
+  if (!entry.pure && words.some(isInputWord))
+    return `${base} is given arguments from its input, which may be options that run code`;
   const marked = entry.judge(words, undefined).find((m) => m.effect === 'code');
-  return marked?.why;
+  return marked?.why ?? plantsGitCode(words, base);
 }
+
+/**
+ * The words of a git or package-manager command with its global options left out (`git --no-pager
+ * push` is `git push`, `npm -s publish` is `npm publish`), for deny and ask rules that name a
+ * subcommand; `undefined` when there are none to leave out. An option that may take a value
+ * leaves the subcommand unknown, and the table marks it as running code.
+ */
+export function withoutGlobalOptions(words: readonly ShellWord[]): readonly ShellWord[] | undefined {
+  const name = words[0]?.value;
+  if (name === undefined) return undefined;
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  let at: number | undefined;
+  if (base === 'git') {
+    at = scanOptions(words, 1, GIT_GLOBAL, 'git', true).positional[0];
+  } else if (base === 'npm' || base === 'pnpm' || base === 'yarn') {
+    at = 1;
+    while (
+      at < words.length &&
+      (PACKAGE_FLAGS.has(words[at]!.value ?? '') || /^--[a-z-]+=/.test(words[at]!.value ?? ''))
+    )
+      at++;
+  }
+  if (at === undefined || at <= 1 || at >= words.length) return undefined;
+  return [words[0]!, ...words.slice(at)];
+}
+
+/**
+ * Why a word of a command that writes or changes directory names git's own files, if one does:
+ * `.git` (its hooks and config run as code on the next git command), `HEAD` (with `objects/` and
+ * `refs/` beside it, a directory is a repository whose config the next git command obeys), or a
+ * configuration file of git's outside a repository (`~/.gitconfig`, `~/.config/git/config`,
+ * `/etc/gitconfig`). Such a word plants code, so the command is not a leaf for deny and ask rules.
+ */
+export function plantsGitCode(words: readonly ShellWord[], base: string): string | undefined {
+  if (base === 'git' || Object.hasOwn(READERS, base)) return undefined;
+  for (const w of words.slice(1)) {
+    // A computed word is judged by its text (`$HOME/.gitconfig`); a path may sit inside a sed
+    // script (`w .git/config`) or be attached to an option (`-o.git/config`).
+    const text = (w.value ?? w.text).toLowerCase();
+    const segments = text.split(/[\s/=]/);
+    if (
+      /\.git(\/|$|\s)|\.?gitconfig|(^|[\s/=])git\/config/.test(text) ||
+      segments.includes('.git') ||
+      segments.includes('head')
+    )
+      return `${base} ${w.text} writes where git finds hooks and configuration it runs`;
+    const other = segments.find((part) => Object.hasOwn(PROGRAM_CONFIGS, part));
+    if (other !== undefined) return `${base} ${w.text} writes ${PROGRAM_CONFIGS[other]}`;
+  }
+  return undefined;
+}
+
+/**
+ * Configuration files the leaves of the table read from the home or `/etc` that name programs
+ * they run: ssh's (git's ssh transport runs its ProxyCommand), man's (`DEFINE`), wget's
+ * (`use_askpass`), and curl's (it writes where its `output` says).
+ */
+const PROGRAM_CONFIGS: Readonly<Record<string, string>> = {
+  '.ssh': "ssh's configuration, whose ProxyCommand git's ssh transport runs",
+  ssh_config: "ssh's configuration, whose ProxyCommand git's ssh transport runs",
+  '.manpath': "man's configuration, whose DEFINE lines name the programs man runs",
+  'man_db.conf': "man's configuration, whose DEFINE lines name the programs man runs",
+  '.wgetrc': "wget's configuration, whose use_askpass names a program wget runs",
+  wgetrc: "wget's configuration, whose use_askpass names a program wget runs",
+  '.curlrc': "curl's configuration, which curl obeys on every run",
+};
+
+/** Rows that only read or print: a word naming git's files is read, not written. */
+const READERS: Readonly<Record<string, true>> = Object.fromEntries(
+  [
+    'ls',
+    'cat',
+    'head',
+    'tail',
+    'wc',
+    'grep',
+    'egrep',
+    'fgrep',
+    'rg',
+    'cut',
+    'tr',
+    'diff',
+    'cmp',
+    'comm',
+    'stat',
+    'du',
+    'df',
+    'basename',
+    'dirname',
+    'realpath',
+    'readlink',
+    'which',
+    'nl',
+    'paste',
+    'jq',
+    'base64',
+    'md5sum',
+    'sha1sum',
+    'sha256sum',
+    'echo',
+    'printf',
+    'test',
+    '[',
+  ].map((n) => [n, true]),
+);
 
 /**
  * The first word past the `covered` words of a prefix grant (`Bash(git log:*)` covers two) that the
@@ -1202,7 +1485,18 @@ function outsideOptions(
 ): Marked[] {
   for (let i = Math.max(1, from); i < words.length; i++) {
     const w = words[i]!.value;
-    if (w === undefined) continue;
+    const computed = (): Marked[] => [
+      {
+        index: i,
+        effect: 'write',
+        why: `${what} ${words[i]!.text}: an option whose value is computed when it runs`,
+      },
+    ];
+    // `--out=$HOME/x`, `-o$X`, `--out $X`: the value may name any path.
+    if (w === undefined) {
+      if (words[i]!.text.startsWith('-')) return computed();
+      continue;
+    }
     if (w === '--') {
       // npm hands what follows `--` to the script, which reads its own options there.
       if (pastEnd) continue;
@@ -1213,17 +1507,37 @@ function outsideOptions(
     const values = [eq === -1 ? undefined : w.slice(eq + 1), w.startsWith('--') ? undefined : w.slice(2)];
     const next = words[i + 1]?.value;
     if (next !== undefined && !next.startsWith('-')) values.push(next);
-    for (const v of values) {
-      if (v !== undefined && pathOutside(v, workspaceRoot))
-        return [{ index: i, effect: 'write', why: `${what} ${w}, naming a path outside the workspace` }];
-    }
+    if (i + 1 < words.length && next === undefined) return computed();
+    const outside =
+      values.some((v) => v !== undefined && pathOutside(v, workspaceRoot)) ||
+      (!w.startsWith('--') && attachedPathOutside(w, workspaceRoot));
+    if (outside)
+      return [{ index: i, effect: 'write', why: `${what} ${w}, naming a path outside the workspace` }];
   }
   return [];
 }
 
+/**
+ * True when a cluster of short options (`-vo/etc/x`, `-xf~/y`, `-ab../z`) may carry a path outside
+ * `root` attached after some letter: the rest of the word from its first `/` or `~`, or any `..`
+ * segment in it. One pass over the word, whichever letter takes the value.
+ */
+function attachedPathOutside(word: string, root: string | undefined): boolean {
+  const at = word.slice(2).search(/[/~]/);
+  if (at !== -1 && pathOutside(word.slice(2 + at), root)) return true;
+  return word.split('/').some((part, i) => part === '..' || (i === 0 && part.endsWith('..')));
+}
+
 /** True when `value` reads as a path outside `root` (judged as text: `~`, `..`, absolute paths). */
 export function pathOutside(value: string, root: string | undefined): boolean {
-  const v = value.startsWith('file:') ? value.slice(5) : value;
+  // A `file:` URL in any case of its scheme (`FILE:///etc/x`, `file:%2Fetc%2Fx`) names the path it
+  // decodes to as well; one of another host, or that does not parse, cannot be placed.
+  if (/^file:/i.test(value)) {
+    const readings = pathReadings(value);
+    if (readings === undefined) return true;
+    if (readings.slice(1).some((p) => pathOutside(p, root))) return true;
+  }
+  const v = /^file:/i.test(value) ? value.slice(5) : value;
   if (v.startsWith('~')) return true;
   if (v.split('/').includes('..')) return true;
   if (!v.startsWith('/')) return false;

@@ -1,4 +1,5 @@
-import { mayRunCode } from './commandTable.js';
+import { readBashLine } from './bashGrammar.js';
+import { inputWord, isInputWord, mayRunCode, plantsGitCode } from './commandTable.js';
 import type { ShellParser } from './shell.js';
 import type { ShellWord } from './shellWords.js';
 
@@ -28,6 +29,9 @@ export interface ExecutedCommands {
   readonly mayRunCode?: string;
 }
 
+/** find's options that write a file. */
+const FIND_WRITES = new Set(['-fprint', '-fprint0', '-fprintf', '-fls']);
+
 /** How deep wrappers and `bash -c` strings are followed; deeper nesting cannot be checked. */
 const MAX_DEPTH = 8;
 
@@ -54,6 +58,9 @@ export function executedCommands(words: readonly ShellWord[], shell: ShellParser
       opaque ??= mayRunCode([{ text: name!.text, value: base }, ...args]);
       return;
     }
+    // find writes with -fprint/-fprintf/-fls as well as running: where git finds code, it plants it.
+    if (base === 'find' && args.some((w) => FIND_WRITES.has(w.value ?? '')))
+      opaque ??= plantsGitCode([{ text: name!.text, value: base }, ...args], base);
     if (depth >= MAX_DEPTH) {
       unchecked ??= 'the command nests too deeply to be checked';
       return;
@@ -66,6 +73,10 @@ export function executedCommands(words: readonly ShellWord[], shell: ShellParser
     if (inner.opaque !== undefined) opaque ??= `${base} ${inner.opaque}`;
     for (const run of inner.runs) visit(run, depth + 1);
     if (inner.script === undefined) return;
+    // A string run as code is read exactly only inside the grammar, as a line is: outside it
+    // (`bash -c "test -v 'a[\$(…)]'"`, `${_@P}`, `PATH=. cat`), what it runs cannot be known.
+    const exact = readBashLine(inner.script);
+    if (!exact.ok) opaque ??= `${base} runs a string outside the grammar (${exact.reason})`;
     const split = shell.split(inner.script);
     if (!split.ok) {
       unchecked ??= `${base} runs a string that does not parse (${split.reason})`;
@@ -204,6 +215,26 @@ function skipAssignments(args: readonly ShellWord[], from: number): number {
   return i;
 }
 
+/**
+ * Variables known to change no program a command runs nor the code it loads: locale, time zone,
+ * colours and the terminal's size. Every other one may (`PATH`, `LD_PRELOAD`, `GIT_CONFIG_*`,
+ * `GIT_EXTERNAL_DIFF`, `PAGER`, `BASH_ENV`, `NODE_OPTIONS`, …).
+ */
+const HARMLESS_VARIABLE = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|COLUMNS|LINES)=/;
+
+/**
+ * Why the `NAME=value` words of `env`/`sudo` in `args[from..to)` may make the command they run run
+ * other code, if they do: any variable but the {@link HARMLESS_VARIABLE} ones.
+ */
+function assignmentsOpaque(args: readonly ShellWord[], from: number, to: number): string | undefined {
+  for (let i = from; i < to; i++) {
+    const value = args[i]!.value!;
+    if (!HARMLESS_VARIABLE.test(value))
+      return `sets ${value.slice(0, value.indexOf('='))}, which may change what the command runs`;
+  }
+  return undefined;
+}
+
 const SHELLS = ['bash', 'sh', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'rbash'];
 
 /** `bash [options] -c string`: the string is shell code. Without `-c` it runs a file or stdin. */
@@ -235,6 +266,8 @@ function shellWrapper(args: readonly ShellWord[]): Inner {
 
 /** `find … -exec cmd … ;` (and `-execdir`, `-ok`, `-okdir`), as often as it appears. */
 function findWrapper(args: readonly ShellWord[]): Inner {
+  // Words from xargs's input may be `-exec …` themselves.
+  if (args.some(isInputWord)) return { unchecked: 'it is given arguments from its input' };
   const runs: ShellWord[][] = [];
   for (let i = 0; i < args.length; i++) {
     if (!['-exec', '-execdir', '-ok', '-okdir'].includes(args[i]!.value ?? '')) continue;
@@ -285,7 +318,8 @@ function envWrapper(args: readonly ShellWord[]): Inner {
     const rest = args.slice(start).map((w) => w.text);
     return { runs: [], script: [split, ...rest].join(' ') };
   }
-  return { runs: [args.slice(start)] };
+  const opaque = assignmentsOpaque(args, next, start);
+  return { runs: [args.slice(start)], ...(opaque !== undefined ? { opaque } : {}) };
 }
 
 function sudoWrapper(args: readonly ShellWord[]): Inner {
@@ -329,7 +363,58 @@ function sudoWrapper(args: readonly ShellWord[]): Inner {
   if (options.seen.has('e') || options.seen.has('edit')) return { runs: [], opaque: 'runs an editor' };
   const only = ['l', 'list', 'v', 'validate', 'V', 'version', 'help'];
   if (only.some((o) => options.seen.has(o))) return NOTHING;
-  return { runs: [args.slice(skipAssignments(args, options.next))] };
+  const start = skipAssignments(args, options.next);
+  const opaque = assignmentsOpaque(args, options.next, start);
+  return { runs: [args.slice(start)], ...(opaque !== undefined ? { opaque } : {}) };
+}
+
+const XARGS: OptionSpec = {
+  flags: '0oprtx',
+  valued: 'adEILnPs',
+  attached: 'eil',
+  longFlags: [
+    'null',
+    'interactive',
+    'no-run-if-empty',
+    'open-tty',
+    'verbose',
+    'exit',
+    'show-limits',
+    'eof',
+    'replace',
+    'max-lines',
+  ],
+  longValued: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
+};
+
+/**
+ * `xargs cmd args…`: cmd runs with the words xargs reads from its input (or its `-a` file) after
+ * `args`; with `-I R`, `-i` or `--replace`, in place of every `R` inside `args` instead. Those words
+ * are unseen ({@link inputWord}): the command name itself when it holds `R`, and options of the
+ * command (`xargs find`, `xargs git`, `xargs env`) as much as file names.
+ */
+function xargsWrapper(args: readonly ShellWord[]): Inner {
+  const options = readOptions(args, XARGS);
+  if ('unchecked' in options) return options;
+  const { seen } = options;
+  const replace = seen.has('I')
+    ? seen.get('I')
+    : seen.has('i') || seen.has('replace')
+      ? (seen.get('i') ?? seen.get('replace') ?? '{}')
+      : null;
+  const command = args.slice(options.next);
+  // Without a command xargs runs echo.
+  if (command.length === 0) return NOTHING;
+  if (replace === null) return { runs: [[...command, inputWord('<words from its input>')]] };
+  if (replace === undefined || replace === '')
+    return { unchecked: 'the string it replaces with its input cannot be known' };
+  return {
+    runs: [
+      command.map((w) =>
+        w.value === undefined || w.value.includes(replace) ? inputWord(`${w.text} (with its input)`) : w,
+      ),
+    ],
+  };
 }
 
 /**
@@ -363,25 +448,7 @@ const WRAPPERS: Readonly<Record<string, (args: readonly ShellWord[]) => Inner>> 
   },
   sudo: sudoWrapper,
   doas: (args) => after(args, { flags: 'nsL', valued: 'uC' }),
-  xargs: (args) =>
-    after(args, {
-      flags: '0oprtx',
-      valued: 'adEILnPs',
-      attached: 'eil',
-      longFlags: [
-        'null',
-        'interactive',
-        'no-run-if-empty',
-        'open-tty',
-        'verbose',
-        'exit',
-        'show-limits',
-        'eof',
-        'replace',
-        'max-lines',
-      ],
-      longValued: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
-    }),
+  xargs: xargsWrapper,
   find: findWrapper,
   coproc: (args) => ({ runs: [args] }),
   eval: evalWrapper,

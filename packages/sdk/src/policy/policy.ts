@@ -10,7 +10,7 @@ import {
   type CwdConcern,
   type CwdJudgement,
 } from './commandLine.js';
-import { grantProblem, type Marked } from './commandTable.js';
+import { grantProblem, isInputWord, marksNoWord, withoutGlobalOptions, type Marked } from './commandTable.js';
 import { confinementConcern } from './confinement.js';
 import { baseName, executedCommands, wrapped, type ExecutedCommands } from './executedCommands.js';
 import {
@@ -523,8 +523,9 @@ function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): Rul
     const target = realNameWords(words);
     for (const command of s.grammar.commands) {
       const executed = executedOf(s, command);
-      if (executed.runs.some((run) => matchWords(target, run, rule.prefix))) return 'match';
+      if (executed.runs.some((run) => matchRun(target, run, rule.prefix))) return 'match';
       if (executed.unchecked !== undefined || executed.mayRunCode !== undefined) unchecked = true;
+      if (executed.runs.some((run) => mayMatchWithInput(target, run))) unchecked = true;
     }
     return unchecked ? 'unknown' : 'no-match';
   }
@@ -541,10 +542,78 @@ function matchOne(rule: ParsedRule, subject: Subject, config: PolicyConfig): Rul
   const target = realNameWords(words);
   for (const command of s.split.commands) {
     const executed = executedOf(s, command);
-    if (executed.runs.some((run) => matchWords(target, run, rule.prefix))) return 'match';
+    if (executed.runs.some((run) => matchRun(target, run, rule.prefix))) return 'match';
     if (executed.unchecked !== undefined || executed.mayRunCode !== undefined) unknown = true;
+    if (executed.runs.some((run) => mayMatchWithInput(target, run))) unknown = true;
   }
   return unknown ? 'unknown' : 'no-match';
+}
+
+/**
+ * A deny or ask rule's words against one run: as written, or with the global options of git and
+ * the package managers left out (`git --no-pager push` under `Bash(git push:*)`).
+ */
+function matchRun(rule: readonly ShellWord[], run: readonly ShellWord[], prefix: boolean): boolean {
+  if (matchWords(rule, run, prefix)) return true;
+  if (rule.length < 2) return false;
+  if (prefix && optionsAnywhere(rule, run)) return true;
+  // Read once per run, whatever the number of rules.
+  let plain = withoutOptions.get(run);
+  if (plain === undefined) {
+    plain = withoutGlobalOptions(run) ?? null;
+    withoutOptions.set(run, plain);
+  }
+  return plain !== null && (matchWords(rule, plain, prefix) || (prefix && optionsAnywhere(rule, plain)));
+}
+
+/**
+ * A deny or ask prefix rule whose words go on with options (`Bash(git push --force:*)`,
+ * `Bash(rm -rf:*)`) against a run that has the words before the first option: it matches when
+ * every later word of the rule is among the run's later words, however placed and spelled as the
+ * tools read them — options in any order and after arguments (`git push origin main --force`),
+ * short options in any cluster (`rm -f -r`, `rm -fr`), a long option abbreviated (`--forc`), and
+ * `--opt=value` as `--opt value`. Matching more only makes a call denied or asked.
+ */
+function optionsAnywhere(rule: readonly ShellWord[], run: readonly ShellWord[]): boolean {
+  const first = rule.findIndex((w, i) => i > 0 && (w.value ?? '').startsWith('-') && w.value !== '-');
+  if (first === -1 || !matchWords(rule.slice(0, first), run, true)) return false;
+  const rest = run.slice(first);
+  return rule.slice(first).every((r) => r.value !== undefined && presentIn(r.value, rest));
+}
+
+function presentIn(word: string, rest: readonly ShellWord[]): boolean {
+  if (word.startsWith('--') && word.length > 2) {
+    const eq = word.indexOf('=');
+    const name = eq === -1 ? word.slice(2) : word.slice(2, eq);
+    const value = eq === -1 ? undefined : word.slice(eq + 1);
+    return rest.some((w, k) => {
+      const v = w.value;
+      if (v === undefined || !v.startsWith('--') || v.length < 4) return false;
+      const at = v.indexOf('=');
+      const given = at === -1 ? v.slice(2) : v.slice(2, at);
+      if (!name.startsWith(given)) return false;
+      if (value === undefined) return true;
+      return at === -1 ? rest[k + 1]?.value === value : v.slice(at + 1) === value;
+    });
+  }
+  if (/^-[^-]/.test(word)) {
+    const clusters = rest.filter((w) => /^-[^-]/.test(w.value ?? ''));
+    return [...word.slice(1)].every((letter) => clusters.some((w) => w.value!.includes(letter, 1)));
+  }
+  return rest.some((w) => w.value === word);
+}
+
+const withoutOptions = new WeakMap<readonly ShellWord[], readonly ShellWord[] | null>();
+
+/**
+ * True when `run` could match the rule's words once the words it reads from its input are known
+ * (`xargs rm` under `Bash(rm -rf:*)`: the input may be `-rf /`): the words before the first input
+ * word match the rule's, and the input word stands where the rule's words go on.
+ */
+function mayMatchWithInput(rule: readonly ShellWord[], run: readonly ShellWord[]): boolean {
+  const at = run.findIndex(isInputWord);
+  if (at === -1 || at >= rule.length) return false;
+  return matchWords(rule.slice(0, at), run.slice(0, at), false);
 }
 
 /** A deny rule's words with the command name reduced to its base name, as runs are. */
@@ -627,6 +696,9 @@ function grantGap(
     return runs('runs code given in its arguments');
   for (const run of inner.runs) {
     if (run.length === 0) continue;
+    // Words from xargs's input are unseen: only a command the table marks nothing of takes them.
+    if (run.some(isInputWord) && !marksNoWord(run))
+      return runs(`gives ${run[0]!.text} words from its input, which may be options the table marks`);
     const at = words.indexOf(run[0]!);
     if (at < 0 || at >= covered) return runs(`runs ${run[0]!.text}, which the grant does not name`);
     const gap = grantGap(words.slice(at), covered - at, workspaceRoot, depth + 1);

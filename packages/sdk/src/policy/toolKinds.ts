@@ -66,7 +66,9 @@ export const DEFAULT_REQUIRES_INTERACTION: readonly string[] = ['AskUserQuestion
  * {@link TOOL_NAME_ALIASES}, a loose match here can only make a call ask more.
  */
 export function isInteractionTool(toolName: string, interactionTools: readonly string[]): boolean {
-  const names = [foldToolName(toolName), foldToolName(toolName.split(NAMESPACE_SEPARATOR).at(-1) ?? '')];
+  // The whole name and every part of it: a version or a separator after the name
+  // (`ExitPlanMode.v1`, `ask_user_question:v2`, `tools/ExitPlanMode/`) leaves it the same tool.
+  const names = [toolName, ...toolName.split(NAMESPACE_SEPARATOR)].map(foldToolName).filter((n) => n !== '');
   return interactionTools.some((tool) => {
     const folded = foldToolName(tool);
     return folded !== '' && names.includes(folded);
@@ -74,14 +76,19 @@ export function isInteractionTool(toolName: string, interactionTools: readonly s
 }
 
 /** Where a namespaced tool name (MCP's `mcp__server__tool`, a path, a dotted or prefixed name) parts. */
-const NAMESPACE_SEPARATOR = /__|[/.:]/;
+const NAMESPACE_SEPARATOR = /__|[/.:@]/;
 
 /** A tool name reduced to what a reader takes it for: NFKC, lower case, ASCII letters and digits. */
 function foldToolName(name: string): string {
-  return name
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[^a-z0-9]/g, '');
+  return (
+    name
+      .normalize('NFKD')
+      // Combining marks read as nothing (`AskUserQuestion\u0301` shows as …Questioń).
+      .replace(/\p{M}/gu, '')
+      .normalize('NFKC')
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '')
+  );
 }
 
 /** True when `value` is one of the {@link ToolKind}s. */
