@@ -131,6 +131,28 @@ describe('under a deny rule Bash(rm:*)', () => {
   });
 });
 
+it.each([
+  'echo .git/hooks/post-checkout | xargs chmod +x',
+  'echo .git | xargs -I D env -C D/hooks tee post-checkout',
+  'sudo -D .git/hooks tee post-checkout',
+])(
+  "%j may write git's files by a path from its input or a directory: denied in bypassPermissions beside Bash(rm:*)",
+  (line) => {
+    expect(judge(shell, { deny: ['Bash(rm:*)'], mode: 'bypassPermissions' }, bash(line)).verdict).toBe(
+      'deny',
+    );
+  },
+);
+
+it.each(['env -C src ls', 'echo a.txt | xargs cat', 'echo a.txt | xargs wc -l'])(
+  '%j still runs in bypassPermissions beside Bash(rm:*) (positive control)',
+  (line) => {
+    expect(judge(shell, { deny: ['Bash(rm:*)'], mode: 'bypassPermissions' }, bash(line)).verdict).toBe(
+      'allow',
+    );
+  },
+);
+
 it("reading git's global configuration by a computed path still runs in bypassPermissions (positive control)", () => {
   const deny = ['Bash(rm:*)'];
   for (const line of ['cat $HOME/.gitconfig', 'grep -c core $HOME/.config/git/config'])

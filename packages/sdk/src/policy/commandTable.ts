@@ -1341,6 +1341,9 @@ export function mayRunCode(words: readonly ShellWord[]): string | undefined {
   // Words it is given from its input may be any option, one that runs code among them.
   if (!entry.pure && words.some(isInputWord))
     return `${base} is given arguments from its input, which may be options that run code`;
+  // A writer given paths from its input may write git's files (`echo .git/config | xargs cp x`).
+  if (base !== 'git' && !Object.hasOwn(READERS, base) && words.some(isInputWord))
+    return `${base} is given paths from its input, which may name files whose code git or another leaf runs`;
   const marked = entry.judge(words, undefined).find((m) => m.effect === 'code');
   return marked?.why ?? plantsGitCode(words, base);
 }

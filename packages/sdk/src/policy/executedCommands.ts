@@ -32,6 +32,9 @@ export interface ExecutedCommands {
 /** find's options that write a file. */
 const FIND_WRITES = new Set(['-fprint', '-fprint0', '-fprintf', '-fls']);
 
+/** find's options that run a command, in the directory of what it found for the -dir ones. */
+const FIND_RUNS = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+
 /** How deep wrappers and `bash -c` strings are followed; deeper nesting cannot be checked. */
 const MAX_DEPTH = 8;
 
@@ -59,7 +62,7 @@ export function executedCommands(words: readonly ShellWord[], shell: ShellParser
       return;
     }
     // find writes with -fprint/-fprintf/-fls as well as running: where git finds code, it plants it.
-    if (base === 'find' && args.some((w) => FIND_WRITES.has(w.value ?? '')))
+    if (base === 'find' && args.some((w) => FIND_WRITES.has(w.value ?? '') || FIND_RUNS.has(w.value ?? '')))
       opaque ??= plantsGitCode([{ text: name!.text, value: base }, ...args], base);
     if (depth >= MAX_DEPTH) {
       unchecked ??= 'the command nests too deeply to be checked';
@@ -318,8 +321,26 @@ function envWrapper(args: readonly ShellWord[]): Inner {
     const rest = args.slice(start).map((w) => w.text);
     return { runs: [], script: [split, ...rest].join(' ') };
   }
-  const opaque = assignmentsOpaque(args, next, start);
+  const opaque = assignmentsOpaque(args, next, start) ?? chdirOpaque(options.seen, ['C', 'chdir']);
   return { runs: [args.slice(start)], ...(opaque !== undefined ? { opaque } : {}) };
+}
+
+/**
+ * Why a wrapper's working directory (`env -C DIR`, `sudo -D DIR`) may make what it runs write
+ * git's files, if so: DIR names them (`env -C .git/hooks tee post-checkout`) or is computed.
+ */
+function chdirOpaque(seen: Options['seen'], names: readonly string[]): string | undefined {
+  const name = names.find((n) => seen.has(n));
+  if (name === undefined) return undefined;
+  const dir = seen.get(name);
+  if (dir === undefined) return 'runs its command in a directory computed when it runs';
+  return plantsGitCode(
+    [
+      { text: 'cd', value: 'cd' },
+      { text: dir, value: dir },
+    ],
+    'cd',
+  );
 }
 
 function sudoWrapper(args: readonly ShellWord[]): Inner {
@@ -364,7 +385,7 @@ function sudoWrapper(args: readonly ShellWord[]): Inner {
   const only = ['l', 'list', 'v', 'validate', 'V', 'version', 'help'];
   if (only.some((o) => options.seen.has(o))) return NOTHING;
   const start = skipAssignments(args, options.next);
-  const opaque = assignmentsOpaque(args, options.next, start);
+  const opaque = assignmentsOpaque(args, options.next, start) ?? chdirOpaque(options.seen, ['D', 'chdir']);
   return { runs: [args.slice(start)], ...(opaque !== undefined ? { opaque } : {}) };
 }
 
