@@ -78,3 +78,74 @@ describe('deny rules about Bash see every execute-kind tool that carries a comma
     expect(judge(shell, { allow: ['CodexBash'] }, c).verdict).toBe('allow');
   });
 });
+
+/**
+ * Issue 35, class 1: an execute tool that carries no `command`/`cmd`/`argv` may still run a string
+ * it carries under another key. A deny or ask rule about Bash that such a string matches, read as
+ * a command line, decides; a string no rule matches is the tool's data, as before (the positive
+ * controls); more strings than can be read make the call undecidable under the rules.
+ */
+describe('an execute tool without a command key: the strings it carries are matched too', () => {
+  const exec = (args: Record<string, unknown>): PolicyCall => ({
+    toolName: 'mcp__ci__run',
+    kind: 'execute',
+    args,
+  });
+  const HOSTILE: Array<[string, Record<string, unknown>]> = [
+    ['a script key', { script: 'rm -rf x' }],
+    ['a line with a list', { code: 'ls; rm x' }],
+    ['a nested step', { steps: [{ name: 'clean', run: 'rm -rf build' }] }],
+    ['an argv array under another key', { args: ['rm', '-rf', 'x'] }],
+    ['a wrapper', { script: 'sudo rm -rf /' }],
+    ['a shell string', { script: 'bash -c "rm x"' }],
+    ['a path to rm', { program: '/bin/rm -f x' }],
+    ['beside harmless data', { suite: 'unit', then: 'rm -rf coverage' }],
+  ];
+
+  it.each(HOSTILE)('%s is denied in bypassPermissions under Bash(rm:*)', (_name, args) => {
+    expect(judge(shell, { ...DENY, mode: 'bypassPermissions' }, exec(args))).toMatchObject({
+      verdict: 'deny',
+      reason: { kind: 'rule', rule: 'Bash(rm:*)' },
+    });
+  });
+
+  it.each(HOSTILE)('%s is denied in default mode even with an allow rule for the tool', (_name, args) => {
+    expect(judge(shell, { ...DENY, allow: ['mcp__ci__run'] }, exec(args)).verdict).toBe('deny');
+  });
+
+  it('an ask rule about Bash asks for a string that matches it, and is denied where nobody is asked', () => {
+    const call = exec({ step: 'git push origin main' });
+    const rules = { ask: ['Bash(git push:*)'], allow: ['mcp__ci__run'] };
+    expect(judge(shell, rules, call).verdict).toBe('ask');
+    expect(judge(shell, { ...rules, mode: 'dontAsk' }, call).verdict).toBe('deny');
+  });
+
+  it('more strings, or deeper, than can be read: undecidable under a deny rule (denied in bypass, asked in default)', () => {
+    const many = exec(Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, 'echo hi'])));
+    let deep: unknown = 'rm -rf x';
+    for (let i = 0; i < 10; i += 1) deep = { next: deep };
+    const hidden = exec({ deep });
+    for (const call of [many, hidden]) {
+      expect(judge(shell, { ...DENY, mode: 'bypassPermissions' }, call).verdict).toBe('deny');
+      expect(judge(shell, { ...DENY, allow: ['mcp__ci__run'] }, call).verdict).toBe('ask');
+    }
+  });
+
+  it.each([
+    ['data that reads as another command', { suite: 'a' }],
+    ['a sentence naming rm', { message: 'please do not rm anything' }],
+    ['echo of the word', { script: 'echo rm' }],
+    ['numbers and flags', { retries: 3, verbose: true, tags: ['fast', 'unit'] }],
+  ] as Array<[string, Record<string, unknown>]>)(
+    '%s runs in bypassPermissions under Bash(rm:*) (positive control)',
+    (_name, args) => {
+      expect(judge(shell, { ...DENY, mode: 'bypassPermissions' }, exec(args)).verdict).toBe('allow');
+      expect(judge(shell, { ...DENY, allow: ['mcp__ci__run'] }, exec(args)).verdict).toBe('allow');
+    },
+  );
+
+  it('without rules about Bash, nothing changes: the tool asks in default mode unless allowed', () => {
+    expect(judge(shell, {}, exec({ script: 'rm -rf x' })).verdict).toBe('ask');
+    expect(judge(shell, { allow: ['mcp__ci__run'] }, exec({ script: 'rm -rf x' })).verdict).toBe('allow');
+  });
+});

@@ -78,3 +78,38 @@ export function isRelativePath(value: string): boolean {
 
 /** Builtins that change the directory later commands of the same line run in. */
 export const CHANGES_DIRECTORY: ReadonlySet<string> = new Set(['cd', 'pushd', 'popd']);
+
+/** Most strings {@link stringsCarriedBy} reads from one call's arguments. */
+export const MAX_CARRIED_STRINGS = 64;
+/** How deep {@link stringsCarriedBy} looks into nested objects and arrays. */
+const MAX_CARRIED_DEPTH = 4;
+
+/**
+ * The strings an execute-kind tool carries under keys other than `command`/`cmd`/`argv`
+ * (`{script: "rm -rf x"}`, `{steps: [{run: "…"}]}`), each read as a command line that the tool
+ * may run, and each array of strings also as an argv line: what deny and ask rules about Bash are
+ * matched against (docs/permissions-policy.md, "Deny rules see the real command"). Up to
+ * {@link MAX_CARRIED_STRINGS} strings, {@link MAX_CARRIED_DEPTH} levels deep, `totalChars` in all;
+ * `too_many` beyond, so that a rule is never skipped by padding.
+ */
+export function stringsCarriedBy(args: unknown, totalChars: number): readonly string[] | 'too_many' {
+  const lines: string[] = [];
+  let chars = 0;
+  const add = (line: string): boolean => {
+    chars += line.length;
+    lines.push(line);
+    return lines.length <= MAX_CARRIED_STRINGS && chars <= totalChars;
+  };
+  const walk = (value: unknown, depth: number): boolean => {
+    if (typeof value === 'string') return value.length === 0 || add(value);
+    if (typeof value !== 'object' || value === null) return true;
+    if (depth >= MAX_CARRIED_DEPTH) return false;
+    const values: unknown[] = Array.isArray(value) ? value : Object.values(value);
+    if (values.length > MAX_CARRIED_STRINGS) return false;
+    if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')) {
+      if (!add(value.map(singleQuoted).join(' '))) return false;
+    }
+    return values.every((v) => walk(v, depth + 1));
+  };
+  return walk(args, 0) ? lines : 'too_many';
+}

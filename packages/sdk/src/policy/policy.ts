@@ -6,6 +6,7 @@ import {
   CHANGES_DIRECTORY,
   commandLineOf,
   isRelativePath,
+  stringsCarriedBy,
   judgeCwd,
   type CwdConcern,
   type CwdJudgement,
@@ -296,6 +297,19 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   const askFound = find(config.rules.ask, subject, config);
   if (askFound && 'matched' in askFound) return askOr(ruleReason(askFound.matched));
 
+  // An execute tool that carries no command line may still run one of the strings it carries.
+  const carried = carriedLineFound(call, toolName, kinds, session, config);
+  if (carried === 'too_many') {
+    const rules = commandRules([...config.rules.deny, ...session.deny, ...config.rules.ask]);
+    const reason: PolicyReason = { kind: 'undecidable', rules: rules.map(refOf) };
+    const denies = commandRules([...config.rules.deny, ...session.deny]).length > 0;
+    if (denies && (cell === 'allow' || neverAsks || nobodyAsked()))
+      return { verdict: 'deny', reason, toolKind };
+    return askOr(reason);
+  }
+  if (carried?.deny) return { verdict: 'deny', reason: ruleReason(carried.deny), toolKind };
+  if (carried?.ask) return askOr(ruleReason(carried.ask));
+
   const uncheckedDeny = denyFound ? denyFound.unknown : [];
   const unknown = [...uncheckedDeny, ...(askFound && 'unknown' in askFound ? askFound.unknown : [])];
   // A session deny rule that no longer parses cannot be honoured, so do not guess.
@@ -428,6 +442,44 @@ function subjectOf(
     cwd,
   };
   return { toolName, args, shell: subject };
+}
+
+/** The rules about Bash command lines among `rules`. */
+function commandRules(rules: readonly CompiledRule[]): CompiledRule[] {
+  return rules.filter((r) => r.rule.type === 'command');
+}
+
+/**
+ * For an execute-kind tool other than Bash that carries no `command`/`cmd`/`argv`, the first
+ * deny rule, else the first ask rule, about Bash that one of the strings it carries matches when
+ * read as a command line ({@link stringsCarriedBy}); `too_many` when it carries more than can be
+ * read. Only a match counts: such a string may be data (`{suite: "unit"}`), so a line that cannot
+ * be checked does not make the call undecidable (docs/permissions-policy.md, "Deny rules see the
+ * real command").
+ */
+function carriedLineFound(
+  call: PolicyCall,
+  toolName: string,
+  kinds: readonly ToolKind[],
+  session: { readonly deny: readonly CompiledRule[] },
+  config: PolicyConfig,
+): { deny?: CompiledRule; ask?: CompiledRule } | 'too_many' | undefined {
+  if (toolName === 'Bash' || !kinds.includes('execute') || commandLineOf(call.args) !== undefined)
+    return undefined;
+  const denies = commandRules([...config.rules.deny, ...session.deny]);
+  const asks = commandRules(config.rules.ask);
+  if (denies.length === 0 && asks.length === 0) return undefined;
+  const lines = stringsCarriedBy(call.args, TREE_SITTER_BUDGET);
+  if (lines === 'too_many') return 'too_many';
+  let ask: CompiledRule | undefined;
+  for (const line of lines) {
+    const subject = subjectOf(toolName, { command: line }, kinds, config);
+    const denied = find(denies, subject, config);
+    if (denied && 'matched' in denied) return { deny: denied.matched };
+    const asked = ask ? undefined : find(asks, subject, config);
+    if (asked && 'matched' in asked) ask = asked.matched;
+  }
+  return ask ? { ask } : undefined;
 }
 
 /**
