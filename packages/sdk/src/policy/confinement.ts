@@ -1,4 +1,4 @@
-import { editConcern } from './editScope.js';
+import { editConcern, editPlantsCode } from './editScope.js';
 import { pathReadings } from './pathArgument.js';
 import { firstStringArg } from './ruleMatch.js';
 import { readConcern } from './readScope.js';
@@ -35,4 +35,24 @@ export function confinementConcern(
     return readConcern(toolName, args, workspaceRoot, Object.hasOwn(KNOWN_TOOL_KINDS, toolName));
   }
   return undefined;
+}
+
+/**
+ * Whether an edit-kind call writes where a program finds code it runs (a protected path: `.git`,
+ * `~/.gitconfig`, `~/.ssh`, …), by any reading of its path (docs/permissions-policy.md, "Deny rules
+ * see the real command"): while rules about Bash are in force, such an edit would let a later line
+ * the rules allow (`git status`) run what they deny. False for a call of no edit kind, or whose
+ * path is not found.
+ */
+export function plantsCode(
+  toolName: string,
+  kinds: readonly ToolKind[],
+  args: unknown,
+  workspaceRoot: string | undefined,
+): boolean {
+  if (!kinds.some((k) => EDIT_KINDS.includes(k))) return false;
+  const written = firstStringArg(args, PATH_RULE_TOOLS[toolName] ?? []);
+  if (written === undefined) return false;
+  const readings = pathReadings(written) ?? [written];
+  return readings.some((path) => editPlantsCode(path, workspaceRoot));
 }

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { protectedEntry, protectedName } from './protectedPaths.js';
-import { segmentsOf } from './realPath.js';
+import { bothReadings, segmentsOf } from './realPath.js';
 import { writesGitInternals } from './repositoryShape.js';
 import { hasOtherLinks, placeIn, workspaceOf, type PathConcern } from './workspace.js';
 
@@ -46,4 +46,22 @@ export function isProtected(absolutePath: string, root: string): boolean {
         : absolutePath;
   if (protectedName(segmentsOf(below)) !== undefined) return true;
   return writesGitInternals(segments);
+}
+
+/**
+ * Whether an edit of `filePath` writes a protected path ({@link isProtected}) by any reading: the
+ * text against `workspaceRoot` (or `/`), and where the kernel and a normalising tool take it. A
+ * path that cannot be read (empty, a NUL, a dangling link, a loop of links) counts as one. Reads the file system; never throws.
+ */
+export function editPlantsCode(filePath: string, workspaceRoot: string | undefined): boolean {
+  if (filePath.length === 0 || filePath.includes('\0')) return true;
+  const root =
+    workspaceRoot !== undefined && workspaceRoot.startsWith('/') ? posix.normalize(workspaceRoot) : '/';
+  const readings = [posix.resolve(root, filePath)];
+  for (const reading of bothReadings(filePath, root)) {
+    // A path the kernel's reading cannot place (a dangling link, a loop) may land anywhere.
+    if (!reading.ok) return true;
+    readings.push(reading.path);
+  }
+  return readings.some((path) => isProtected(path, root));
 }

@@ -12,7 +12,7 @@ import {
   type CwdJudgement,
 } from './commandLine.js';
 import { grantProblem, isInputWord, marksNoWord, withoutGlobalOptions, type Marked } from './commandTable.js';
-import { confinementConcern } from './confinement.js';
+import { confinementConcern, plantsCode } from './confinement.js';
 import { baseName, executedCommands, wrapped, type ExecutedCommands } from './executedCommands.js';
 import {
   DEFAULT_MODE_TABLE,
@@ -343,6 +343,31 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
     const bashAsks = config.rules.ask.filter((r) => r.rule.type === 'command');
     if (bashAsks.length > 0)
       return askOr({ kind: 'undecidable', rules: bashAsks.map(refOf), shell: inexact });
+  }
+
+  // An edit where a program finds code it runs (`.git/config`, `~/.gitconfig`) would let a later
+  // line the rules allow (`git status`) run what they deny: where nobody would be asked, it is
+  // judged like a line the rules cannot be checked on.
+  // (Elsewhere a mode that allows edits asks for a protected path anyway: "Edits stay in the workspace".)
+  const unconfined = cell === 'allow' && config.mode === 'bypassPermissions';
+  if (
+    (unconfined || neverAsks || nobodyAsked()) &&
+    plantsCode(toolName, kinds, call.args, config.workspaceRoot)
+  ) {
+    const bashDenies = commandRules([...config.rules.deny, ...session.deny]);
+    const bashAsks = commandRules(config.rules.ask);
+    const planted: ShellConcern = {
+      kind: 'unchecked',
+      reason: 'the edit writes where a program finds code it runs (a protected path)',
+    };
+    if (bashDenies.length > 0)
+      return {
+        verdict: 'deny',
+        reason: { kind: 'undecidable', rules: bashDenies.map(refOf), shell: planted },
+        toolKind,
+      };
+    if (bashAsks.length > 0)
+      return askOr({ kind: 'undecidable', rules: bashAsks.map(refOf), shell: planted });
   }
 
   const interaction = config.requiresInteraction ?? DEFAULT_REQUIRES_INTERACTION;
