@@ -474,6 +474,55 @@ describe('happy-session/openai-agents: one shown call, one run (a second set)', 
     );
   });
 
+  /**
+   * A run that stopped for `ls` outside the bridge, its approval written into the state by someone
+   * other than the gate (`alwaysApprove`: every later bash call), then handed to the bridge; the
+   * model's next round calls `rm -rf ~`. The person refuses everything they are shown.
+   */
+  async function handedState(alwaysApprove: boolean) {
+    const ran: string[] = [];
+    const { runner, agent, start } = agentOn(
+      [
+        [{ call: 'bash', id: 'first', input: { command: 'ls' } }],
+        [{ call: 'bash', id: 'second', input: { command: 'rm -rf ~' } }],
+        done,
+      ],
+      ran,
+    );
+    const stopped = await runner.run(agent, 'tidy up');
+    for (const item of stopped.interruptions)
+      if (alwaysApprove) stopped.state.approve(item, { alwaysApprove: true });
+    const restored = await RunState.fromString(agent, stopped.state.toString());
+    const bridge = openAiAgentsBridge(relay.session, { tools: { bash: { kind: 'execute' } } });
+    const shown: string[] = [];
+    const replies: Promise<unknown>[] = [];
+    const subscription = relay.session.writer.messages$.subscribe((m) => {
+      if (m.type !== 'permission-request') return;
+      shown.push(String(m.args?.command));
+      replies.push(relay.answer(m.callId, { approved: false, decision: 'denied' }));
+    });
+    try {
+      return { ran, shown, result: await bridge.run(start, restored) };
+    } finally {
+      subscription.unsubscribe();
+      await Promise.all(replies);
+    }
+  }
+
+  it('a state handed in that approves a tool for good: the run does not start, nothing runs', async () => {
+    const { ran, result } = await handedState(true);
+    expect(ran).toEqual([]);
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatchObject({ code: 'integration.foreign_approval' });
+  });
+
+  it('positive control: the same state without that approval asks for its call, and a refusal runs nothing unshown', async () => {
+    const { ran, shown, result } = await handedState(false);
+    expect(shown[0]).toBe('ls');
+    expect(ran.filter((c) => !shown.includes(c))).toEqual([]);
+    expect(result.error).toBeUndefined();
+  });
+
   it('positive control: a plain call is shown, runs once, and does not run when refused', async () => {
     const approved = await shownAndRun([call('ok', '{"command":"ls"}'), done]);
     expect(approved).toMatchObject({ ran: ['ls'], shown: ['ls'] });

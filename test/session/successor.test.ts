@@ -65,8 +65,12 @@ async function kill(child: ChildProcess): Promise<void> {
 }
 
 /** The successor: this process opens the session by id, with the same happy home (its record key). */
-async function successor(sessionId: string): Promise<Session> {
+async function successor(
+  sessionId: string,
+  permissions?: NonNullable<Parameters<typeof connect>[0]>['permissions'],
+): Promise<Session> {
   const session = await connect({
+    ...(permissions !== undefined ? { permissions } : {}),
     server: account.relay.url,
     credentials: account.credentials,
     homeDir: home.path,
@@ -159,6 +163,33 @@ describe('killed while a permission request waits', () => {
       (m) => m.type === 'service' && m.text.startsWith('Permission answer applied: '),
     );
     expect(applied).toMatchObject([{ parentId: callId }]);
+  });
+
+  it('a successor whose deny rules refuse the call does not run it on the allow given meanwhile', async () => {
+    const agent = await startAgent(['ask'], /call (\S+)/);
+    const callId = agent.match[1]!;
+    await kill(agent.child);
+    const user = await person(agent.sessionId);
+    const sent = await user.answer(callId, 'allow');
+    if (sent.status !== 'sent') throw new Error(`not sent: ${sent.status}`);
+    await sent.recorded;
+
+    const next = await successor(agent.sessionId, { rules: { deny: ['Bash(make:*)'] } });
+    const [interrupted] = next.interrupted.calls;
+    expect(interrupted).toMatchObject({ callId, answer: { decision: { outcome: 'allow' } } });
+    const turn = next.turn();
+    const resumed = next.resume(interrupted!, turn);
+    expect(
+      await resumed.run(() =>
+        writeFileSync(join(home.path, 'runs'), `ran in ${process.pid}\n`, { flag: 'a' }),
+      ),
+    ).toMatchObject({ status: 'denied', decision: { outcome: 'deny', rule: 'Bash(make:*)' } });
+    turn.end();
+    expect(runs()).toEqual([]);
+    const messages = await stored(next);
+    expect(
+      messages.some((m) => m.type === 'service' && m.text.startsWith('Permission answer carried over: ')),
+    ).toBe(false);
   });
 
   it('with no answer meanwhile, the call is offered without one and a resume asks again', async () => {

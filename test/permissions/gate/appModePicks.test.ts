@@ -180,4 +180,45 @@ describe("the app's mode picks and the mode it shows", () => {
     expect(await running).toMatchObject({ status: 'cancelled', decision: { outcome: 'cancelled' } });
     expect(ran).toBe(false);
   });
+
+  describe("a successor reads the mode a dead process wrote as that process's, not as a pick", () => {
+    /** The first process writes its mode and closes without ending; a successor opens the session. */
+    async function successor(first: GateSettings, next: GateSettings, meanwhile?: string): Promise<Session> {
+      await open(first);
+      await until(async () => (await app.metadata(session.id, key)).currentOperatingModeCode === first.mode);
+      await session.writer.flush();
+      await session.transport.close({ end: false, archive: false });
+      if (meanwhile !== undefined)
+        await app.updateMetadata(session.id, key, (m) => ({ ...m, permissionMode: meanwhile }));
+      session = await connect({
+        server: account.relay.url,
+        credentials: account.credentials,
+        sessionId: session.id,
+        takeOver: true,
+        permissions: next,
+      });
+      await session.gate!.settled();
+      return session;
+    }
+
+    it.each([
+      ['plan', 'default'],
+      ['read-only', 'default'],
+      ['plan', 'acceptEdits'],
+    ] as const)(
+      'a successor started in %s keeps it over the %s the dead process wrote',
+      async (mode, old) => {
+        const next = await successor({ mode: old }, { mode });
+        expect(next.gate!.mode).toBe(mode);
+        await until(async () => (await app.metadata(next.id, key)).permissionMode === mode);
+        expect(await nextCommandAsks('rm -f precious')).toBe(mode === 'read-only');
+      },
+    );
+
+    it("positive control: the person's pick made while no agent ran is taken", async () => {
+      const next = await successor({ mode: 'default' }, { mode: 'plan' }, 'acceptEdits');
+      await until(() => next.gate!.mode === 'acceptEdits');
+      expect(await nextCommandAsks('rm -f precious')).toBe(true);
+    });
+  });
 });

@@ -4,7 +4,9 @@ import { MAX_RECORD_BYTES } from 'happy-session/internal';
 import { frozenArgs, MAX_ARGS_DEPTH } from '../../../packages/sdk/src/stream/frozenArgs.js';
 import { MAX_ARGS_TEXT } from '../../../packages/sdk/src/stream/argsText.js';
 import { startCall } from '../../../packages/sdk/src/integrations/toolCalls.js';
+import { PermissionGate } from 'happy-session/permissions';
 import { memorySession } from '../../helpers/memorySession.js';
+import { until } from '../../helpers/until.js';
 
 /**
  * Issue 35, class 6: a tool call's arguments are copied and frozen before anything is shown
@@ -206,5 +208,68 @@ describe('class 6: arguments that arrive as JSON text are refused by a scan, bef
     await writer.flush();
     const events = await reader.readAll();
     expect(events.filter((e) => e.kind === 'message')).toHaveLength(4);
+  });
+});
+
+describe("class 6: the person's edit and the permission RPC body are read by the same bounded walk", () => {
+  /** A gate with one Bash call waiting; `answer` and `rpc` reach it as the local program and the app do. */
+  async function waiting() {
+    const { writer } = memorySession();
+    const gate = await PermissionGate.create({ writer });
+    const turn = writer.turn();
+    const call = turn.toolCall({ toolName: 'Bash', args: { command: 'echo hi' } });
+    const ran: unknown[] = [];
+    const running = call.run((args) => void ran.push(args.command));
+    await until(() => gate.pendingCallIds.includes(call.callId));
+    return { gate, call, ran, running, turn };
+  }
+
+  const EDITS: Array<[string, () => Record<string, unknown>, string]> = [
+    ['1,000,000 keys', () => wide(1_000_000), 'larger than a record holds'],
+    ['a 2,000,000-character value', () => ({ command: 'x'.repeat(2_000_000) }), 'larger than a record holds'],
+    ['1,000,000 nested arrays', () => ({ command: nested(1_000_000) }), 'plain JSON'],
+  ];
+
+  it.each(EDITS)(
+    'an edit of %s is refused, typed, on every channel; the request stays open and a small edit then runs (control)',
+    async (_name, make, says) => {
+      const { gate, call, ran, running, turn } = await waiting();
+      const edit = make();
+      const local = gate.answer({ callId: call.callId, optionId: 'allow-once', updatedInput: edit });
+      expect(local).toMatchObject({ status: 'error', code: 'permissions.invalid_updated_input' });
+      expect((local as { message: string }).message).toContain(says);
+      for (const body of [
+        { callId: call.callId, optionId: 'allow-once', updatedInput: edit },
+        { id: call.callId, approved: true, updatedInput: edit },
+      ])
+        expect(gate.handleRpc(body)).toMatchObject({ status: 'error', code: 'permissions.invalid_payload' });
+      expect(gate.pendingCallIds).toEqual([call.callId]);
+      expect(
+        gate.answer({ callId: call.callId, optionId: 'allow-once', updatedInput: { command: 'echo bye' } }),
+      ).toMatchObject({ status: 'applied' });
+      expect(await running).toMatchObject({ status: 'done' });
+      expect(ran).toEqual(['echo bye']);
+      turn.end();
+    },
+  );
+
+  it('the walk stops once the count passes the limit: most getters of a large edit or body are never called', async () => {
+    const { gate, call, turn } = await waiting();
+    const edit = trap(20_000);
+    expect(
+      gate.answer({ callId: call.callId, optionId: 'allow-once', updatedInput: edit.object }),
+    ).toMatchObject({
+      code: 'permissions.invalid_updated_input',
+    });
+    expect(edit.read()).toBeLessThan(20_000);
+    const body = trap(20_000);
+    expect(
+      gate.handleRpc({ callId: call.callId, optionId: 'allow-once', updatedInput: body.object }),
+    ).toMatchObject({
+      code: 'permissions.invalid_payload',
+    });
+    expect(body.read()).toBeLessThan(20_000);
+    expect(gate.pendingCallIds).toEqual([call.callId]);
+    turn.end();
   });
 });

@@ -11,6 +11,7 @@ import type { ModeControl } from './modeControl.js';
 import type { RequestItem } from './request.js';
 import type { AnswerResult } from '../stream/answerResult.js';
 import { refuse } from './refuse.js';
+import { isSdkError } from '../errors.js';
 
 /** What the gate keeps of a decided request: the decision, and the id of the record that holds it. */
 export interface Decided {
@@ -135,15 +136,23 @@ function editedInput(
   context: AnswerRuleContext,
 ): { value: Readonly<Record<string, unknown>> } | AnswerResult<'gate'> | undefined {
   if (answer.updatedInput === undefined) return undefined;
-  const input = answer.updatedInput;
-  if (typeof input !== 'object' || input === null || Array.isArray(input))
+  const given = answer.updatedInput;
+  if (typeof given !== 'object' || given === null || Array.isArray(given))
     return refuse('permissions.invalid_updated_input', 'updatedInput must be an object.');
   let merged: Readonly<Record<string, unknown>>;
   try {
-    // Frozen before anything judges it: what the policy and the host check is what runs.
+    // Copied by the bounded walk first, before anything else reads it: an edit larger or deeper
+    // than a record holds is refused at once, whatever its size (docs/permissions.md, "Edited
+    // arguments"). Then frozen merged: what the policy and the host check is what runs.
+    const input = frozenArgs(given, 'updatedInput');
     merged = frozenArgs({ ...request.args, ...unredacted(request, input, context) }, 'updatedInput');
-  } catch {
-    return refuse('permissions.invalid_updated_input', 'updatedInput must be plain JSON.');
+  } catch (error) {
+    return refuse(
+      'permissions.invalid_updated_input',
+      isSdkError(error, 'stream.too_large')
+        ? 'updatedInput is larger than a record holds.'
+        : 'updatedInput must be plain JSON.',
+    );
   }
   // Judged as any line under this configuration, as one nobody will be asked about again: deny
   // rules are absolute, so a line they cannot be checked on is refused.
@@ -171,16 +180,25 @@ function editedInput(
  */
 function unredacted(
   request: RequestItem,
-  input: Record<string, unknown>,
+  input: Readonly<Record<string, unknown>>,
   context: AnswerRuleContext,
 ): Record<string, unknown> {
-  if (request.redact === false) return input;
+  if (request.redact === false) return { ...input };
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input)) {
-    const real = request.args[key];
-    const shown = JSON.stringify(context.writer.redactValue(real));
-    const wasRedacted = real !== undefined && shown !== JSON.stringify(real);
-    out[key] = wasRedacted && JSON.stringify(value) === shown ? real : value;
+    // Own keys only: a key named `__proto__` stays a key, as in the edit.
+    const real = Object.hasOwn(request.args, key) ? request.args[key] : undefined;
+    let restored = value;
+    if (real !== undefined) {
+      const shown = JSON.stringify(context.writer.redactValue(real));
+      if (shown !== JSON.stringify(real) && JSON.stringify(value) === shown) restored = real;
+    }
+    Object.defineProperty(out, key, {
+      value: restored,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }

@@ -32,7 +32,7 @@ import { AgentStateMirror } from './agentStateMirror.js';
 import { answerFromLocal, answerFromRecord } from './answers.js';
 import { answerFromRpcBody } from './rpcAnswer.js';
 import type { LocalAnswer } from './answers.js';
-import { cancelledDecision } from './decision.js';
+import { cancelledDecision, decisionFromPolicy } from './decision.js';
 import type { GateEvent } from './gateEvents.js';
 import type { PermissionGateOptions, StreamInput } from './gateOptions.js';
 import { checkGateOptions } from './gateOptions.js';
@@ -222,16 +222,22 @@ export class PermissionGate implements PermissionRuntime {
 
     const waiting = this.requests.open(call.callId)?.live;
     if (waiting) return waiting.wait.promise;
-    const carried = this.requests.takeCarried(call);
-    if (carried) return carried;
+    // A call that ended, a disposed gate or a stop cancels before anything is carried over.
     if (call.ended) {
+      this.requests.dropCarried(call.callId);
       return Promise.resolve(cancelledDecision('cancel', 'The tool call had already ended.'));
     }
-    if (this.disposed)
+    if (this.disposed) {
+      this.requests.dropCarried(call.callId);
       return this.requests.decideAtOnce(call, cancelledDecision('shutdown', 'The gate is disposed.'));
+    }
     const signals = [call.signal, ...(options.signal ? [options.signal] : [])];
-    if (signals.some((s) => s.aborted))
+    if (signals.some((s) => s.aborted)) {
+      this.requests.dropCarried(call.callId);
       return this.requests.decideAtOnce(call, cancelledDecision('cancel', 'The request was cancelled.'));
+    }
+    const carried = this.requests.takeCarried(call, (decision) => this.carriedRefusal(call, decision));
+    if (carried) return carried;
     const automatic = this.policy.decide(call);
     if (automatic) return this.requests.decideAtOnce(call, automatic, 'policy');
 
@@ -389,6 +395,21 @@ export class PermissionGate implements PermissionRuntime {
     from: InterruptedRequest,
   ): boolean {
     return this.requests.carryOver(call, from);
+  }
+
+  /**
+   * The denial of an allow carried over to a resumed call, when the configuration now in force
+   * refuses what would run (the person's edit, or the call's arguments): judged as a line nobody
+   * will be asked about again, so a deny rule that cannot be checked on it denies, as for an edit
+   * (docs/recovery.md, "Resuming a call").
+   */
+  private carriedRefusal(call: GatedCall, decision: PermissionDecision): PermissionDecision | undefined {
+    const verdict = this.policy.evaluate(call, decision.updatedInput ?? call.args, true);
+    const unchecked =
+      verdict.reason.kind === 'undecidable' &&
+      verdict.reason.rules.some((r) => r.list === 'deny' || r.list === 'session-deny');
+    if (verdict.verdict !== 'deny' && !unchecked) return undefined;
+    return decisionFromPolicy({ ...verdict, verdict: 'deny' });
   }
 
   /** Resolves when the agentState mirror and the mode metadata have caught up (tests, orderly shutdown). */

@@ -22,7 +22,8 @@ export const MODE_LABELS: Readonly<Record<PermissionMode, string>> = {
  * the mode.
  *
  * The app writes its picks to `metadata.permissionMode` too. A pick found there while writing (it
- * raced with this write and would be overwritten) is handed to `onPick` before it is lost.
+ * raced with this write and would be overwritten) is handed to `onPick` before it is lost; a value
+ * that equals `currentOperatingModeCode` is a gate's own write (a previous process's), not a pick.
  */
 export class ModeMetadata {
   private target: { mode: PermissionMode; menu: readonly PermissionMode[] } | undefined;
@@ -60,7 +61,14 @@ export class ModeMetadata {
       try {
         await this.state.updateMetadata((current: StateObject) => {
           const shown = current.permissionMode;
-          raced = typeof shown === 'string' && shown !== this.written && shown !== mode ? shown : undefined;
+          // A pick changes `permissionMode` alone: where it still equals the mode a gate wrote
+          // beside it (`currentOperatingModeCode`), it is that gate's write, maybe a dead one's,
+          // not the person's pick, and a successor started in a stricter mode keeps its own.
+          const gateWrote = shown === current.currentOperatingModeCode;
+          raced =
+            typeof shown === 'string' && !gateWrote && shown !== this.written && shown !== mode
+              ? shown
+              : undefined;
           return {
             ...current,
             permissionMode: mode,

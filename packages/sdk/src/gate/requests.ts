@@ -295,14 +295,31 @@ export class GateRequests {
     return true;
   }
 
+  /** Forgets the decision carried over to a call that will not run (ended, stopped, disposed). */
+  dropCarried(callId: string): void {
+    this.carried.delete(callId);
+  }
+
   /**
    * The decision carried over to `call` by {@link GateRequests.carryOver}, taken once: recorded by
    * a note inside the call that names the answer, then remembered like any decision.
    */
-  takeCarried(call: GatedCall): Promise<PermissionDecision> | undefined {
+  takeCarried(
+    call: GatedCall,
+    refusal: (decision: PermissionDecision) => PermissionDecision | undefined,
+  ): Promise<PermissionDecision> | undefined {
     const carried = this.carried.get(call.callId);
     if (!carried) return undefined;
     this.carried.delete(call.callId);
+    // Deny rules are absolute, and the mode now in force may refuse what it would never ask about:
+    // an old allow runs nothing they deny (docs/recovery.md, "Resuming a call").
+    let denied: PermissionDecision | undefined;
+    try {
+      denied = refusal(carried.decision);
+    } catch {
+      denied = cancelledDecision('cancel', 'The carried-over answer could not be checked.');
+    }
+    if (denied) return this.decideAtOnce(call, denied, denied.outcome === 'deny' ? 'policy' : undefined);
     let noted = false;
     safely(this.deps.logger, 'gate write', () => {
       call.note(`${PERMISSION_CARRIED_PREFIX}${carried.recordId} (request ${carried.requestId})`);

@@ -3,6 +3,8 @@ import type { Answer } from './answers.js';
 import type { RequestItem } from './request.js';
 import type { AnswerErrorCode, AnswerResult } from '../stream/answerResult.js';
 import { refuse } from './refuse.js';
+import { isSdkError } from '../errors.js';
+import { frozenArgs } from '../stream/frozenArgs.js';
 import { parseMode, type PermissionMode } from '../policy/modes.js';
 import { findOptionByKind, type PermissionOption, type PermissionOptionKind } from '../policy/options.js';
 import { formatRule, parseRule } from '../policy/rules.js';
@@ -105,14 +107,20 @@ const MAX_BODY_CHARS = 64 * 1024;
  */
 export function answerFromRpcBody(body: unknown, lookup: PendingLookup): Answer | AnswerResult<'gate'> {
   let size: number;
+  let copy: unknown;
   try {
-    size = JSON.stringify(body ?? null).length;
-  } catch {
+    // The bounded walk first: a body wider or deeper than a record holds is refused before
+    // anything lists, copies or writes all of it (docs/permissions.md, "What a request does").
+    copy = frozenArgs({ body: body ?? null }, 'body').body;
+    size = JSON.stringify(copy).length;
+  } catch (error) {
+    if (isSdkError(error, 'stream.too_large'))
+      return refuse('permissions.invalid_payload', `The body is larger than ${MAX_BODY_CHARS} characters.`);
     return refuse('permissions.invalid_payload', 'The body is not JSON.');
   }
   if (size > MAX_BODY_CHARS)
     return refuse('permissions.invalid_payload', `The body is larger than ${MAX_BODY_CHARS} characters.`);
-  const parsed = parsePermissionRpcBody(body);
+  const parsed = parsePermissionRpcBody(copy);
   if (!parsed.ok) return refuse(parsed.error.code, parsed.error.message, parsed.error.issues);
   if (parsed.value.format === 'v2') {
     const v2 = parsed.value.body;

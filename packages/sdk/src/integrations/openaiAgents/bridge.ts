@@ -1,4 +1,5 @@
 import type { Agent, AgentInputItem, RunState, RunStreamEvent, RunToolApprovalItem } from '@openai/agents';
+import { SdkError } from '../../errors.js';
 import type { TurnEndStatus } from '../../protocol/sessionMessage.js';
 import type { RunContext, Turn } from '../../stream/builders.js';
 import type { PermissionRequestOptions } from '../../stream/plugins.js';
@@ -156,6 +157,10 @@ export class OpenAiAgentsBridge {
     const running = new AbortController();
     this.running.add(running.signal);
     try {
+      // The gate approves one call at a time; a standing approval of a whole tool in a state
+      // handed in was not the gate's, and would run every later call of it unasked.
+      const standing = isRunState(input) ? standingApprovals(input) : [];
+      if (standing.length > 0) throw foreignApproval(standing);
       // A state restored after a restart still waits for its calls: they are asked again first.
       if (isRunState(input) && input.getInterruptions().length > 0) {
         if (!(await this.answer(input, input.getInterruptions(), mirror))) {
@@ -299,6 +304,34 @@ export function openAiAgentsBridge(
   options: OpenAiAgentsBridgeOptions = {},
 ): OpenAiAgentsBridge {
   return new OpenAiAgentsBridge(session, options);
+}
+
+/**
+ * The tools a run state approves for good (`state.approve(item, { alwaysApprove: true })`): the
+ * bridge never gives such an approval, so one in a state handed to `run()` is not the gate's.
+ */
+function standingApprovals(state: AgentsRunState): string[] {
+  let approvals: unknown;
+  try {
+    approvals = (state._context.toJSON() as { approvals?: unknown }).approvals;
+  } catch {
+    // A state whose approvals cannot be read is not run: fail closed.
+    return ['(unreadable approvals)'];
+  }
+  if (typeof approvals !== 'object' || approvals === null) return [];
+  return Object.entries(approvals as Record<string, { approved?: unknown }>).flatMap(([tool, record]) =>
+    record?.approved === true ? [tool] : [],
+  );
+}
+
+function foreignApproval(tools: readonly string[]): SdkError {
+  return new SdkError(
+    'integration.foreign_approval',
+    `The run state approves ${tools.join(', ')} for every call; the session's gate approves one shown call at a time, so the run does not start.`,
+    {
+      hint: "approvals come from the session's gate during run(); pass the state run() or onInterrupted handed you, without approvals added",
+    },
+  );
 }
 
 function isRunState(input: AgentsInput): input is AgentsRunState {
