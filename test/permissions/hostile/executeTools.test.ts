@@ -45,13 +45,18 @@ describe('deny rules about Bash see every execute-kind tool that carries a comma
   });
 
   it('a command line that cannot be read (not a string, an array of non-strings) cannot be checked', () => {
-    for (const args of [{ command: 42 }, { command: ['rm', 1] }, { cmd: {} }, { command: '' }]) {
+    for (const args of [{ command: 42 }, { command: ['ls', 1] }, { cmd: {} }, { command: '' }]) {
       expect(
         judge(shell, { ...DENY, mode: 'bypassPermissions' }, { toolName: 'CodexBash', args }).verdict,
         JSON.stringify(args),
       ).toBe('deny');
       expect(judge(shell, DENY, { toolName: 'CodexBash', args }).verdict, JSON.stringify(args)).toBe('ask');
     }
+  });
+
+  it('an unreadable command line that carries a string a deny rule matches is denied outright', () => {
+    const call: PolicyCall = { toolName: 'CodexBash', args: { command: ['rm', 1] } };
+    expect(judge(shell, DENY, call).verdict).toBe('deny');
   });
 
   it.each([
@@ -100,6 +105,7 @@ describe('an execute tool without a command key: the strings it carries are matc
     ['a shell string', { script: 'bash -c "rm x"' }],
     ['a path to rm', { program: '/bin/rm -f x' }],
     ['beside harmless data', { suite: 'unit', then: 'rm -rf coverage' }],
+    ['beside a harmless command line', { command: 'echo hi', script: 'rm -f x' }],
   ];
 
   it.each(HOSTILE)('%s is denied in bypassPermissions under Bash(rm:*)', (_name, args) => {

@@ -297,7 +297,7 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   const askFound = find(config.rules.ask, subject, config);
   if (askFound && 'matched' in askFound) return askOr(ruleReason(askFound.matched));
 
-  // An execute tool that carries no command line may still run one of the strings it carries.
+  // An execute tool may run any string it carries, not only its command line.
   const carried = carriedLineFound(call, toolName, kinds, session, config);
   if (carried === 'too_many') {
     const rules = commandRules([...config.rules.deny, ...session.deny, ...config.rules.ask]);
@@ -475,9 +475,10 @@ function commandRules(rules: readonly CompiledRule[]): CompiledRule[] {
 }
 
 /**
- * For an execute-kind tool other than Bash that carries no `command`/`cmd`/`argv`, the first
- * deny rule, else the first ask rule, about Bash that one of the strings it carries matches when
- * read as a command line ({@link stringsCarriedBy}); `too_many` when it carries more than can be
+ * For an execute-kind tool other than Bash, the first deny rule, else the first ask rule, about
+ * Bash that one of the strings it carries matches when read as a command line
+ * ({@link stringsCarriedBy}), beside its `command`/`cmd`/`argv` if it has one (`{command: "echo
+ * hi", script: "rm x"}`: the tool may run either); `too_many` when it carries more than can be
  * read. Only a match counts: such a string may be data (`{suite: "unit"}`), so a line that cannot
  * be checked does not make the call undecidable (docs/permissions-policy.md, "Deny rules see the
  * real command").
@@ -489,8 +490,7 @@ function carriedLineFound(
   session: { readonly deny: readonly CompiledRule[] },
   config: PolicyConfig,
 ): { deny?: CompiledRule; ask?: CompiledRule } | 'too_many' | undefined {
-  if (toolName === 'Bash' || !kinds.includes('execute') || commandLineOf(call.args) !== undefined)
-    return undefined;
+  if (toolName === 'Bash' || !kinds.includes('execute')) return undefined;
   const denies = commandRules([...config.rules.deny, ...session.deny]);
   const asks = commandRules(config.rules.ask);
   if (denies.length === 0 && asks.length === 0) return undefined;

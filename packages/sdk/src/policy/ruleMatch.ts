@@ -133,6 +133,17 @@ export function matchCallRule(
       ? matchSearchedPaths(rule.pattern, toolName, args, context.workspaceRoot)
       : 'no-match';
   }
+  // A deny or ask rule about one file-editing tool stops them all (`Edit(/etc/**)` a MultiEdit of
+  // `/etc/hosts`): each edits the file its path names.
+  if (
+    rule.type === 'path' &&
+    context.purpose === 'deny' &&
+    rule.toolName !== toolName &&
+    EDIT_RULE_TOOLS.has(rule.toolName) &&
+    EDIT_RULE_TOOLS.has(toolName)
+  ) {
+    return matchCallRule({ ...rule, toolName }, toolName, args, context);
+  }
   if (rule.toolName !== toolName || rule.type === 'command') return 'no-match';
   if (rule.type === 'call') return canonicalArgs(args, rule.args.length) === rule.args ? 'match' : 'no-match';
   if (rule.type === 'path') {
@@ -161,8 +172,18 @@ export function matchCallRule(
   } catch {
     return 'unknown';
   }
-  return host === rule.domain ? 'match' : 'no-match';
+  // `evil.com.` is `evil.com`: the trailing dot only says the name is absolute.
+  return withoutTrailingDots(host) === withoutTrailingDots(rule.domain) ? 'match' : 'no-match';
 }
+
+function withoutTrailingDots(host: string): string {
+  let end = host.length;
+  while (end > 0 && host[end - 1] === '.') end -= 1;
+  return host.slice(0, end);
+}
+
+/** The file-editing tools: a deny or ask rule about one of them is about all of them. */
+const EDIT_RULE_TOOLS: ReadonlySet<string> = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
 
 /**
  * A `Read(…)` deny or ask rule against the other tools that read files (`LS`, `Glob`, `Grep`,
