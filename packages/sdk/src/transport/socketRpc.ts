@@ -112,6 +112,12 @@ export class SocketRpc implements RpcRegistry {
     const bare =
       typeof method === 'string' && method.startsWith(this.prefix) ? method.slice(this.prefix.length) : '';
     if (typeof params !== 'string') return { error: 'Invalid parameters' };
+    // More than one packet of socket.io's default carries is refused before it is decrypted and
+    // parsed: a server with a larger limit must not let one request block the agent.
+    if (params.length > MAX_PACKET_BYTES) {
+      this.logger.warn('rpc params too large', { method, chars: params.length });
+      return { error: 'Parameters too large' };
+    }
     return then(decryptRecordNow(params, this.key), (decrypted) => {
       if (!decrypted.ok) {
         this.logger.warn('rpc params do not decrypt', { method, code: decrypted.error.code });
