@@ -289,6 +289,21 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   const nobodyAsked = (): boolean =>
     call.edited === true ||
     (cell === 'ask' && sandboxVerdict(config.sandbox, config.mode, toolName, call.args) === 'allow');
+  // The rules about Bash command lines, and what a call they cannot be checked on gets where
+  // nobody would be asked: denied under a deny rule, asked (denied where nobody can be) under an ask rule.
+  const bashDenies = commandRules([...config.rules.deny, ...session.deny]);
+  const bashAsks = commandRules(config.rules.ask);
+  const guarded = bashDenies.length + bashAsks.length > 0;
+  const uncheckable = (shell: ShellConcern): PolicyResult | undefined => {
+    if (bashDenies.length > 0)
+      return {
+        verdict: 'deny',
+        reason: { kind: 'undecidable', rules: bashDenies.map(refOf), shell },
+        toolKind,
+      };
+    if (bashAsks.length > 0) return askOr({ kind: 'undecidable', rules: bashAsks.map(refOf), shell });
+    return undefined;
+  };
 
   const denyFound = find([...config.rules.deny, ...session.deny], subject, config);
   if (denyFound && 'matched' in denyFound)
@@ -298,12 +313,10 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   if (askFound && 'matched' in askFound) return askOr(ruleReason(askFound.matched));
 
   // An execute tool may run any string it carries, not only its command line.
-  const carried = carriedLineFound(call, toolName, kinds, session, config);
+  const carried = carriedLineFound(call.args, toolName, kinds, bashDenies, bashAsks, config);
   if (carried === 'too_many') {
-    const rules = commandRules([...config.rules.deny, ...session.deny, ...config.rules.ask]);
-    const reason: PolicyReason = { kind: 'undecidable', rules: rules.map(refOf) };
-    const denies = commandRules([...config.rules.deny, ...session.deny]).length > 0;
-    if (denies && (cell === 'allow' || neverAsks || nobodyAsked()))
+    const reason: PolicyReason = { kind: 'undecidable', rules: [...bashDenies, ...bashAsks].map(refOf) };
+    if (bashDenies.length > 0 && (cell === 'allow' || neverAsks || nobodyAsked()))
       return { verdict: 'deny', reason, toolKind };
     return askOr(reason);
   }
@@ -335,14 +348,8 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   // denied where nobody can be asked) under an ask rule.
   const inexact = inexactLine(subject);
   if (inexact && (cell === 'allow' || neverAsks || nobodyAsked())) {
-    const bashDenies = [...config.rules.deny, ...session.deny].filter((r) => r.rule.type === 'command');
-    if (bashDenies.length > 0) {
-      const reason: PolicyReason = { kind: 'undecidable', rules: bashDenies.map(refOf), shell: inexact };
-      return { verdict: 'deny', reason, toolKind };
-    }
-    const bashAsks = config.rules.ask.filter((r) => r.rule.type === 'command');
-    if (bashAsks.length > 0)
-      return askOr({ kind: 'undecidable', rules: bashAsks.map(refOf), shell: inexact });
+    const refused = uncheckable(inexact);
+    if (refused) return refused;
   }
 
   // An edit where a program finds code it runs (`.git/config`, `~/.gitconfig`) would let a later
@@ -351,23 +358,15 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
   // (Elsewhere a mode that allows edits asks for a protected path anyway: "Edits stay in the workspace".)
   const unconfined = cell === 'allow' && config.mode === 'bypassPermissions';
   if (
+    guarded &&
     (unconfined || neverAsks || nobodyAsked()) &&
     plantsCode(toolName, kinds, call.args, config.workspaceRoot)
   ) {
-    const bashDenies = commandRules([...config.rules.deny, ...session.deny]);
-    const bashAsks = commandRules(config.rules.ask);
-    const planted: ShellConcern = {
+    const refused = uncheckable({
       kind: 'unchecked',
       reason: 'the edit writes where a program finds code it runs (a protected path)',
-    };
-    if (bashDenies.length > 0)
-      return {
-        verdict: 'deny',
-        reason: { kind: 'undecidable', rules: bashDenies.map(refOf), shell: planted },
-        toolKind,
-      };
-    if (bashAsks.length > 0)
-      return askOr({ kind: 'undecidable', rules: bashAsks.map(refOf), shell: planted });
+    });
+    if (refused) return refused;
   }
 
   const interaction = config.requiresInteraction ?? DEFAULT_REQUIRES_INTERACTION;
@@ -386,9 +385,6 @@ function decide(config: PolicyConfig, call: PolicyCall): PolicyResult {
     if (shellConcern) return askOr({ kind: 'default', shell: shellConcern });
   }
   if (cell !== 'ask') return { verdict: cell, reason: { kind: 'mode', mode: config.mode }, toolKind };
-  const guarded = [...config.rules.deny, ...session.deny, ...config.rules.ask].some(
-    (r) => r.rule.type === 'command',
-  );
   const sandboxed = sandboxVerdict(
     config.sandbox,
     config.mode,
@@ -484,17 +480,16 @@ function commandRules(rules: readonly CompiledRule[]): CompiledRule[] {
  * real command").
  */
 function carriedLineFound(
-  call: PolicyCall,
+  args: unknown,
   toolName: string,
   kinds: readonly ToolKind[],
-  session: { readonly deny: readonly CompiledRule[] },
+  denies: readonly CompiledRule[],
+  asks: readonly CompiledRule[],
   config: PolicyConfig,
 ): { deny?: CompiledRule; ask?: CompiledRule } | 'too_many' | undefined {
-  if (toolName === 'Bash' || !kinds.includes('execute')) return undefined;
-  const denies = commandRules([...config.rules.deny, ...session.deny]);
-  const asks = commandRules(config.rules.ask);
-  if (denies.length === 0 && asks.length === 0) return undefined;
-  const lines = stringsCarriedBy(call.args, TREE_SITTER_BUDGET);
+  if (toolName === 'Bash' || !kinds.includes('execute') || denies.length + asks.length === 0)
+    return undefined;
+  const lines = stringsCarriedBy(args, TREE_SITTER_BUDGET);
   if (lines === 'too_many') return 'too_many';
   let ask: CompiledRule | undefined;
   for (const line of lines) {

@@ -5,6 +5,7 @@ import { pathReadings } from './pathArgument.js';
 import { matchPathReadings, namesWorkspaceRoot } from './pathGlob.js';
 import { namedPaths, READ_PATH_ARGS } from './readScope.js';
 import { PATH_RULE_TOOLS, ruleCoversWholeTool, type ParsedRule } from './rules.js';
+import { KNOWN_TOOL_KINDS } from './toolKinds.js';
 import type { ShellParser } from './shell.js';
 import type { ShellWord } from './shellWords.js';
 
@@ -182,8 +183,13 @@ function withoutTrailingDots(host: string): string {
   return host.slice(0, end);
 }
 
-/** The file-editing tools: a deny or ask rule about one of them is about all of them. */
-const EDIT_RULE_TOOLS: ReadonlySet<string> = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
+/**
+ * The file-editing tools that path rules name (the `edit` kind among {@link PATH_RULE_TOOLS}): a
+ * deny or ask rule about one of them is about all of them.
+ */
+const EDIT_RULE_TOOLS: ReadonlySet<string> = new Set(
+  Object.keys(PATH_RULE_TOOLS).filter((name) => KNOWN_TOOL_KINDS[name] === 'edit'),
+);
 
 /**
  * A `Read(…)` deny or ask rule against the other tools that read files (`LS`, `Glob`, `Grep`,
