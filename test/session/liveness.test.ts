@@ -101,15 +101,6 @@ function signalGroup(agent: Agent, signal: NodeJS.Signals): void {
   process.kill(-agent.child.pid!, signal);
 }
 
-/** Waits (a bound on a hung test, not a speed check) until the relay lists the session inactive. */
-async function untilInactive(sessionId: string): Promise<void> {
-  await until(async () => !(await app.session(sessionId)).active, {
-    timeoutMs: 5_000,
-    intervalMs: 50,
-    what: `session ${sessionId} listed inactive`,
-  });
-}
-
 /** Every turn of the session ended, the fixture's one `cancelled`. */
 async function expectTurnsEnded(sessionId: string): Promise<void> {
   const messages = await storedOnRelay(account, sessionId, await app.keyOf(sessionId));
@@ -147,7 +138,7 @@ describe('the README run line', () => {
     signalGroup(agent, 'SIGINT');
 
     expect(await agent.status).toBe(130);
-    await untilInactive(agent.sessionId);
+    await app.untilInactive(agent.sessionId);
     expect(await listedByCli(agent.sessionId)).toMatchObject({ active: false });
     await expectStopSaysNotConnected(agent.sessionId);
   }, 120_000);
@@ -171,7 +162,7 @@ describe('under `npm run`', () => {
       signalGroup(agent, 'SIGINT');
 
       expect(await agent.status).toBe(130);
-      await untilInactive(agent.sessionId);
+      await app.untilInactive(agent.sessionId);
       await expectTurnsEnded(agent.sessionId);
     } finally {
       project.remove();
@@ -203,7 +194,7 @@ describe('each way out of the process ends the session and its turn', () => {
       refusing = false;
 
       expect(await agent.status).toBe(130);
-      await untilInactive(agent.sessionId);
+      await app.untilInactive(agent.sessionId);
       await expectTurnsEnded(agent.sessionId);
     } finally {
       await proxy.close();
@@ -220,7 +211,7 @@ describe('each way out of the process ends the session and its turn', () => {
       signalGroup(agent, signal);
 
       expect(await agent.status).toBe(status);
-      await untilInactive(agent.sessionId);
+      await app.untilInactive(agent.sessionId);
       await expectTurnsEnded(agent.sessionId);
     },
     60_000,
@@ -234,7 +225,7 @@ describe('each way out of the process ends the session and its turn', () => {
       expect(await agent.status).toBe(1);
       expect(agent.stderr()).toMatch(/the agent broke/);
       expect(agent.stderr()).toMatch(/The session ends before the process exits 1/);
-      await untilInactive(agent.sessionId);
+      await app.untilInactive(agent.sessionId);
       await expectTurnsEnded(agent.sessionId);
     },
     60_000,
@@ -249,7 +240,7 @@ describe('each way out of the process ends the session and its turn', () => {
     signalGroup(agent, 'SIGTERM');
 
     expect(await agent.status).toBe(143);
-    await untilInactive(agent.sessionId);
+    await app.untilInactive(agent.sessionId);
     await expectTurnsEnded(agent.sessionId);
   }, 60_000);
 
@@ -259,7 +250,7 @@ describe('each way out of the process ends the session and its turn', () => {
 
     expect(await agent.status).toBe(42);
     expect(agent.stdout()).toMatch(/host saw SIGINT/);
-    await untilInactive(agent.sessionId);
+    await app.untilInactive(agent.sessionId);
     await expectTurnsEnded(agent.sessionId);
   }, 60_000);
 });
@@ -277,7 +268,7 @@ describe('kill -9', () => {
     signalGroup(agent, 'SIGKILL');
 
     expect(await agent.status).toBe(128 + constants.signals.SIGKILL);
-    await untilInactive(agent.sessionId);
+    await app.untilInactive(agent.sessionId);
     await expectStopSaysNotConnected(agent.sessionId);
     await until(() => activity.some((e) => e.id === agent.sessionId && e.active === false), {
       what: 'the viewer told the session is inactive',

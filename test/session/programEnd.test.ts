@@ -64,15 +64,6 @@ async function agent(mode: string, server = account.relay.url): Promise<Agent> {
   return { process: running, sessionId, key: await app.keyOf(sessionId) };
 }
 
-/** Waits (a bound on a hung test, not a speed check) until the relay lists the session inactive. */
-async function untilInactive(sessionId: string): Promise<void> {
-  await until(async () => !(await app.session(sessionId)).active, {
-    timeoutMs: 5_000,
-    intervalMs: 50,
-    what: `session ${sessionId} listed inactive`,
-  });
-}
-
 const stored = (a: Agent): Promise<SessionMessage[]> => storedOnRelay(account, a.sessionId, a.key);
 
 async function prompt(a: Agent, text: string): Promise<void> {
@@ -100,7 +91,7 @@ describe('a program whose code ends without close()', () => {
     const a = await agent('end');
 
     expect(await a.process.exited).toBe(0);
-    await untilInactive(a.sessionId);
+    await app.untilInactive(a.sessionId);
     expect(turnStatuses(await stored(a))).toEqual(['cancelled']);
     const text = (await stored(a)).find((m) => m.type === 'text');
     expect(text).toMatchObject({ text: 'working' });
@@ -110,7 +101,7 @@ describe('a program whose code ends without close()', () => {
     const a = await agent('unflushed');
 
     expect(await a.process.exited).toBe(0);
-    await untilInactive(a.sessionId);
+    await app.untilInactive(a.sessionId);
     const messages = await stored(a);
     expect(messages.find((m) => m.type === 'text')).toMatchObject({ text: 'last words' });
     expect(turnStatuses(messages)).toEqual(['completed']);
@@ -132,7 +123,7 @@ describe('a program whose code ends without close()', () => {
       refusing = false;
 
       expect(await a.process.exited).toBe(0);
-      await untilInactive(a.sessionId);
+      await app.untilInactive(a.sessionId);
       expect((await stored(a)).find((m) => m.type === 'text')).toMatchObject({ text: 'last words' });
     } finally {
       await proxy.close();
@@ -152,7 +143,7 @@ describe('a program whose code ends without close()', () => {
       expect(a.process.err()).toMatch(/the program's code ended without session\.close\(\)/);
       expect(a.process.err()).toMatch(/the session closed with records not stored/);
       expect(a.process.err()).not.toMatch(/uncaught/i);
-      await untilInactive(a.sessionId);
+      await app.untilInactive(a.sessionId);
     } finally {
       await proxy.close();
     }
@@ -162,7 +153,7 @@ describe('a program whose code ends without close()', () => {
     const a = await agent('no-shutdown');
 
     expect(await a.process.exited).toBe(0);
-    await untilInactive(a.sessionId);
+    await app.untilInactive(a.sessionId);
     // Nobody ended the turn: a successor does (docs/recovery.md).
     expect(turnStatuses(await stored(a))).toEqual(['open']);
   }, 60_000);
@@ -177,7 +168,7 @@ describe('a program waiting on the person stays until what it waits for comes', 
 
     await a.process.reach(/answered hello/);
     expect(await a.process.exited).toBe(0);
-    await untilInactive(a.sessionId);
+    await app.untilInactive(a.sessionId);
     expect(turnStatuses(await stored(a))).toEqual(['completed']);
   }, 60_000);
 
@@ -192,7 +183,7 @@ describe('a program waiting on the person stays until what it waits for comes', 
     await a.process.reach(/status done/);
     expect(a.process.out()).toMatch(/ran/);
     expect(await a.process.exited).toBe(0);
-    await untilInactive(a.sessionId);
+    await app.untilInactive(a.sessionId);
     expect(turnStatuses(await stored(a))).toEqual(['completed']);
   }, 60_000);
 
@@ -210,7 +201,7 @@ describe('a program waiting on the person stays until what it waits for comes', 
 
     await a.process.reach(/answer SQLite/);
     expect(await a.process.exited).toBe(0);
-    await untilInactive(a.sessionId);
+    await app.untilInactive(a.sessionId);
   }, 60_000);
 
   it('an RPC method of its own: the program serves it until the session is stopped', async () => {
@@ -222,7 +213,7 @@ describe('a program waiting on the person stays until what it waits for comes', 
     await app.call(a.sessionId, 'killSession', {}, a.key);
 
     expect(await a.process.exited).toBe(0);
-    await untilInactive(a.sessionId);
+    await app.untilInactive(a.sessionId);
   }, 60_000);
 
   it('`await session.closed`: stays until the session is stopped from the app, then exits 0', async () => {
@@ -233,7 +224,7 @@ describe('a program waiting on the person stays until what it waits for comes', 
 
     await a.process.reach(/closed/);
     expect(await a.process.exited).toBe(0);
-    await untilInactive(a.sessionId);
+    await app.untilInactive(a.sessionId);
   }, 60_000);
 
   it('a subscription to userMessages$: stays until it unsubscribes, then ends the session and exits 0', async () => {
@@ -244,6 +235,6 @@ describe('a program waiting on the person stays until what it waits for comes', 
 
     await a.process.reach(/got ping/);
     expect(await a.process.exited).toBe(0);
-    await untilInactive(a.sessionId);
+    await app.untilInactive(a.sessionId);
   }, 60_000);
 });

@@ -4,6 +4,7 @@ import { deriveAccountKeys, unwrapDataKey, decryptRecord } from 'happy-session/c
 import { encryptRecordBase64 } from 'happy-session/internal';
 import type { RecordKey } from 'happy-session/crypto';
 import type { HappyHttp } from 'happy-session/internal';
+import { until } from '../helpers/until.js';
 import { appSocket } from './helpers.js';
 
 /** A session row as `GET /v1/sessions` lists it. */
@@ -43,6 +44,15 @@ export class AppClient {
     const found = sessions.find((s) => s.id === id);
     if (!found) throw new Error(`session ${id} is not listed`);
     return found;
+  }
+
+  /** Waits (a bound on a hung test, not a speed check) until the server lists the session inactive. */
+  async untilInactive(id: string): Promise<void> {
+    await until(async () => !(await this.session(id)).active, {
+      timeoutMs: 5_000,
+      intervalMs: 50,
+      what: `session ${id} listed inactive`,
+    });
   }
 
   /** The session key as the app derives it: unwrap with the content key, or the master secret. */

@@ -68,8 +68,28 @@ export interface SessionCloseOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Each session's gate installer, so that installing a gate is no public method of `Session`. */
-const gateInstallers = new WeakMap<Session, (gate: PermissionGate) => void>();
+/**
+ * What `connect()` and the SDK's own modules reach of a session that is no public member of
+ * `Session` (the functions at the end of this file).
+ */
+interface SessionInternals {
+  readonly installGate: (gate: PermissionGate) => void;
+  /** Stops the session in this process: another process took it over. */
+  readonly revoke: (error: SdkError) => void;
+  /** Takes over what a dead process left in `history`. */
+  readonly takeOver: (history: readonly SessionMessage[], logger: Logger) => void;
+  /** `closed`, for the SDK's own waits, which must not count as the program's. */
+  readonly closed: Promise<void>;
+  readonly waitedOn: () => boolean;
+  /** Records the RPC methods the SDK registered before handing the session over. */
+  readonly handOver: () => void;
+  /** The incoming messages, for the SDK's own readers (not counted as the program's). */
+  readonly incoming: Observable<IncomingUserMessage>;
+  /** The release of the writer lease on close, which `connect()` gives. */
+  releaseLease?: () => Promise<unknown>;
+}
+
+const internals = new WeakMap<Session, SessionInternals>();
 
 /**
  * One live Happy session of this process: the writer of its stream, a reader, what the user sends
@@ -164,16 +184,6 @@ export class Session {
   }
 
   constructor(parts: SessionParts) {
-    gateInstallers.set(this, (gate) => this.installGate(gate));
-    revokers.set(this, (error) => this.revoke(error));
-    successors.set(this, (history, logger) => {
-      this.interruptedWork = takeOver(history, {
-        writer: this.writer,
-        gate: this.gateRef,
-        questions: this.deskRef,
-        logger,
-      });
-    });
     this.id = parts.id;
     this.format = parts.format ?? 'v2';
     this.key = parts.key;
@@ -189,9 +199,6 @@ export class Session {
     this.archiveOnClose = parts.archiveOnClose ?? true;
     this.logger = parts.logger ?? silentLogger;
     this.closedPromise = new Promise((resolve) => (this.resolveClosed = resolve));
-    closedOf.set(this, this.closedPromise);
-    waits.set(this, () => this.waitedOn());
-    handOvers.set(this, () => (this.ownMethods = new Set(this.rpc.methods)));
 
     this.writer.messages$.subscribe((message) => {
       // The writer uses the message id as localId: remember it to recognise the echo.
@@ -211,7 +218,22 @@ export class Session {
       isOwn: (localId) => this.ownLocalIds.delete(localId),
       logger: this.logger,
     });
-    inputs.set(this, this.inbox.messages$);
+    internals.set(this, {
+      installGate: (gate) => this.installGate(gate),
+      revoke: (error) => this.revoke(error),
+      takeOver: (history, logger) => {
+        this.interruptedWork = takeOver(history, {
+          writer: this.writer,
+          gate: this.gateRef,
+          questions: this.deskRef,
+          logger,
+        });
+      },
+      closed: this.closedPromise,
+      waitedOn: () => this.waitedOn(),
+      handOver: () => (this.ownMethods = new Set(this.rpc.methods)),
+      incoming: this.inbox.messages$,
+    });
     this.incoming$ = this.listened(this.inbox.messages$);
     this.userMessages$ = this.listened(this.inbox.messages$.pipe(map((m) => m.message)));
     this.errors$ = this.inbox.errors$;
@@ -394,7 +416,7 @@ export class Session {
     await within(this.rpc.idle(), left(), options.signal);
     this.rpc.close();
     // The writer lease goes, so the next process takes the session at once (docs/writer-lease.md).
-    await within(leaseReleases.get(this)?.() ?? Promise.resolve(), left(), options.signal);
+    await within(internals.get(this)?.releaseLease?.() ?? Promise.resolve(), left(), options.signal);
     this.state.close();
     await this.transport.close({
       archive: options.archive ?? this.archiveOnClose,
@@ -457,41 +479,28 @@ export class Session {
  * and desk: what `connect({ sessionId })` does.
  */
 export function takeOverSession(session: Session, history: readonly SessionMessage[], logger: Logger): void {
-  successors.get(session)?.(history, logger);
+  internals.get(session)?.takeOver(history, logger);
 }
-
-/** Each session's stop when another process takes it over, so that it is no public method of `Session`. */
-const revokers = new WeakMap<Session, (error: SdkError) => void>();
-/** Each session's release of its writer lease on close, which `connect()` gives. */
-const leaseReleases = new WeakMap<Session, () => Promise<unknown>>();
 
 /** Stops `session` in this process: another process took it over (docs/writer-lease.md). */
 export function revokeSession(session: Session, error: SdkError): void {
-  revokers.get(session)?.(error);
+  internals.get(session)?.revoke(error);
 }
 
 /** Gives `session` the release of its writer lease, run when it closes. */
 export function releaseLeaseOnClose(session: Session, release: () => Promise<unknown>): void {
-  leaseReleases.set(session, release);
+  const own = internals.get(session);
+  if (own) own.releaseLease = release;
 }
-
-/** Each session's `closed`, for the SDK's own waits, which must not count as the program's. */
-const closedOf = new WeakMap<Session, Promise<void>>();
-/** Each session's {@link Session.waitedOn}. */
-const waits = new WeakMap<Session, () => boolean>();
-/** Each session's record of the RPC methods the SDK registered. */
-const handOvers = new WeakMap<Session, () => void>();
-/** Each session's stream of incoming messages, for the SDK's own readers (not counted as the program's). */
-const inputs = new WeakMap<Session, Observable<IncomingUserMessage>>();
 
 /** Resolves once `session` is closed, without counting as the program waiting for it. */
 export function whenClosed(session: Session): Promise<void> {
-  return closedOf.get(session) ?? Promise.resolve();
+  return internals.get(session)?.closed ?? Promise.resolve();
 }
 
 /** Whether the program may be waiting on `session` (docs/recovery.md, "When the program's code ends"). */
 export function isWaitedOn(session: Session): boolean {
-  return waits.get(session)?.() ?? false;
+  return internals.get(session)?.waitedOn() ?? false;
 }
 
 /**
@@ -499,16 +508,13 @@ export function isWaitedOn(session: Session): boolean {
  * are the SDK's; any registered later are the program's, which keep its process alive.
  */
 export function handOver(session: Session): void {
-  handOvers.get(session)?.();
+  internals.get(session)?.handOver();
 }
 
 /** The incoming user messages of `session` for the SDK's own readers (the gate, the desk). */
 export function incomingOf(session: Session): Observable<IncomingUserMessage> {
-  return inputs.get(session) ?? session.incoming$;
+  return internals.get(session)?.incoming ?? session.incoming$;
 }
-
-/** Each session's take-over, so that it is no public method of `Session`. */
-const successors = new WeakMap<Session, (history: readonly SessionMessage[], logger: Logger) => void>();
 
 function numberOr(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
@@ -516,5 +522,5 @@ function numberOr(value: unknown, fallback: number): number {
 
 /** Gives `session` its permission gate (what `connect()` does once the gate exists). */
 export function attachGate(session: Session, gate: PermissionGate): void {
-  gateInstallers.get(session)?.(gate);
+  internals.get(session)?.installGate(gate);
 }
