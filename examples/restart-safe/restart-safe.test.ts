@@ -36,11 +36,15 @@ afterEach(async () => {
 });
 
 const ledger = (): string => join(home.path, 'deploys.log');
+/**
+ * The deploys in the ledger, one per line. A file just created and not yet written (the agent's
+ * append opens it before it writes) holds none.
+ */
 const deploys = (): string[] =>
   existsSync(ledger())
     ? readFileSync(ledger(), 'utf8')
-        .trim()
         .split('\n')
+        .filter((l) => l.length > 0)
         .map((l) => l.replace(/ in \d+$/, ''))
     : [];
 
